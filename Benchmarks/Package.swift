@@ -1,0 +1,22 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Its own package, so building or testing Kernel never compiles the benchmarks or their peers.
+let package = Package(
+  name: "KernelBenchmarks",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(name: "Kernel", path: ".."),
+    .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "kernel-bench",
+      dependencies: [
+        .product(name: "Injection", package: "Kernel"),
+        .product(name: "Swinject", package: "Swinject"),
+      ]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,234 @@
+import Synchronization
+
+/// A dependency container: register how to build each service, then resolve it anywhere.
+///
+/// Register everything, call `bootstrap()` (eager singletons are made, the container freezes),
+/// then resolve from any thread or task. Tests take a `child()` and override what they fake.
+///
+/// ```swift
+/// let container = Container()
+/// try container.register(Clock.self, scope: .singleton) { _ in SystemClock() }
+/// try container.autowire(Scheduler.self, Scheduler.init)  // Scheduler.init(clock:)
+/// try container.bootstrap()
+/// let scheduler: Scheduler = try container.resolve()
+/// ```
+public final class Container: Sendable {
+  let parent: Container?
+  @usableFromInline let registry = Registry()
+  @usableFromInline let creationLock = CreationLock()
+  /// Copies of ancestors' registrations this child has resolved, with their own instances.
+  private let inherited = Mutex<[Key: AnyDefinition]>([:])
+  private let edges = Mutex<Set<Edge>>([])
+
+  /// An empty container.
+  public init() { parent = nil }
+
+  private init(parent: Container) { self.parent = parent }
+
+  /// A container that sees this one's registrations and may override any of them. What it makes,
+  /// it keeps: not one instance it builds reaches this container, and siblings never meet.
+  public func child() -> Container { Container(parent: self) }
+
+  // MARK: Registering
+
+  /// Registers how to build `T`. The factory gets a resolver for its dependencies, then the
+  /// runtime arguments, if it takes any: `{ (r, id: Int) in Loader(id: id, api: try r.resolve()) }`.
+  @inlinable @discardableResult
+  public func register<T: Sendable, each A>(
+    _ type: T.Type = T.self, scope: Scope = .shared, tag: Tag? = nil,
+    factory: @escaping @Sendable (Resolver, repeat each A) throws -> T
+  ) throws -> Registration<T> {
+    let key = Key(T.self, arguments: (repeat each A).self, tag: tag)
+    let definition = Definition<T>(key: key, scope: scope) { resolver, arguments in
+      let values = arguments.assumingMemoryBound(to: (repeat each A).self).pointee
+      return try factory(resolver, repeat each values)
+    }
+    try add(definition)
+    return Registration(container: self, key: key)
+  }
+
+  /// Registers `T` built by `initializer`, every parameter of which is resolved from the
+  /// container: `try container.autowire(Service.init)` for `Service.init(api:store:)`.
+  @inlinable @discardableResult
+  public func autowire<T: Sendable, each D: Sendable>(
+    _ type: T.Type = T.self, scope: Scope = .shared, tag: Tag? = nil,
+    _ initializer: @escaping @Sendable (repeat each D) throws -> T
+  ) throws -> Registration<T> {
+    try register(type, scope: scope, tag: tag) { (resolver: Resolver) in
+      try initializer(repeat try resolver.resolve((each D).self))
+    }
+  }
+
+  /// Wraps what the registration of `T` builds. Decorators stack in the order they are added:
+  /// the first wraps the built instance, the next wraps that. Applies to every argument list `T`
+  /// is registered with under `tag`; in a child, it decorates the child's copy only.
+  @inlinable
+  public func decorate<T: Sendable>(
+    _ type: T.Type = T.self, tag: Tag? = nil,
+    _ decorator: @escaping @Sendable (Resolver, T) throws -> T
+  ) throws {
+    try decorate(Key(T.self, tag: tag)) { (definition: Definition<T>) in definition.adding(decorator) }
+  }
+
+  @usableFromInline
+  func add(_ definition: AnyDefinition) throws {
+    try registry.update(service: definition.key.description) { $0[definition.key] = definition }
+  }
+
+  /// Replaces every registration of `service` (any arguments) with `change` of it; in a child,
+  /// an inherited one is copied in first.
+  @usableFromInline
+  func decorate<T: Sendable>(_ service: Key, _ change: (Definition<T>) -> Definition<T>) throws {
+    let inheritedMatches = parent.map { ancestor in
+      ancestor.visibleDefinitions.filter { $0.key.sameService(as: service) }
+    }
+    try registry.update(service: service.description) { entries in
+      var matches = entries.values.filter { $0.key.sameService(as: service) }
+      if matches.isEmpty { matches = inheritedMatches ?? [] }
+      guard !matches.isEmpty else { throw missing(service, path: []) }
+      for match in matches {
+        guard let definition = match as? Definition<T> else {
+          throw InjectionError.forwardingMismatch(
+            service: match.key.description, forwardedTo: "decorators (decorate the registered type)")
+        }
+        entries[match.key] = change(definition)
+      }
+    }
+  }
+
+  // MARK: Resolving
+
+  /// Builds or returns the `T` registered under `tag`, taking no runtime arguments.
+  @inlinable
+  public func resolve<T: Sendable>(_ type: T.Type = T.self, tag: Tag? = nil) throws -> T {
+    try withUnsafePointer(to: ()) {
+      try resolve(Key(T.self, tag: tag), in: nil, arguments: UnsafeRawPointer($0))
+    }
+  }
+
+  /// Builds or returns the `T` registered under `tag` for these runtime arguments' types.
+  @inlinable
+  public func resolve<T: Sendable, each A>(
+    _ type: T.Type = T.self, tag: Tag? = nil, arguments: repeat each A
+  ) throws -> T {
+    try resolve(type, tag: tag, in: nil, arguments: repeat each arguments)
+  }
+
+  // MARK: Checking and starting
+
+  /// Resolves every registration this container sees (with sample arguments where it takes
+  /// some) and throws one `validationFailed` listing every failure, not just the first.
+  public func validate() throws {
+    var failures: [InjectionError] = []
+    for definition in visibleDefinitions.sorted(by: { $0.key.description < $1.key.description }) {
+      do {
+        try definition.validate(in: self)
+      } catch let error as InjectionError {
+        failures.append(error)
+      } catch {
+        failures.append(.factoryFailed(service: definition.key.description, underlying: error, path: []))
+      }
+    }
+    if !failures.isEmpty { throw InjectionError.validationFailed(failures) }
+  }
+
+  /// Freezes the container (registering afterwards throws `containerFrozen`) and makes its
+  /// eager singletons. After it, resolving reads the registrations without taking a lock.
+  public func bootstrap() throws {
+    let definitions = registry.freeze()
+    for definition in definitions where definition.scope == .eagerSingleton && !definition.isForward {
+      try definition.validate(in: self)
+    }
+  }
+
+  // MARK: Internals shared by Container and Resolver
+
+  @inlinable
+  func resolve<T: Sendable, each A>(
+    _ type: T.Type, tag: Tag?, in resolution: Resolution?, arguments: repeat each A
+  ) throws -> T {
+    let values = (repeat each arguments)
+    let key = Key(T.self, arguments: (repeat each A).self, tag: tag)
+    return try withUnsafePointer(to: values) {
+      try resolve(key, in: resolution, arguments: UnsafeRawPointer($0))
+    }
+  }
+
+  /// The one resolve path. `arguments` points at a tuple of the types `key.arguments` names.
+  /// Inlined into callers so it is specialised for `T`: in a bootstrapped container, a made
+  /// singleton costs one table lookup and touches no reference count.
+  @inlinable
+  func resolve<T: Sendable>(_ key: Key, in resolution: Resolution?, arguments: UnsafeRawPointer)
+    throws -> T
+  {
+    if let entry = registry.frozenLookup(key) {
+      return try entry._withUnsafeGuaranteedRef {
+        try resolve(entry: $0, in: resolution, arguments: arguments)
+      }
+    }
+    guard let entry = registry.openLookup(key) ?? inheritedDefinition(for: key) else {
+      throw missing(key, path: resolution?.path ?? [])
+    }
+    return try resolve(entry: entry, in: resolution, arguments: arguments)
+  }
+
+  @inlinable
+  func resolve<T: Sendable>(entry: AnyDefinition, in resolution: Resolution?, arguments: UnsafeRawPointer)
+    throws -> T
+  {
+    // An entry found under a key naming `T` is a `Definition<T>` or a `Forward<T>`.
+    if entry.isForward {
+      return try unsafeDowncast(entry, to: Forward<T>.self)
+        .resolve(in: resolution ?? Resolution(container: self), arguments: arguments)
+    }
+    let definition = unsafeDowncast(entry, to: Definition<T>.self)
+    if let made = definition.readyInstance { return made }
+    return try definition.resolve(in: resolution ?? Resolution(container: self), arguments: arguments)
+  }
+
+  /// The registration this container uses for `key`: its own, else its copy of an ancestor's.
+  func definition(for key: Key) -> AnyDefinition? {
+    registry.lookup(key) ?? inheritedDefinition(for: key)
+  }
+
+  /// A child's copy of the ancestor's registration for `key`, made on first use.
+  @usableFromInline
+  func inheritedDefinition(for key: Key) -> AnyDefinition? {
+    guard let parent else { return nil }
+    return inherited.withLock { copies in
+      if let copy = copies[key] { return copy }
+      guard let original = parent.original(for: key) else { return nil }
+      let copy = original.cloned()
+      copies[key] = copy
+      return copy
+    }
+  }
+
+  /// The registration for `key` in this container or the nearest ancestor that has one.
+  private func original(for key: Key) -> AnyDefinition? {
+    registry.lookup(key) ?? parent?.original(for: key)
+  }
+
+  /// Every registration this container sees: its own, then ancestors' it does not override.
+  var visibleDefinitions: [AnyDefinition] {
+    var seen = Set<Key>()
+    var result: [AnyDefinition] = []
+    var container: Container? = self
+    while let current = container {
+      for definition in current.registry.all where seen.insert(definition.key).inserted {
+        result.append(definition)
+      }
+      container = current.parent
+    }
+    return result
+  }
+
+  @usableFromInline
+  func observe(_ edge: Edge) { _ = edges.withLock { $0.insert(edge) } }
+
+  var observedEdges: Set<Edge> {
+    var all = edges.withLock { $0 }
+    if let parent { all.formUnion(parent.observedEdges) }
+    return all
+  }
+}

@@ -1,0 +1,241 @@
+import Synchronization
+
+/// A registration seen without its type: what lookups, validation and introspection need.
+///
+/// Every stored property is a `let` of a `Sendable` type; subclasses document their own state.
+@usableFromInline
+class AnyDefinition: @unchecked Sendable {
+  @usableFromInline let key: Key
+  @usableFromInline let scope: Scope
+  /// Whether this entry forwards to another registration (`Forward`) instead of building.
+  @usableFromInline let isForward: Bool
+  /// Set once the first build of this service finished: its edges are then recorded.
+  @usableFromInline let edgesObserved = Atomic<Bool>(false)
+
+  init(key: Key, scope: Scope, isForward: Bool = false) {
+    self.key = key
+    self.scope = scope
+    self.isForward = isForward
+  }
+
+  var decoratorCount: Int { 0 }
+
+  /// Resolves this service through `container` with its sample arguments, for `validate()`.
+  func validate(in container: Container) throws {}
+
+  /// Builds (or returns the kept instance of) this service, without its static type.
+  @usableFromInline
+  func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> any Sendable {
+    throw InjectionError.definitionNotFound(service: key.description, path: resolution.path, closest: [])
+  }
+
+  /// Calls `body` with a pointer to the arguments `validate()` resolves with.
+  func withSampleArguments(_ body: (UnsafeRawPointer) throws -> Void) throws {
+    guard ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) else {
+      throw InjectionError.missingSampleArguments(service: key.description, signature: key.signature)
+    }
+    try withUnsafePointer(to: ()) { try body(UnsafeRawPointer($0)) }
+  }
+
+  /// The same recipe with empty instance storage, for a child container.
+  func cloned() -> AnyDefinition { self }
+}
+
+/// Sample runtime arguments for `validate()`, kept without their types.
+@usableFromInline
+struct SampleArguments: Sendable {
+  let withPointer: @Sendable ((UnsafeRawPointer) throws -> Void) throws -> Void
+
+  @usableFromInline
+  init(_ withPointer: @escaping @Sendable ((UnsafeRawPointer) throws -> Void) throws -> Void) {
+    self.withPointer = withPointer
+  }
+}
+
+/// How to build a `T` (its factory, its decorators composed into one closure, its property
+/// hook) and the singleton it made.
+@usableFromInline
+final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
+  @usableFromInline typealias Factory = @Sendable (Resolver, UnsafeRawPointer) throws -> T
+  @usableFromInline typealias Decorator = @Sendable (Resolver, T) throws -> T
+  @usableFromInline typealias Hook = @Sendable (Resolver, T) throws -> Void
+
+  @usableFromInline let make: Factory
+  /// Every decorator, in the order they were added, as one function.
+  @usableFromInline let decorate: Decorator?
+  @usableFromInline let hook: Hook?
+  let decorators: Int
+  let sample: SampleArguments?
+
+  /// Singleton storage: `instance` is written once, while the container's creation lock is held,
+  /// before `ready` is stored with release ordering; it is read only after `ready` loads true.
+  @usableFromInline let ready = Atomic<Bool>(false)
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var instance: T?
+  /// Weak-singleton storage, guarded by its mutex.
+  @usableFromInline let weakInstance = Mutex<WeakReference>(WeakReference())
+
+  @usableFromInline
+  init(
+    key: Key, scope: Scope, make: @escaping Factory, decorate: Decorator? = nil, hook: Hook? = nil,
+    decorators: Int = 0, sample: SampleArguments? = nil
+  ) {
+    self.make = make
+    self.decorate = decorate
+    self.hook = hook
+    self.decorators = decorators
+    self.sample = sample
+    super.init(key: key, scope: scope)
+  }
+
+  /// A copy with other parts and empty instance storage: changing a recipe drops what it made.
+  func with(hook: Hook?? = nil, sample: SampleArguments?? = nil) -> Definition<T> {
+    Definition(
+      key: key, scope: scope, make: make, decorate: decorate, hook: hook ?? self.hook,
+      decorators: decorators, sample: sample ?? self.sample)
+  }
+
+  /// A copy that runs `decorator` after the decorators it already has.
+  @usableFromInline
+  func adding(_ decorator: @escaping Decorator) -> Definition<T> {
+    let composed: Decorator
+    if let previous = decorate {
+      composed = { resolver, instance in try decorator(resolver, try previous(resolver, instance)) }
+    } else {
+      composed = decorator
+    }
+    return Definition(
+      key: key, scope: scope, make: make, decorate: composed, hook: hook,
+      decorators: decorators + 1, sample: sample)
+  }
+
+  override var decoratorCount: Int { decorators }
+  override func cloned() -> AnyDefinition { with() }
+
+  /// The singleton, if it was made: one acquiring load, no lock.
+  @inlinable
+  var readyInstance: T? {
+    ready.load(ordering: .acquiring) ? instance : nil
+  }
+
+  @inlinable
+  func resolve(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> T {
+    switch scope {
+    case .unique:
+      return try build(in: resolution, arguments: arguments, keep: false)
+    case .shared:
+      if let kept = resolution.kept(key, as: T.self) { return kept }
+      return try build(in: resolution, arguments: arguments, keep: true)
+    case .singleton, .eagerSingleton:
+      if let kept = resolution.kept(key, as: T.self) { return kept }
+      return try resolution.container.creationLock.withLock {
+        if let made = readyInstance { return made }
+        let made = try build(in: resolution, arguments: arguments, keep: true)
+        instance = made
+        ready.store(true, ordering: .releasing)
+        return made
+      }
+    case .weakSingleton:
+      if let kept = resolution.kept(key, as: T.self) { return kept }
+      if let alive = weakInstance.withLock({ $0.object as? T }) { return alive }
+      return try resolution.container.creationLock.withLock {
+        if let alive = weakInstance.withLock({ $0.object as? T }) { return alive }
+        let made = try build(in: resolution, arguments: arguments, keep: true)
+        weakInstance.withLock { $0.object = made as AnyObject }
+        return made
+      }
+    }
+  }
+
+  /// Runs the factory and decorators, keeps the result for the resolve when asked, then runs
+  /// the property hook on the undecorated instance: a dependency the hook resolves may come back
+  /// to the kept instance.
+  @inlinable
+  func build(in resolution: Resolution, arguments: UnsafeRawPointer, keep: Bool) throws -> T {
+    if resolution.isBuilding(key) { throw circular(resolution) }
+    let recording = !edgesObserved.load(ordering: .relaxed)
+    return try resolution.building(key, recording: recording) {
+      let resolver = Resolver(resolution: resolution)
+      do {
+        let built = try make(resolver, arguments)
+        let made = try decorate?(resolver, built) ?? built
+        if keep { resolution.keep(made, for: key) }
+        if let hook { try hook(resolver, built) }
+        if recording { edgesObserved.store(true, ordering: .relaxed) }
+        return made
+      } catch {
+        throw failed(error, resolution)
+      }
+    }
+  }
+
+  @usableFromInline
+  func circular(_ resolution: Resolution) -> InjectionError {
+    .circularDependency(path: resolution.path + [key.description])
+  }
+
+  /// An injection error as it is; anything else as a failed factory, with the path to it.
+  @usableFromInline
+  func failed(_ error: any Error, _ resolution: Resolution) -> any Error {
+    if error is InjectionError { return error }
+    return InjectionError.factoryFailed(
+      service: key.description, underlying: error, path: resolution.path.dropLast())
+  }
+
+  override func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws
+    -> any Sendable
+  {
+    try resolve(in: resolution, arguments: arguments)
+  }
+
+  override func withSampleArguments(_ body: (UnsafeRawPointer) throws -> Void) throws {
+    if let sample { try sample.withPointer(body) } else { try super.withSampleArguments(body) }
+  }
+
+  override func validate(in container: Container) throws {
+    try withSampleArguments { arguments in
+      let _: T = try container.resolve(key, in: nil, arguments: arguments)
+    }
+  }
+}
+
+/// An entry that serves `P` with the instance of another registration (type forwarding), so the
+/// two types share one instance per scope.
+@usableFromInline
+final class Forward<P: Sendable>: AnyDefinition, @unchecked Sendable {
+  let target: Key
+
+  init(key: Key, target: Key, scope: Scope) {
+    self.target = target
+    super.init(key: key, scope: scope, isForward: true)
+  }
+
+  override func cloned() -> AnyDefinition { Forward(key: key, target: target, scope: scope) }
+
+  @usableFromInline
+  func resolve(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> P {
+    guard let definition = resolution.container.definition(for: target) else {
+      throw resolution.container.missing(target, path: resolution.path)
+    }
+    let made = try definition.resolveErased(in: resolution, arguments: arguments)
+    guard let served = made as? P else {
+      throw InjectionError.forwardingMismatch(service: target.description, forwardedTo: key.typeName)
+    }
+    return served
+  }
+
+  override func validate(in container: Container) throws {
+    guard let definition = container.definition(for: target) else {
+      throw container.missing(target, path: [key.description])
+    }
+    try definition.withSampleArguments { arguments in
+      let _: P = try container.resolve(key, in: nil, arguments: arguments)
+    }
+  }
+}
+
+/// Holds a weak singleton without keeping it alive.
+@usableFromInline
+struct WeakReference {
+  @usableFromInline weak var object: AnyObject?
+  @usableFromInline init() {}
+}

@@ -1,0 +1,140 @@
+/// One registration as introspection shows it.
+public struct RegistrationInfo: Sendable, Hashable {
+  /// `Type`, `Type tagged "x"` or `Type with arguments (Int)`: the key it is found by.
+  public let service: String
+  public let scope: Scope
+  /// The registration it forwards to, for an entry made by `implements`.
+  public let forwardsTo: String?
+  public let decorators: Int
+}
+
+/// The registrations a container sees and the dependencies observed while resolving them:
+/// which service's build resolved which other service (`forwards` for type forwarding).
+public struct DependencyGraph: Sendable {
+  public struct Edge: Sendable, Hashable {
+    public let from: String
+    public let to: String
+    /// `depends` (resolved while building) or `forwards` (served by `implements`).
+    public let kind: String
+  }
+
+  public let nodes: [RegistrationInfo]
+  public let edges: [Edge]
+
+  /// Formats the graph renders to.
+  public enum Format: String, Sendable, CaseIterable {
+    case text, dot, mermaid
+  }
+
+  public func rendered(as format: Format) -> String {
+    switch format {
+    case .text: textTree
+    case .dot: dot
+    case .mermaid: mermaid
+    }
+  }
+
+  /// Each service with what it depends on indented below it; a service met again on its own
+  /// branch is marked `(cycle)` instead of repeated.
+  var textTree: String {
+    let targets = Set(edges.map(\.to))
+    let scopes = Dictionary(nodes.map { ($0.service, $0) }, uniquingKeysWith: { first, _ in first })
+    var lines: [String] = []
+    func visit(_ service: String, lead: String, childLead: String, trail: Set<String>) {
+      var label = service
+      if let node = scopes[service] {
+        label += " [\(node.scope)"
+        label += node.decorators > 0 ? ", \(node.decorators) decorator(s)]" : "]"
+      }
+      guard !trail.contains(service) else { return lines.append(lead + label + " (cycle)") }
+      lines.append(lead + label)
+      let children = edges.filter { $0.from == service }
+      for (index, edge) in children.enumerated() {
+        let last = index == children.count - 1
+        let arrow = edge.kind == "forwards" ? "⇢ " : ""
+        visit(
+          edge.to, lead: childLead + (last ? "└─ " : "├─ ") + arrow,
+          childLead: childLead + (last ? "   " : "│  "), trail: trail.union([service]))
+      }
+    }
+    for root in nodes.map(\.service) where !targets.contains(root) {
+      visit(root, lead: "", childLead: "", trail: [])
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  var dot: String {
+    var lines = ["digraph dependencies {", "  rankdir=LR;", "  node [shape=box];"]
+    for node in nodes.sorted(by: { $0.service < $1.service }) {
+      lines.append("  \(quoted(node.service)) [label=\(quoted("\(node.service)\\n\(node.scope)"))];")
+    }
+    for edge in edges {
+      let style = edge.kind == "forwards" ? " [style=dashed]" : ""
+      lines.append("  \(quoted(edge.from)) -> \(quoted(edge.to))\(style);")
+    }
+    lines.append("}")
+    return lines.joined(separator: "\n")
+  }
+
+  var mermaid: String {
+    let sorted = nodes.sorted { $0.service < $1.service }
+    let ids = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element.service, "n\($0.offset)") })
+    var lines = ["graph LR"]
+    for node in sorted {
+      let label = escaped("\(node.service) · \(node.scope)", ["\"": "#quot;"])
+      lines.append("  \(ids[node.service] ?? node.service)[\"\(label)\"]")
+    }
+    for edge in edges {
+      let arrow = edge.kind == "forwards" ? "-.->" : "-->"
+      lines.append("  \(ids[edge.from] ?? edge.from) \(arrow) \(ids[edge.to] ?? edge.to)")
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private func quoted(_ text: String) -> String {
+    "\"" + escaped(text, ["\\": "\\\\", "\"": "\\\""]) + "\""
+  }
+
+  private func escaped(_ text: String, _ replacements: [Character: String]) -> String {
+    text.reduce(into: "") { result, character in result += replacements[character] ?? String(character) }
+  }
+}
+
+extension Container {
+  /// The registrations this container sees, sorted by service.
+  public var registrations: [RegistrationInfo] {
+    visibleDefinitions.map { definition in
+      RegistrationInfo(
+        service: definition.key.description, scope: definition.scope,
+        forwardsTo: (definition as? ForwardingEntry)?.targetKey.description,
+        decorators: definition.decoratorCount)
+    }
+    .sorted { $0.service < $1.service }
+  }
+
+  /// The registrations with the dependencies observed so far (run `validate()` first to observe
+  /// every one) and the forwarding between them.
+  public var graph: DependencyGraph {
+    let nodes = registrations
+    let known = Set(nodes.map(\.service))
+    var edges = observedEdges.map {
+      DependencyGraph.Edge(from: $0.from.description, to: $0.to.description, kind: "depends")
+    }
+    edges += nodes.compactMap { node in
+      node.forwardsTo.map { DependencyGraph.Edge(from: node.service, to: $0, kind: "forwards") }
+    }
+    let sorted = edges.filter { known.contains($0.from) }.sorted {
+      ($0.from, $0.to, $0.kind) < ($1.from, $1.to, $1.kind)
+    }
+    return DependencyGraph(nodes: nodes, edges: sorted)
+  }
+}
+
+/// What introspection reads off a `Forward` without knowing its type.
+protocol ForwardingEntry {
+  var targetKey: Key { get }
+}
+
+extension Forward: ForwardingEntry {
+  var targetKey: Key { target }
+}

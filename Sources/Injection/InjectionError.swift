@@ -1,0 +1,58 @@
+/// Everything the container can refuse, each with a description a person can act on.
+///
+/// Services are named as `Type`, `Type tagged "x"` or `Type with arguments (Int)`; a path lists
+/// the services being built when the failure happened, outermost first.
+public enum InjectionError: Error, Sendable, CustomStringConvertible {
+  /// Nothing is registered under the requested type and tag.
+  case definitionNotFound(service: String, path: [String], closest: [String])
+  /// A service needs itself, through initializers, to be built.
+  case circularDependency(path: [String])
+  /// The type and tag are registered, but not for the runtime arguments given.
+  case argumentMismatch(service: String, given: String, registered: [String], path: [String])
+  /// A factory, decorator or property hook threw.
+  case factoryFailed(service: String, underlying: any Error, path: [String])
+  /// A registration arrived after `bootstrap()` froze the container.
+  case containerFrozen(service: String)
+  /// A forwarded type's resolved instance did not conform to it.
+  case forwardingMismatch(service: String, forwardedTo: String)
+  /// `validate()` cannot build a service that takes runtime arguments without samples.
+  case missingSampleArguments(service: String, signature: String)
+  /// `validate()` found these failures, each for one registration.
+  case validationFailed([InjectionError])
+
+  public var description: String {
+    switch self {
+    case .definitionNotFound(let service, let path, let closest):
+      var text = "No registration for \(service)\(Self.needed(by: path))."
+      if !closest.isEmpty { text += " Registered and close to it: \(closest.joined(separator: ", "))." }
+      return text
+        + " Register it (container.register(...)) or override it in the test's child container."
+    case .circularDependency(let path):
+      return "Circular dependency through initializers: \(path.joined(separator: " → "))."
+        + " Break the cycle by resolving one side in resolvingProperties instead of its factory."
+    case .argumentMismatch(let service, let given, let registered, let path):
+      return "\(service) was resolved with arguments \(given)\(Self.needed(by: path)),"
+        + " but it is registered for \(registered.joined(separator: ", "))."
+        + " Pass the arguments of one of those signatures."
+    case .factoryFailed(let service, let underlying, let path):
+      return "Building \(service) failed\(Self.needed(by: path)): \(underlying)"
+    case .containerFrozen(let service):
+      return "Cannot register \(service): the container was bootstrapped and is frozen."
+        + " Register before bootstrap(), or in a child container."
+    case .forwardingMismatch(let service, let forwardedTo):
+      return "\(service) is forwarded to \(forwardedTo), but the instance built does not conform to it."
+        + " Forward only to protocols the registered type adopts."
+    case .missingSampleArguments(let service, let signature):
+      return "\(service) takes runtime arguments \(signature) and cannot be validated without samples."
+        + " Add .validating(with: ...) to its registration."
+    case .validationFailed(let failures):
+      let lines = failures.enumerated().map { "  \($0.offset + 1). \($0.element)" }
+      return "The container has \(failures.count) invalid registration(s):\n"
+        + lines.joined(separator: "\n")
+    }
+  }
+
+  private static func needed(by path: [String]) -> String {
+    path.isEmpty ? "" : " (needed by \(path.joined(separator: " → ")))"
+  }
+}

@@ -1,0 +1,51 @@
+/// What a registration is found by: the type it serves, the types of the runtime arguments its
+/// factory takes (as one tuple type, `()` for none) and an optional tag.
+///
+/// Equality and hashing use the metatypes' identities only: no strings are built on a lookup.
+@usableFromInline
+struct Key: Hashable, Sendable, CustomStringConvertible {
+  @usableFromInline let type: any Any.Type
+  @usableFromInline let arguments: any Any.Type
+  @usableFromInline let tag: Tag?
+
+  @inlinable
+  init(_ type: any Any.Type, arguments: any Any.Type = Void.self, tag: Tag? = nil) {
+    self.type = type
+    self.arguments = arguments
+    self.tag = tag
+  }
+
+  @inlinable
+  static func == (lhs: Key, rhs: Key) -> Bool {
+    ObjectIdentifier(lhs.type) == ObjectIdentifier(rhs.type)
+      && ObjectIdentifier(lhs.arguments) == ObjectIdentifier(rhs.arguments) && lhs.tag == rhs.tag
+  }
+
+  @usableFromInline
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(type))
+    hasher.combine(ObjectIdentifier(arguments))
+    if let tag { hasher.combine(tag) }
+  }
+
+  /// Whether `other` is the same type and tag, whatever arguments it takes.
+  func sameService(as other: Key) -> Bool {
+    ObjectIdentifier(type) == ObjectIdentifier(other.type) && tag == other.tag
+  }
+
+  var typeName: String { String(describing: type) }
+
+  /// The argument list as a person writes it: `()`, `(Int)`, `(Int, String)`.
+  var signature: String {
+    let name = String(describing: arguments)
+    return name.hasPrefix("(") ? name : "(\(name))"
+  }
+
+  @usableFromInline
+  var description: String {
+    var text = typeName
+    if let tag { text += " tagged \(tag)" }
+    if ObjectIdentifier(arguments) != ObjectIdentifier(Void.self) { text += " with arguments \(signature)" }
+    return text
+  }
+}
