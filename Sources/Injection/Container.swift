@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A dependency container: register how to build each service, then resolve it anywhere.
 ///
 /// Register everything, call `bootstrap()` (eager singletons are made, the container freezes),
@@ -17,8 +15,8 @@ public final class Container: Sendable {
   @usableFromInline let registry = Registry()
   @usableFromInline let creationLock = CreationLock()
   /// Copies of ancestors' registrations this child has resolved, with their own instances.
-  private let inherited = Mutex<[Key: AnyDefinition]>([:])
-  private let edges = Mutex<Set<Edge>>([])
+  private let inherited = Locked<[Key: AnyDefinition]>([:])
+  private let edges = Locked<Set<Edge>>([])
 
   /// An empty container.
   public init() { parent = nil }
@@ -67,7 +65,9 @@ public final class Container: Sendable {
     _ type: T.Type = T.self, tag: Tag? = nil,
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) throws {
-    try decorate(Key(T.self, tag: tag)) { (definition: Definition<T>) in definition.adding(decorator) }
+    try decorate(Key(T.self, tag: tag)) { (definition: Definition<T>) in
+      definition.adding(decorator)
+    }
   }
 
   @usableFromInline
@@ -82,18 +82,21 @@ public final class Container: Sendable {
     let inheritedMatches = parent.map { ancestor in
       ancestor.visibleDefinitions.filter { $0.key.sameService(as: service) }
     }
-    try registry.update(service: service.description) { entries in
+    let found = try registry.update(service: service.description) { entries in
       var matches = entries.values.filter { $0.key.sameService(as: service) }
       if matches.isEmpty { matches = inheritedMatches ?? [] }
-      guard !matches.isEmpty else { throw missing(service, path: []) }
       for match in matches {
         guard let definition = match as? Definition<T> else {
           throw InjectionError.forwardingMismatch(
-            service: match.key.description, forwardedTo: "decorators (decorate the registered type)")
+            service: match.key.description, forwardedTo: "decorators (decorate the registered type)"
+          )
         }
         entries[match.key] = change(definition)
       }
+      return !matches.isEmpty
     }
+    // Built outside the registry's lock: the diagnosis reads the registrations again.
+    if !found { throw missing(service, path: []) }
   }
 
   // MARK: Resolving
@@ -126,7 +129,8 @@ public final class Container: Sendable {
       } catch let error as InjectionError {
         failures.append(error)
       } catch {
-        failures.append(.factoryFailed(service: definition.key.description, underlying: error, path: []))
+        failures.append(
+          .factoryFailed(service: definition.key.description, underlying: error, path: []))
       }
     }
     if !failures.isEmpty { throw InjectionError.validationFailed(failures) }
@@ -136,7 +140,8 @@ public final class Container: Sendable {
   /// eager singletons. After it, resolving reads the registrations without taking a lock.
   public func bootstrap() throws {
     let definitions = registry.freeze()
-    for definition in definitions where definition.scope == .eagerSingleton && !definition.isForward {
+    for definition in definitions where definition.scope == .eagerSingleton && !definition.isForward
+    {
       try definition.validate(in: self)
     }
   }
@@ -173,7 +178,9 @@ public final class Container: Sendable {
   }
 
   @inlinable
-  func resolve<T: Sendable>(entry: AnyDefinition, in resolution: Resolution?, arguments: UnsafeRawPointer)
+  func resolve<T: Sendable>(
+    entry: AnyDefinition, in resolution: Resolution?, arguments: UnsafeRawPointer
+  )
     throws -> T
   {
     // An entry found under a key naming `T` is a `Definition<T>` or a `Forward<T>`.
@@ -183,7 +190,8 @@ public final class Container: Sendable {
     }
     let definition = unsafeDowncast(entry, to: Definition<T>.self)
     if let made = definition.readyInstance { return made }
-    return try definition.resolve(in: resolution ?? Resolution(container: self), arguments: arguments)
+    return try definition.resolve(
+      in: resolution ?? Resolution(container: self), arguments: arguments)
   }
 
   /// The registration this container uses for `key`: its own, else its copy of an ancestor's.

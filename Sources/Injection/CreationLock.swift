@@ -1,40 +1,18 @@
-import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Foundation
 
 /// Serialises the making of singletons in one container, so each is made exactly once.
 ///
-/// Re-entrant for the thread that holds it: a singleton's factory may resolve another singleton
-/// that is not made yet, through its resolver or through the container.
+/// A resolve that makes a singleton takes it and holds it until its whole graph is built and
+/// its property hooks have run, then publishes what it made and lets go. It is recursive, so a
+/// factory that resolves through the container itself (not its resolver) on the same thread
+/// does not deadlock.
 @usableFromInline
 final class CreationLock: Sendable {
-  private let mutex = Mutex<Void>(())
-  /// The holding thread's id, or 0. Only the holder writes its own id, so a thread that reads
-  /// its own id holds the lock.
-  private let owner = Atomic<UInt>(0)
+  private let recursiveLock = NSRecursiveLock()
 
   @usableFromInline
-  func withLock<R: Sendable>(_ body: () throws -> R) throws -> R {
-    let me = Self.currentThread
-    if owner.load(ordering: .relaxed) == me { return try body() }
-    return try mutex.withLock { _ throws(any Error) -> R in
-      owner.store(me, ordering: .relaxed)
-      defer { owner.store(0, ordering: .relaxed) }
-      return try body()
-    }
-  }
+  func lock() { recursiveLock.lock() }
 
-  private static var currentThread: UInt {
-    #if canImport(Darwin)
-      UInt(bitPattern: pthread_self())
-    #else
-      UInt(pthread_self())
-    #endif
-  }
+  @usableFromInline
+  func unlock() { recursiveLock.unlock() }
 }

@@ -9,6 +9,7 @@ class AnyDefinition: @unchecked Sendable {
   @usableFromInline let scope: Scope
   /// Whether this entry forwards to another registration (`Forward`) instead of building.
   @usableFromInline let isForward: Bool
+  @usableFromInline let takesArguments: Bool
   /// Set once the first build of this service finished: its edges are then recorded.
   @usableFromInline let edgesObserved = Atomic<Bool>(false)
 
@@ -16,6 +17,7 @@ class AnyDefinition: @unchecked Sendable {
     self.key = key
     self.scope = scope
     self.isForward = isForward
+    takesArguments = ObjectIdentifier(key.arguments) != ObjectIdentifier(Void.self)
   }
 
   var decoratorCount: Int { 0 }
@@ -25,14 +27,17 @@ class AnyDefinition: @unchecked Sendable {
 
   /// Builds (or returns the kept instance of) this service, without its static type.
   @usableFromInline
-  func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> any Sendable {
-    throw InjectionError.definitionNotFound(service: key.description, path: resolution.path, closest: [])
+  func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> any Sendable
+  {
+    throw InjectionError.definitionNotFound(
+      service: key.description, path: resolution.path, closest: [])
   }
 
   /// Calls `body` with a pointer to the arguments `validate()` resolves with.
   func withSampleArguments(_ body: (UnsafeRawPointer) throws -> Void) throws {
     guard ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) else {
-      throw InjectionError.missingSampleArguments(service: key.description, signature: key.signature)
+      throw InjectionError.missingSampleArguments(
+        service: key.description, signature: key.signature)
     }
     try withUnsafePointer(to: ()) { try body(UnsafeRawPointer($0)) }
   }
@@ -72,7 +77,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   @usableFromInline let ready = Atomic<Bool>(false)
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var instance: T?
   /// Weak-singleton storage, guarded by its mutex.
-  @usableFromInline let weakInstance = Mutex<WeakReference>(WeakReference())
+  @usableFromInline let weakInstance = Locked<WeakReference>(WeakReference())
 
   @usableFromInline
   init(
@@ -123,34 +128,42 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
     case .unique:
       return try build(in: resolution, arguments: arguments, keep: false)
     case .shared:
+      // Instances built from runtime arguments are not shared: other arguments would get them.
+      if takesArguments { return try build(in: resolution, arguments: arguments, keep: false) }
       if let kept = resolution.kept(key, as: T.self) { return kept }
       return try build(in: resolution, arguments: arguments, keep: true)
     case .singleton, .eagerSingleton:
       if let kept = resolution.kept(key, as: T.self) { return kept }
-      return try resolution.container.creationLock.withLock {
-        if let made = readyInstance { return made }
-        let made = try build(in: resolution, arguments: arguments, keep: true)
-        instance = made
-        ready.store(true, ordering: .releasing)
+      resolution.lockForCreation()
+      if let made = readyInstance {
+        resolution.unlockIfIdle()
         return made
       }
+      let made = try build(in: resolution, arguments: arguments, keep: true) { made in
+        self.instance = made
+        self.ready.store(true, ordering: .releasing)
+      }
+      return made
     case .weakSingleton:
       if let kept = resolution.kept(key, as: T.self) { return kept }
-      if let alive = weakInstance.withLock({ $0.object as? T }) { return alive }
-      return try resolution.container.creationLock.withLock {
-        if let alive = weakInstance.withLock({ $0.object as? T }) { return alive }
-        let made = try build(in: resolution, arguments: arguments, keep: true)
-        weakInstance.withLock { $0.object = made as AnyObject }
-        return made
+      resolution.lockForCreation()
+      if let alive = weakInstance.withLock({ $0.object as? T }) {
+        resolution.unlockIfIdle()
+        return alive
+      }
+      return try build(in: resolution, arguments: arguments, keep: true) { made in
+        self.weakInstance.withLock { $0.object = made as AnyObject }
       }
     }
   }
 
-  /// Runs the factory and decorators, keeps the result for the resolve when asked, then runs
-  /// the property hook on the undecorated instance: a dependency the hook resolves may come back
-  /// to the kept instance.
+  /// Runs the factory and decorators and keeps the result for the resolve when asked. The
+  /// property hook (on the undecorated instance) and `publish` wait for the graph to be built.
   @inlinable
-  func build(in resolution: Resolution, arguments: UnsafeRawPointer, keep: Bool) throws -> T {
+  func build(
+    in resolution: Resolution, arguments: UnsafeRawPointer, keep: Bool,
+    publish: (@Sendable (T) -> Void)? = nil
+  ) throws -> T {
     if resolution.isBuilding(key) { throw circular(resolution) }
     let recording = !edgesObserved.load(ordering: .relaxed)
     return try resolution.building(key, recording: recording) {
@@ -159,12 +172,27 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
         let built = try make(resolver, arguments)
         let made = try decorate?(resolver, built) ?? built
         if keep { resolution.keep(made, for: key) }
-        if let hook { try hook(resolver, built) }
+        if let hook {
+          resolution.state.hooks.append { try self.runHook(hook, on: built, in: resolution) }
+        }
+        if let publish { resolution.state.publications.append { publish(made) } }
         if recording { edgesObserved.store(true, ordering: .relaxed) }
         return made
       } catch {
         throw failed(error, resolution)
       }
+    }
+  }
+
+  @usableFromInline
+  func runHook(_ hook: Hook, on instance: T, in resolution: Resolution) throws {
+    do {
+      try hook(Resolver(resolution: resolution), instance)
+    } catch let error as InjectionError {
+      throw error
+    } catch {
+      throw InjectionError.factoryFailed(
+        service: "the properties of \(key.description)", underlying: error, path: [])
     }
   }
 
@@ -218,7 +246,8 @@ final class Forward<P: Sendable>: AnyDefinition, @unchecked Sendable {
     }
     let made = try definition.resolveErased(in: resolution, arguments: arguments)
     guard let served = made as? P else {
-      throw InjectionError.forwardingMismatch(service: target.description, forwardedTo: key.typeName)
+      throw InjectionError.forwardingMismatch(
+        service: target.description, forwardedTo: key.typeName)
     }
     return served
   }

@@ -66,7 +66,8 @@ public struct DependencyGraph: Sendable {
   var dot: String {
     var lines = ["digraph dependencies {", "  rankdir=LR;", "  node [shape=box];"]
     for node in nodes.sorted(by: { $0.service < $1.service }) {
-      lines.append("  \(quoted(node.service)) [label=\(quoted("\(node.service)\\n\(node.scope)"))];")
+      lines.append(
+        "  \(quoted(node.service)) [label=\(quoted("\(node.service)\\n\(node.scope)"))];")
     }
     for edge in edges {
       let style = edge.kind == "forwards" ? " [style=dashed]" : ""
@@ -78,7 +79,8 @@ public struct DependencyGraph: Sendable {
 
   var mermaid: String {
     let sorted = nodes.sorted { $0.service < $1.service }
-    let ids = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element.service, "n\($0.offset)") })
+    let ids = Dictionary(
+      uniqueKeysWithValues: sorted.enumerated().map { ($0.element.service, "n\($0.offset)") })
     var lines = ["graph LR"]
     for node in sorted {
       let label = escaped("\(node.service) · \(node.scope)", ["\"": "#quot;"])
@@ -96,7 +98,9 @@ public struct DependencyGraph: Sendable {
   }
 
   private func escaped(_ text: String, _ replacements: [Character: String]) -> String {
-    text.reduce(into: "") { result, character in result += replacements[character] ?? String(character) }
+    text.reduce(into: "") { result, character in
+      result += replacements[character] ?? String(character)
+    }
   }
 }
 

@@ -10,7 +10,8 @@ extension Container {
         service: Key(key.type, tag: key.tag).description, given: key.signature,
         registered: sameService.map(\.signature).sorted(), path: path)
     }
-    return .definitionNotFound(service: key.description, path: path, closest: closest(to: key, in: visible))
+    return .definitionNotFound(
+      service: key.description, path: path, closest: closest(to: key, in: visible))
   }
 
   /// Up to three registered keys a person may have meant: the same type under another tag, then
@@ -22,8 +23,10 @@ extension Container {
       return (candidate, editDistance(wanted, candidate.typeName.lowercased()))
     }
     let limit = max(2, wanted.count / 3)
-    return scored.filter { $0.1 <= limit }.sorted { ($0.1, $0.0.description) < ($1.1, $1.0.description) }
-      .prefix(3).map(\.0.description)
+    return scored.filter { $0.1 <= limit }.sorted {
+      ($0.1, $0.0.description) < ($1.1, $1.0.description)
+    }
+    .prefix(3).map(\.0.description)
   }
 }
 

@@ -52,15 +52,18 @@ extension Key {
 }
 
 extension Tag {
-  @usableFromInline
+  @inlinable
   var fastHash: UInt {
     switch value {
     case .int(let number):
       return UInt(bitPattern: number)
     case .string(let name):
-      var hash: UInt = 0xcbf2_9ce4_8422_2325
-      for byte in name.utf8 { hash = (hash ^ UInt(byte)) &* 0x100_0000_01b3 }
-      return hash
+      var name = name
+      return name.withUTF8 { bytes in
+        var hash: UInt = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt(byte)) &* 0x100_0000_01b3 }
+        return hash
+      }
     }
   }
 }

@@ -24,7 +24,14 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
     switch self {
     case .definitionNotFound(let service, let path, let closest):
       var text = "No registration for \(service)\(Self.needed(by: path))."
-      if !closest.isEmpty { text += " Registered and close to it: \(closest.joined(separator: ", "))." }
+      if service.hasPrefix("Optional<") {
+        text +=
+          " Resolving into an optional asks for the optional type: name the type instead,"
+          + " as in resolve(\(service.dropFirst(9).dropLast()).self)."
+      }
+      if !closest.isEmpty {
+        text += " Registered and close to it: \(closest.joined(separator: ", "))."
+      }
       return text
         + " Register it (container.register(...)) or override it in the test's child container."
     case .circularDependency(let path):
@@ -40,10 +47,12 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
       return "Cannot register \(service): the container was bootstrapped and is frozen."
         + " Register before bootstrap(), or in a child container."
     case .forwardingMismatch(let service, let forwardedTo):
-      return "\(service) is forwarded to \(forwardedTo), but the instance built does not conform to it."
+      return
+        "\(service) is forwarded to \(forwardedTo), but the instance built does not conform to it."
         + " Forward only to protocols the registered type adopts."
     case .missingSampleArguments(let service, let signature):
-      return "\(service) takes runtime arguments \(signature) and cannot be validated without samples."
+      return
+        "\(service) takes runtime arguments \(signature) and cannot be validated without samples."
         + " Add .validating(with: ...) to its registration."
     case .validationFailed(let failures):
       let lines = failures.enumerated().map { "  \($0.offset + 1). \($0.element)" }

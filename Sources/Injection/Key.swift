@@ -45,7 +45,9 @@ struct Key: Hashable, Sendable, CustomStringConvertible {
   var description: String {
     var text = typeName
     if let tag { text += " tagged \(tag)" }
-    if ObjectIdentifier(arguments) != ObjectIdentifier(Void.self) { text += " with arguments \(signature)" }
+    if ObjectIdentifier(arguments) != ObjectIdentifier(Void.self) {
+      text += " with arguments \(signature)"
+    }
     return text
   }
 }

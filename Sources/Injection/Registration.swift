@@ -51,11 +51,12 @@ public struct Registration<T: Sendable>: Sendable {
   private func update(
     _ change: (inout [Key: AnyDefinition], Definition<T>) throws -> Definition<T>
   ) throws {
-    try container.registry.update(service: key.description) { entries in
-      guard let definition = entries[key] as? Definition<T> else {
-        throw container.missing(key, path: [])
-      }
+    let found = try container.registry.update(service: key.description) { entries in
+      guard let definition = entries[key] as? Definition<T> else { return false }
       entries[key] = try change(&entries, definition)
+      return true
     }
+    // Built outside the registry's lock: the diagnosis reads the registrations again.
+    if !found { throw container.missing(key, path: []) }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The registrations of one container.
@@ -7,7 +8,8 @@ import Synchronization
 /// after one acquiring load, with no lock.
 @usableFromInline
 final class Registry: @unchecked Sendable {
-  private let lock = Mutex<Void>(())
+  /// A pthread mutex, which ThreadSanitizer sees (see `Locked`).
+  private let lock = NSLock()
   @usableFromInline let frozen = Atomic<Bool>(false)
   /// Guarded by `lock`; never written once `frozen` is true. Keeps `table`'s entries alive.
   private nonisolated(unsafe) var entries: [Key: AnyDefinition] = [:]
@@ -28,31 +30,35 @@ final class Registry: @unchecked Sendable {
   /// The entry for `key` while registrations may still change (nil once frozen).
   @usableFromInline
   func openLookup(_ key: Key) -> AnyDefinition? {
-    lock.withLock { _ in frozen.load(ordering: .relaxed) ? nil : entries[key] }
+    lock.withLock { frozen.load(ordering: .relaxed) ? nil : entries[key] }
   }
 
   func lookup(_ key: Key) -> AnyDefinition? {
-    lock.withLock { _ in entries[key] }
+    lock.withLock { entries[key] }
   }
 
   /// Every registration, in no particular order.
   var all: [AnyDefinition] {
-    lock.withLock { _ in Array(entries.values) }
+    lock.withLock { Array(entries.values) }
   }
 
   /// Changes the table; throws `containerFrozen` (naming `service`) once frozen.
-  func update<R>(service: @autoclosure () -> String, _ body: (inout [Key: AnyDefinition]) throws -> R)
+  func update<R>(
+    service: @autoclosure () -> String, _ body: (inout [Key: AnyDefinition]) throws -> R
+  )
     throws -> R
   {
-    try lock.withLock { _ throws(any Error) -> R in
-      if frozen.load(ordering: .relaxed) { throw InjectionError.containerFrozen(service: service()) }
+    try lock.withLock { () throws -> R in
+      if frozen.load(ordering: .relaxed) {
+        throw InjectionError.containerFrozen(service: service())
+      }
       return try body(&entries)
     }
   }
 
   /// Closes the table for registration; returns what it holds.
   func freeze() -> [AnyDefinition] {
-    lock.withLock { _ in
+    lock.withLock {
       let definitions = Array(entries.values)
       if !frozen.load(ordering: .relaxed) {
         table = FrozenTable(definitions)

@@ -1,6 +1,10 @@
 /// The state of one top-level resolve: what is being built (for cycles and error paths), the
-/// instances it shares (`shared` scope, and singletons whose properties are still being set),
-/// and which edges of the graph to record.
+/// instances it shares (`shared` scope, and singletons not yet published), the property hooks
+/// waiting for the graph to be built, and which edges of the graph to record.
+///
+/// Property hooks run once the outermost build has finished, as in Dip, so a hook can resolve
+/// an object whose initializer was still running when the hook's owner was made. Singletons
+/// made on the way are published only then, with the creation lock held until that moment.
 ///
 /// Confined to the thread running the resolve (factories see it only through `Resolver`, which
 /// is not `Sendable`) and never accessed re-entrantly, hence unchecked exclusivity.
@@ -10,7 +14,9 @@ final class Resolution {
   /// The innermost service being built; each frame lives on the stack of its `build` call and
   /// points at the frame of the service that needed it, so entering a build allocates nothing.
   @usableFromInline @exclusivity(unchecked) var top: UnsafePointer<Frame>?
-  @usableFromInline @exclusivity(unchecked) var kept: [Key: AnyObject] = [:]
+  /// What only shared instances, singletons and hooks need, made on first use: a resolve of
+  /// unique services allocates nothing but this object.
+  @usableFromInline @exclusivity(unchecked) var pending: Pending?
 
   @usableFromInline
   struct Frame {
@@ -27,8 +33,30 @@ final class Resolution {
     }
   }
 
+  /// Instances kept for this resolve, hooks waiting for the graph, singletons to publish.
+  @usableFromInline
+  final class Pending {
+    @usableFromInline @exclusivity(unchecked) var kept: [Key: AnyObject] = [:]
+    /// Property hooks to run when the graph is built, in the order their instances were made.
+    @usableFromInline @exclusivity(unchecked) var hooks: [() throws -> Void] = []
+    /// Singletons to publish once the hooks have run.
+    @usableFromInline @exclusivity(unchecked) var publications: [() -> Void] = []
+    @usableFromInline @exclusivity(unchecked) var holdsCreationLock = false
+    @usableFromInline @exclusivity(unchecked) var finishing = false
+
+    @usableFromInline init() {}
+  }
+
   @inlinable
   init(container: Container) { self.container = container }
+
+  @inlinable
+  var state: Pending {
+    if let pending { return pending }
+    let made = Pending()
+    pending = made
+    return made
+  }
 
   @inlinable
   func isBuilding(_ key: Key) -> Bool {
@@ -40,14 +68,84 @@ final class Resolution {
     return false
   }
 
-  /// Runs `body` with `key` as the service being built.
+  /// Runs `body` with `key` as the service being built; the outermost build then runs the
+  /// waiting hooks and publishes the singletons, or on failure drops them.
   @inlinable
-  func building<R>(_ key: Key, recording: Bool, _ body: () throws -> R) rethrows -> R {
+  func building<R>(_ key: Key, recording: Bool, _ body: () throws -> R) throws -> R {
     let frame = Frame(key: key, recording: recording, parent: top)
-    return try withUnsafePointer(to: frame) { pointer in
-      top = pointer
-      defer { top = pointer.pointee.parent }
-      return try body()
+    let result: R
+    do {
+      result = try withUnsafePointer(to: frame) { pointer in
+        top = pointer
+        defer { top = pointer.pointee.parent }
+        return try body()
+      }
+    } catch {
+      if top == nil, let pending, !pending.finishing { abandon() }
+      throw error
+    }
+    if top == nil, let pending, !pending.finishing,
+      pending.holdsCreationLock || !pending.hooks.isEmpty
+    {
+      try finish()
+    }
+    return result
+  }
+
+  /// Takes the container's creation lock for the rest of this resolve, once.
+  @inlinable
+  func lockForCreation() {
+    let state = state
+    guard !state.holdsCreationLock else { return }
+    container.creationLock.lock()
+    state.holdsCreationLock = true
+  }
+
+  /// Lets go of the creation lock when nothing is being built or waiting.
+  @inlinable
+  func unlockIfIdle() {
+    guard let pending, pending.holdsCreationLock, top == nil, !pending.finishing,
+      pending.hooks.isEmpty, pending.publications.isEmpty
+    else { return }
+    pending.holdsCreationLock = false
+    container.creationLock.unlock()
+  }
+
+  /// Runs the waiting hooks (and any their resolves add), publishes the singletons, unlocks.
+  @usableFromInline
+  func finish() throws {
+    let state = state
+    state.finishing = true
+    defer { state.finishing = false }
+    do {
+      var next = 0
+      while next < state.hooks.count {
+        try state.hooks[next]()
+        next += 1
+      }
+    } catch {
+      abandon()
+      throw error
+    }
+    for publish in state.publications { publish() }
+    state.hooks = []
+    state.publications = []
+    if state.holdsCreationLock {
+      state.holdsCreationLock = false
+      container.creationLock.unlock()
+    }
+  }
+
+  /// Drops what a failed resolve made: nothing is published, the lock is released.
+  @usableFromInline
+  func abandon() {
+    guard let pending else { return }
+    pending.hooks = []
+    pending.publications = []
+    pending.kept = [:]
+    if pending.holdsCreationLock {
+      pending.holdsCreationLock = false
+      container.creationLock.unlock()
     }
   }
 
@@ -72,14 +170,13 @@ final class Resolution {
 
   @inlinable
   func kept<T>(_ key: Key, as type: T.Type) -> T? {
-    if kept.isEmpty { return nil }
-    guard let box = kept[key] else { return nil }
+    guard let pending, let box = pending.kept[key] else { return nil }
     // `kept[key]` is only ever written with a `Box<T>` for the `T` that `key` names.
     return unsafeDowncast(box, to: Box<T>.self).value
   }
 
   @inlinable
-  func keep<T>(_ value: T, for key: Key) { kept[key] = Box(value) }
+  func keep<T>(_ value: T, for key: Key) { state.kept[key] = Box(value) }
 }
 
 /// A reference holding one value, so instances of any type share one dictionary.

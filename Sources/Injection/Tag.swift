@@ -18,7 +18,9 @@ public struct Tag: Hashable, Sendable, CustomStringConvertible {
   public init(_ number: Int) { value = .int(number) }
 
   /// A tag named by an enum case or any other string-backed value.
-  public init<R: RawRepresentable>(_ raw: R) where R.RawValue == String { value = .string(raw.rawValue) }
+  public init<R: RawRepresentable>(_ raw: R) where R.RawValue == String {
+    value = .string(raw.rawValue)
+  }
 
   /// A tag named by an enum case or any other integer-backed value.
   public init<R: RawRepresentable>(_ raw: R) where R.RawValue == Int { value = .int(raw.rawValue) }

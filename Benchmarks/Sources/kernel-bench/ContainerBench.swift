@@ -60,35 +60,65 @@ enum ContainerBench {
       ("swinject", { n in for _ in 0..<n { blackHole(swinject.resolve(A.self)) } }),
       ("manual", { n in for _ in 0..<n { blackHole(A(b: B(c: C()))) } }),
     ])
-    report("unique_graph", uniqueGraph)
 
     let singleton = measure.run([
       ("kernel", { n in for _ in 0..<n { blackHole(try? kernel.resolve(Settings.self)) } }),
       ("swinject", { n in for _ in 0..<n { blackHole(swinject.resolve(Settings.self)) } }),
       ("manual", { n in for _ in 0..<n { blackHole(holder.get()) } }),
     ])
-    report("singleton", singleton)
 
     let tagged = measure.run([
-      ("kernel", { n in for _ in 0..<n { blackHole(try? kernel.resolve(C.self, tag: "secondary")) } }),
-      ("swinject", { n in for _ in 0..<n { blackHole(swinject.resolve(C.self, name: "secondary")) } }),
+      (
+        "kernel",
+        { n in for _ in 0..<n { blackHole(try? kernel.resolve(C.self, tag: "secondary")) } }
+      ),
+      (
+        "swinject",
+        { n in for _ in 0..<n { blackHole(swinject.resolve(C.self, name: "secondary")) } }
+      ),
       ("manual", { n in for _ in 0..<n { blackHole(C()) } }),
     ])
-    report("tagged", tagged)
 
     let argument = measure.run([
-      ("kernel", { n in for i in 0..<n { blackHole(try? kernel.resolve(Loader.self, arguments: i)) } }),
-      ("swinject", { n in for i in 0..<n { blackHole(swinject.resolve(Loader.self, argument: i)) } }),
+      (
+        "kernel",
+        { n in for i in 0..<n { blackHole(try? kernel.resolve(Loader.self, arguments: i)) } }
+      ),
+      (
+        "swinject",
+        { n in for i in 0..<n { blackHole(swinject.resolve(Loader.self, argument: i)) } }
+      ),
       ("manual", { n in for i in 0..<n { blackHole(Loader(id: i)) } }),
     ])
-    report("argument", argument)
 
     let twoThreads = measure.run([
-      ("kernel", { n in onThreads(2, iterations: n / 2) { k in for _ in 0..<k { blackHole(try? kernel.resolve(Settings.self)) } } }),
-      ("swinject", { n in onThreads(2, iterations: n / 2) { k in for _ in 0..<k { blackHole(synchronized.resolver.resolve(Settings.self)) } } }),
-      ("manual", { n in onThreads(2, iterations: n / 2) { k in for _ in 0..<k { blackHole(holder.get()) } } }),
+      (
+        "kernel",
+        { n in
+          onThreads(2, iterations: n / 2) { k in
+            for _ in 0..<k { blackHole(try? kernel.resolve(Settings.self)) }
+          }
+        }
+      ),
+      (
+        "swinject",
+        { n in
+          onThreads(2, iterations: n / 2) { k in
+            for _ in 0..<k { blackHole(synchronized.resolver.resolve(Settings.self)) }
+          }
+        }
+      ),
+      (
+        "manual",
+        { n in onThreads(2, iterations: n / 2) { k in for _ in 0..<k { blackHole(holder.get()) } } }
+      ),
     ])
-    report("singleton_2threads", twoThreads)
+    let cases = [
+      ("unique_graph", uniqueGraph), ("singleton", singleton), ("tagged", tagged),
+      ("argument", argument), ("singleton_2threads", twoThreads),
+    ]
+    for (name, medians) in cases { report(name, medians) }
+    verdict(cases, singleThread: singleton["kernel"] ?? 0)
   }
 
   static func kernelContainer() throws -> Injection.Container {
@@ -96,7 +126,9 @@ enum ContainerBench {
     try container.register(C.self, scope: .unique) { _ in C() }
     try container.register(B.self, scope: .unique) { r in B(c: try r.resolve()) }
     try container.register(A.self, scope: .unique) { r in A(b: try r.resolve()) }
-    try container.register(Settings.self, scope: .singleton) { _ in Settings(retries: 2, timeout: 30) }
+    try container.register(Settings.self, scope: .singleton) { _ in
+      Settings(retries: 2, timeout: 30)
+    }
     try container.register(C.self, scope: .unique, tag: "primary") { _ in C() }
     try container.register(C.self, scope: .unique, tag: "secondary") { _ in C() }
     try container.register(Loader.self, scope: .unique) { (_, id: Int) in Loader(id: id) }
@@ -109,15 +141,48 @@ enum ContainerBench {
     container.register(C.self) { _ in C() }.inObjectScope(.transient)
     container.register(B.self) { r in B(c: r.resolve(C.self)!) }.inObjectScope(.transient)
     container.register(A.self) { r in A(b: r.resolve(B.self)!) }.inObjectScope(.transient)
-    container.register(Settings.self) { _ in Settings(retries: 2, timeout: 30) }.inObjectScope(.container)
+    container.register(Settings.self) { _ in Settings(retries: 2, timeout: 30) }.inObjectScope(
+      .container)
     container.register(C.self, name: "primary") { _ in C() }.inObjectScope(.transient)
     container.register(C.self, name: "secondary") { _ in C() }.inObjectScope(.transient)
     container.register(Loader.self) { (_, id: Int) in Loader(id: id) }.inObjectScope(.transient)
     return container
   }
 
+  /// Checks the targets on this run's figures: kernel within 5x of manual and at least 10x
+  /// faster than Swinject in every case; two threads at most 0.7x the single-thread singleton.
+  static func verdict(_ cases: [(String, [String: Double])], singleThread: Double) {
+    var missed: [String] = []
+    var ratios: [String] = []
+    for (name, medians) in cases {
+      let kernel = max(medians["kernel"] ?? 0, 0.5)
+      let manual = max(medians["manual"] ?? 0, 0.5)
+      let swinject = medians["swinject"] ?? 0
+      ratios.append(
+        "\(name) \(format(kernel / manual))x manual, swinject \(format(swinject / kernel))x kernel")
+      if kernel > 5 * manual { missed.append("\(name): kernel over 5x manual") }
+      if swinject < 10 * kernel { missed.append("\(name): swinject under 10x kernel") }
+    }
+    let scaling = (cases.last?.1["kernel"] ?? 0) / max(singleThread, 0.5)
+    ratios.append("singleton_2threads \(format(scaling))x of single-thread")
+    if scaling > 0.7 { missed.append("singleton_2threads: over 0.7x of single-thread") }
+    print(
+      "# manual: the initializers called directly; for singletons, a lazily made instance behind a lock"
+    )
+    print("# " + ratios.joined(separator: "; "))
+    print(
+      missed.isEmpty ? "# targets: all met" : "# targets missed: " + missed.joined(separator: "; "))
+  }
+
+  static func format(_ value: Double) -> String {
+    let tenths = (value * 10).rounded()
+    return "\(Int(tenths) / 10).\(Int(tenths) % 10)"
+  }
+
   static func report(_ name: String, _ medians: [String: Double]) {
     let field = { (key: String) in String(Int((medians[key] ?? 0).rounded())) }
-    print("container.\(name) kernel_ns=\(field("kernel")) swinject_ns=\(field("swinject")) manual_ns=\(field("manual"))")
+    print(
+      "container.\(name) kernel_ns=\(field("kernel")) swinject_ns=\(field("swinject")) manual_ns=\(field("manual"))"
+    )
   }
 }

@@ -25,7 +25,9 @@ struct Measurement {
       }
     }
     var medians: [String: Double] = [:]
-    for (index, contender) in contenders.enumerated() { medians[contender.0] = median(samples[index]) }
+    for (index, contender) in contenders.enumerated() {
+      medians[contender.0] = median(samples[index])
+    }
     return medians
   }
 
@@ -37,7 +39,8 @@ struct Measurement {
       body(count)
       let elapsed = DispatchTime.now().uptimeNanoseconds - start
       if elapsed >= targetSampleNanoseconds / 4 || count >= 1 << 28 {
-        return max(1_000, Int(Double(count) * Double(targetSampleNanoseconds) / Double(max(elapsed, 1))))
+        return max(
+          1_000, Int(Double(count) * Double(targetSampleNanoseconds) / Double(max(elapsed, 1))))
       }
       count *= 4
     }

@@ -4,7 +4,9 @@ let suites: [String: () throws -> Void] = ["container": ContainerBench.run]
 let requested = Array(CommandLine.arguments.dropFirst())
 let unknown = requested.filter { suites[$0] == nil }
 if !unknown.isEmpty {
-  print("kernel-bench: unknown suite \(unknown.joined(separator: ", ")); known: \(suites.keys.sorted().joined(separator: ", "))")
+  print(
+    "kernel-bench: unknown suite \(unknown.joined(separator: ", ")); known: \(suites.keys.sorted().joined(separator: ", "))"
+  )
 } else {
   for name in requested.isEmpty ? suites.keys.sorted() : requested {
     do { try suites[name]?() } catch { print("kernel-bench: \(name) failed: \(error)") }

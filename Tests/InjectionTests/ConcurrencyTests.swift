@@ -1,0 +1,101 @@
+import Dispatch
+import Testing
+
+@testable import Injection
+
+@Suite struct ConcurrencyTests {
+  @Test func eightTasksResolvingAHundredThousandTimesMakeTheSingletonOnce() async throws {
+    let made = Counter()
+    let container = Container()
+    try container.register(Wheel.self, scope: .singleton) { _ in
+      made.increment()
+      return Wheel()
+    }
+    try container.register(Car.self, scope: .unique) { r in
+      Car(engine: PetrolEngine(), front: try r.resolve(), back: try r.resolve())
+    }
+    try container.bootstrap()
+
+    let identities = try await withThrowingTaskGroup(of: Set<ObjectIdentifier>.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          var seen = Set<ObjectIdentifier>()
+          for index in 0..<12_500 {
+            let wheel: Wheel =
+              index.isMultiple(of: 2)
+              ? try container.resolve() : try container.resolve(Car.self).front
+            seen.insert(ObjectIdentifier(wheel))
+            if index.isMultiple(of: 1_000) { await Task.yield() }
+          }
+          _ = task
+          return seen
+        }
+      }
+      return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.formUnion($1) }
+    }
+    #expect(made.value == 1)
+    #expect(identities.count == 1)
+  }
+
+  @Test func aContendedFirstResolveMakesExactlyOneSingleton() throws {
+    for _ in 0..<20 {
+      let made = Counter()
+      let container = Container()
+      try container.register(Wheel.self, scope: .singleton) { _ in
+        made.increment()
+        return Wheel()
+      }
+      try container.bootstrap()
+      let seen = Locked<Set<ObjectIdentifier>>([])
+      DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        if let wheel = try? container.resolve(Wheel.self) {
+          _ = seen.withLock { $0.insert(ObjectIdentifier(wheel)) }
+        }
+      }
+      #expect(made.value == 1)
+      #expect(seen.withLock { $0.count } == 1)
+    }
+  }
+
+  @Test func resolvingWhileRegisteringIsSafe() async throws {
+    let container = Container()
+    try container.register(Wheel.self, scope: .singleton) { _ in Wheel() }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for index in 0..<500 {
+          try container.register(String.self, tag: Tag(index)) { _ in "\(index)" }
+        }
+      }
+      for _ in 0..<4 {
+        group.addTask {
+          for _ in 0..<2_000 { _ = try container.resolve(Wheel.self) }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try container.resolve(String.self, tag: 499) == "499")
+  }
+
+  @Test func singletonsWithPropertyHooksArePublishedComplete() throws {
+    for _ in 0..<20 {
+      let container = Container()
+      try container.register(Parent.self, scope: .singleton) { r in Parent(child: try r.resolve()) }
+      try container.register(Child.self, scope: .singleton) { _ in Child() }
+        .resolvingProperties { r, child in child.parent = try r.resolve(Parent.self) }
+      try container.bootstrap()
+      let incomplete = Counter()
+      DispatchQueue.concurrentPerform(iterations: 8) { index in
+        if index.isMultiple(of: 2) {
+          if let child = try? container.resolve(Child.self), child.parent == nil {
+            incomplete.increment()
+          }
+        } else {
+          if let parent = try? container.resolve(Parent.self), parent.child.parent == nil {
+            incomplete.increment()
+          }
+        }
+      }
+      #expect(incomplete.value == 0)
+    }
+  }
+}

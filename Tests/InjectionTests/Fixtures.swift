@@ -1,0 +1,62 @@
+import Synchronization
+
+@testable import Injection
+
+/// Counts calls from any thread: how many times a factory ran.
+final class Counter: Sendable {
+  private let count = Atomic<Int>(0)
+  @discardableResult
+  func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
+  var value: Int { count.load(ordering: .relaxed) }
+}
+
+protocol Engine: Sendable {
+  var name: String { get }
+}
+protocol Startable: Sendable {}
+
+final class PetrolEngine: Engine, Startable {
+  let name: String
+  init(name: String = "petrol") { self.name = name }
+}
+
+final class Wheel: Sendable {}
+
+final class Car: Sendable {
+  let engine: any Engine
+  let front: Wheel
+  let back: Wheel
+  init(engine: any Engine, front: Wheel, back: Wheel) {
+    self.engine = engine
+    self.front = front
+    self.back = back
+  }
+}
+
+/// Wraps an engine, naming itself around the inner one, to see decorator order.
+struct LoggingEngine: Engine {
+  let inner: any Engine
+  let label: String
+  var name: String { "\(label)(\(inner.name))" }
+}
+
+struct Boom: Error, CustomStringConvertible {
+  var description: String { "the disk is full" }
+}
+
+/// A parent and child that point at each other: the child's pointer is set after construction.
+final class Parent: Sendable {
+  let child: Child
+  init(child: Child) { self.child = child }
+}
+
+final class Child: Sendable {
+  private let storage = Locked<Parent?>(nil)
+  var parent: Parent? {
+    get { storage.withLock { $0 } }
+    set { storage.withLock { $0 = newValue } }
+  }
+}
+
+/// Extracts the case of an error for `#expect`, or nil when it is not an `InjectionError`.
+func injectionError(_ error: (any Error)?) -> InjectionError? { error as? InjectionError }
