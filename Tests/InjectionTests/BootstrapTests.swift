@@ -41,12 +41,8 @@ import Testing
   }
 
   @Test func aFailedResolvePublishesNoSingleton() throws {
-    let made = Counter()
     let container = Container()
-    try container.register(Wheel.self, scope: .singleton) { _ in
-      made.increment()
-      return Wheel()
-    }
+    let made = try container.registerCountedWheel(scope: .singleton)
     try container.register(Car.self, scope: .singleton) { r in
       _ = try r.resolve(Wheel.self)
       throw Boom()

@@ -4,13 +4,9 @@ import Testing
 @testable import Injection
 
 @Suite struct ConcurrencyTests {
-  @Test func eightTasksResolvingAHundredThousandTimesMakeTheSingletonOnce() async throws {
-    let made = Counter()
+  @Test func eightTasksResolvingAHundredThousandTimesEachMakeTheSingletonOnce() async throws {
     let container = Container()
-    try container.register(Wheel.self, scope: .singleton) { _ in
-      made.increment()
-      return Wheel()
-    }
+    let made = try container.registerCountedWheel(scope: .singleton)
     try container.register(Car.self, scope: .unique) { r in
       Car(engine: PetrolEngine(), front: try r.resolve(), back: try r.resolve())
     }
@@ -20,10 +16,10 @@ import Testing
       for task in 0..<8 {
         group.addTask {
           var seen = Set<ObjectIdentifier>()
-          for index in 0..<12_500 {
+          for index in 0..<100_000 {
             let wheel: Wheel =
-              index.isMultiple(of: 2)
-              ? try container.resolve() : try container.resolve(Car.self).front
+              index.isMultiple(of: 8)
+              ? try container.resolve(Car.self).front : try container.resolve()
             seen.insert(ObjectIdentifier(wheel))
             if index.isMultiple(of: 1_000) { await Task.yield() }
           }
@@ -38,20 +34,28 @@ import Testing
   }
 
   @Test func aContendedFirstResolveMakesExactlyOneSingleton() throws {
-    for _ in 0..<20 {
+    for _ in 0..<5 {
       let made = Counter()
+      let arrivals = Counter()
       let container = Container()
       try container.register(Wheel.self, scope: .singleton) { _ in
         made.increment()
+        // Keep the making open until the other thread is resolving too, so a container that
+        // let both in would run this factory twice. The deadline only bounds a scheduler that
+        // runs the threads one after the other.
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(500))
+        while arrivals.value < 2 && ContinuousClock.now < deadline {}
         return Wheel()
       }
       try container.bootstrap()
       let seen = Locked<Set<ObjectIdentifier>>([])
-      DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        arrivals.increment()
         if let wheel = try? container.resolve(Wheel.self) {
           _ = seen.withLock { $0.insert(ObjectIdentifier(wheel)) }
         }
       }
+      #expect(arrivals.value == 2)
       #expect(made.value == 1)
       #expect(seen.withLock { $0.count } == 1)
     }

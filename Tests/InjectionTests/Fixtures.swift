@@ -60,3 +60,15 @@ final class Child: Sendable {
 
 /// Extracts the case of an error for `#expect`, or nil when it is not an `InjectionError`.
 func injectionError(_ error: (any Error)?) -> InjectionError? { error as? InjectionError }
+
+extension Container {
+  /// Registers `Wheel` in `scope` and returns the count of how many times its factory ran.
+  func registerCountedWheel(scope: Scope) throws -> Counter {
+    let made = Counter()
+    try register(Wheel.self, scope: scope) { _ in
+      made.increment()
+      return Wheel()
+    }
+    return made
+  }
+}

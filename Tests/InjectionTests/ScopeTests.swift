@@ -31,12 +31,8 @@ import Testing
   }
 
   @Test func singletonIsMadeOnceAndLazily() throws {
-    let made = Counter()
     let container = Container()
-    try container.register(Wheel.self, scope: .singleton) { _ in
-      made.increment()
-      return Wheel()
-    }
+    let made = try container.registerCountedWheel(scope: .singleton)
     #expect(made.value == 0)
     let first: Wheel = try container.resolve()
     let second: Wheel = try container.resolve()
@@ -45,12 +41,8 @@ import Testing
   }
 
   @Test func eagerSingletonIsMadeByBootstrap() throws {
-    let made = Counter()
     let container = Container()
-    try container.register(Wheel.self, scope: .eagerSingleton) { _ in
-      made.increment()
-      return Wheel()
-    }
+    let made = try container.registerCountedWheel(scope: .eagerSingleton)
     #expect(made.value == 0)
     try container.bootstrap()
     #expect(made.value == 1)
@@ -61,12 +53,8 @@ import Testing
   }
 
   @Test func weakSingletonLivesWhileHeldAndIsRemadeAfter() throws {
-    let made = Counter()
     let container = Container()
-    try container.register(Wheel.self, scope: .weakSingleton) { _ in
-      made.increment()
-      return Wheel()
-    }
+    let made = try container.registerCountedWheel(scope: .weakSingleton)
     do {
       let held: Wheel = try container.resolve()
       let again: Wheel = try container.resolve()
