@@ -7,12 +7,29 @@ let package = Package(
   name: "Kernel",
   platforms: [.macOS(.v15), .iOS(.v18)],
   products: [
-    .library(name: "Injection", targets: ["Injection"])
+    .library(name: "Injection", targets: ["Injection"]),
+    .library(name: "Domain", targets: ["Domain"]),
+    .library(name: "Api", targets: ["Api"]),
+    .library(name: "SampleApi", targets: ["SampleApi"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1")
   ],
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.
     .target(name: "Injection"),
+    // Movies, actors and the service protocols the app sees.
+    .target(name: "Domain"),
+    // Environments, routes, the api context, transports, validation, mapping, api services.
+    .target(name: "Api", dependencies: ["Domain"]),
+    // The bundled static API and its loopback fixture server.
+    .target(
+      name: "SampleApi",
+      dependencies: ["Domain", .product(name: "FlyingFox", package: "FlyingFox")]
+    ),
     .testTarget(name: "InjectionTests", dependencies: ["Injection"]),
+    .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain"]),
+    .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A named place the API lives: its base URL and how a token travels to it.
+///
+/// An environment over plain `http://` to a host other than loopback is refused unless it is
+/// marked `allowsInsecureHTTP`: tokens would cross the network in the clear.
+public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertible {
+  public let name: String
+  /// Always ends with `/`, so routes resolve beneath it.
+  public let baseURL: URL
+  /// The header the token goes in: `Authorization`, or e.g. the talk's `AUTH_TOKEN`.
+  public let tokenHeader: String
+  /// Written before the token (`Bearer`), or nil to send the bare token.
+  public let tokenScheme: String?
+  public let allowsInsecureHTTP: Bool
+
+  public init(
+    name: String, baseURL: URL, tokenHeader: String = "Authorization",
+    tokenScheme: String? = "Bearer",
+    allowsInsecureHTTP: Bool = false
+  ) throws {
+    guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let host = baseURL.host, !host.isEmpty
+    else {
+      throw ApiError.invalidEnvironment(
+        name: name, reason: "\(baseURL.absoluteString) is not an http(s) URL with a host")
+    }
+    if scheme == "http" && !allowsInsecureHTTP && !Self.isLoopback(host) {
+      throw ApiError.insecureEnvironment(name: name, url: baseURL.absoluteString)
+    }
+    guard !tokenHeader.isEmpty, tokenHeader.allSatisfy(Self.isTokenCharacter) else {
+      throw ApiError.invalidEnvironment(
+        name: name, reason: "\"\(tokenHeader)\" is not a valid header name")
+    }
+    let text = baseURL.absoluteString
+    self.init(
+      checked: name, baseURL: text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL,
+      tokenHeader: tokenHeader, tokenScheme: tokenScheme, allowsInsecureHTTP: allowsInsecureHTTP)
+  }
+
+  /// Stores values already checked.
+  private init(
+    checked name: String, baseURL: URL, tokenHeader: String, tokenScheme: String?,
+    allowsInsecureHTTP: Bool
+  ) {
+    self.name = name
+    self.baseURL = baseURL
+    self.tokenHeader = tokenHeader
+    self.tokenScheme = tokenScheme
+    self.allowsInsecureHTTP = allowsInsecureHTTP
+  }
+
+  /// Same as `init(name:baseURL:...)` from text, naming the environment when the URL is bad.
+  public init(
+    name: String, baseURL text: String, tokenHeader: String = "Authorization",
+    tokenScheme: String? = "Bearer",
+    allowsInsecureHTTP: Bool = false
+  ) throws {
+    guard let url = URL(string: text) else {
+      throw ApiError.invalidEnvironment(name: name, reason: "\"\(text)\" is not a URL")
+    }
+    try self.init(
+      name: name, baseURL: url, tokenHeader: tokenHeader, tokenScheme: tokenScheme,
+      allowsInsecureHTTP: allowsInsecureHTTP)
+  }
+
+  /// The bundled API, answered in process. Its host is under `.invalid`, a name that never
+  /// resolves, so a request that escaped to the network would fail instead of leaking.
+  public static let sample = ApiEnvironment(
+    checked: "sample",
+    baseURL: URL(string: "https://sample.kernel.invalid/api/") ?? URL(fileURLWithPath: "/"),
+    tokenHeader: "Authorization", tokenScheme: "Bearer", allowsInsecureHTTP: false)
+
+  /// The origin (scheme, host, port) requests to this environment go to.
+  public var origin: Origin { Origin(baseURL) }
+
+  public var description: String { "\(name) (\(baseURL.absoluteString))" }
+
+  // Decoding validates like the initializer: a saved environment is input like any other.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    try self.init(
+      name: try container.decode(String.self, forKey: .name),
+      baseURL: try container.decode(URL.self, forKey: .baseURL),
+      tokenHeader: try container.decodeIfPresent(String.self, forKey: .tokenHeader)
+        ?? "Authorization",
+      tokenScheme: try container.decodeIfPresent(String.self, forKey: .tokenScheme),
+      allowsInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowsInsecureHTTP)
+        ?? false)
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    if host == "localhost" || host == "::1" { return true }
+    let octets = host.split(separator: ".")
+    return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+  }
+
+  private static func isTokenCharacter(_ character: Character) -> Bool {
+    character.isASCII
+      && (character.isLetter || character.isNumber || "!#$%&'*+-.^_`|~".contains(character))
+  }
+}
+
+/// Scheme, host and port: requests to the same origin may carry the environment's token.
+public struct Origin: Sendable, Hashable, CustomStringConvertible {
+  public let scheme: String
+  public let host: String
+  public let port: Int
+
+  public init(_ url: URL) {
+    scheme = url.scheme?.lowercased() ?? ""
+    host = url.host?.lowercased() ?? ""
+    port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+  }
+
+  public var description: String { "\(scheme)://\(host):\(port)" }
+}

@@ -1,0 +1,67 @@
+import Domain
+import Foundation
+
+/// Everything the API layer reports. Each description is one sentence naming the route (or
+/// environment, or file), what went wrong and, where there is one, what to do.
+public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// An `http://` base URL to a host other than loopback without the insecure flag.
+  case insecureEnvironment(name: String, url: String)
+  case invalidEnvironment(name: String, reason: String)
+  /// No connection could be made, or it was lost.
+  case unreachable(route: Route, host: String, reason: String)
+  case timedOut(route: Route, host: String)
+  /// The server answered with a status outside 2xx.
+  case status(route: Route, code: Int, excerpt: String)
+  /// A redirect was not followed: it would have dropped the request's body, or looped.
+  case redirectRefused(route: String, location: String, reason: String)
+  /// The body does not fit what the route returns; `field` is its path, e.g. `cast[2].name`.
+  case decoding(route: Route, field: String, reason: String)
+  /// An envelope (`{"success": 0, ...}`) reported failure.
+  case envelopeFailure(route: Route, message: String)
+  /// The saved api context could not be read or written.
+  case contextStorage(file: String, reason: String)
+
+  public var failure: ServiceFailure {
+    switch self {
+    case .insecureEnvironment, .invalidEnvironment, .contextStorage: .configuration
+    case .unreachable, .timedOut: .unreachable
+    case .status(_, let code, _) where code == 401 || code == 403: .authentication
+    case .status(_, let code, _) where code >= 500 || code == 408 || code == 429: .unavailable
+    case .status, .redirectRefused, .envelopeFailure: .rejected
+    case .decoding: .badData
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .insecureEnvironment(let name, let url):
+      "Environment \(name) uses plain http to a host that is not loopback (\(url)); use https,"
+        + " or mark it insecure-allowed if sending tokens in the clear is really intended."
+    case .invalidEnvironment(let name, let reason):
+      "Environment \(name) is not usable: \(reason)."
+    case .unreachable(let route, let host, let reason):
+      "\(route) could not reach \(host) (\(reason)); check that the server is running and the"
+        + " environment's base URL is right."
+    case .timedOut(let route, let host):
+      "\(route) to \(host) timed out; the server is slow or unreachable."
+    case .status(let route, let code, let excerpt):
+      "\(route) answered HTTP \(code)\(excerpt.isEmpty ? "" : ": \(excerpt)")."
+    case .redirectRefused(let route, let location, let reason):
+      "\(route) was redirected to \(location) and not followed: \(reason)."
+    case .decoding(let route, let field, let reason):
+      "\(route) answered data that does not fit\(field.isEmpty ? "" : " at \(field)"): \(reason)."
+    case .envelopeFailure(let route, let message):
+      "\(route) reported failure: \(message)."
+    case .contextStorage(let file, let reason):
+      "The api context file \(file) could not be used: \(reason)."
+    }
+  }
+
+  /// The first `limit` characters of a body, on one line, for error messages.
+  static func excerpt(_ body: Data, limit: Int = 120) -> String {
+    let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
+      .split(whereSeparator: \.isNewline).joined(separator: " ")
+      .trimmingCharacters(in: .whitespaces)
+    return text.count > limit ? String(text.prefix(limit)) + "…" : text
+  }
+}

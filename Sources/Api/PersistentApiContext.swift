@@ -1,0 +1,121 @@
+import Domain
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A context saved as JSON in the data dir, so the chosen environment and the tokens survive
+/// a restart. The file is created with permissions 0600 (its folder 0700) and replaced
+/// atomically: written beside it, flushed, renamed over it. A file that cannot be read is
+/// reported through `warn`, moved aside and replaced with the defaults; it never stops a run.
+///
+/// The file: `{"environment": "<name>", "tokens": {"<environment name>": "<token>"}}`.
+public final class PersistentApiContext: ApiContext {
+  public let file: URL
+  private let environments: [String: ApiEnvironment]
+  private let state: Mutex<(environment: ApiEnvironment, tokens: [String: AuthToken])>
+
+  /// Opens `file`, or starts from `defaultEnvironment` when there is none. `environments` are
+  /// the ones a saved name may refer to (the config's); a saved name not among them falls back
+  /// to the default with a warning.
+  public init(
+    file: URL, defaultEnvironment: ApiEnvironment, environments: [ApiEnvironment],
+    warn: @Sendable (String) -> Void
+  ) throws {
+    self.file = file
+    var known = Dictionary(
+      environments.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    known[defaultEnvironment.name] = known[defaultEnvironment.name] ?? defaultEnvironment
+    self.environments = known
+    let loaded = Self.load(file, warn: warn)
+    var environment = defaultEnvironment
+    if let loaded {
+      if let saved = known[loaded.environment] {
+        environment = saved
+      } else {
+        warn(
+          "The saved environment \"\(loaded.environment)\" in \(file.path) is not in the config;"
+            + " using \(defaultEnvironment.name).")
+      }
+    }
+    state = Mutex((environment, loaded?.tokens ?? [:]))
+    if loaded == nil { try save() }
+  }
+
+  public var environment: ApiEnvironment { state.withLock { $0.environment } }
+
+  public var token: AuthToken? { state.withLock { $0.tokens[$0.environment.name] } }
+
+  public func use(_ environment: ApiEnvironment) throws {
+    state.withLock { $0.environment = environment }
+    try save()
+  }
+
+  public func store(token: AuthToken?) throws {
+    state.withLock { $0.tokens[$0.environment.name] = token }
+    try save()
+  }
+
+  /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
+  private static func load(_ file: URL, warn: (String) -> Void) -> ContextState? {
+    guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+    do {
+      let data = try Data(contentsOf: file)
+      return try JSONDecoder().decode(ContextState.self, from: data)
+    } catch {
+      let aside = file.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))")
+      try? FileManager.default.moveItem(at: file, to: aside)
+      warn(
+        "The api context file \(file.path) could not be read (\(Self.reason(error))); it was moved"
+          + " to \(aside.lastPathComponent) and replaced with the defaults.")
+      return nil
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    if error is DecodingError { return "it is not a saved context" }
+    return (error as NSError).localizedDescription
+  }
+
+  /// Writes the state to a new 0600 file beside `file`, flushes it, and renames it over `file`.
+  private func save() throws {
+    let snapshot = state.withLock {
+      ContextState(environment: $0.environment.name, tokens: $0.tokens)
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data: Data
+    do { data = try encoder.encode(snapshot) } catch {
+      throw ApiError.contextStorage(file: file.path, reason: "it could not be encoded (\(error))")
+    }
+    let folder = file.deletingLastPathComponent()
+    do {
+      try FileManager.default.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw ApiError.contextStorage(
+        file: file.path, reason: "its folder could not be created (\(error))")
+    }
+    let temporary = folder.appendingPathComponent(
+      ".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard descriptor >= 0 else {
+      throw ApiError.contextStorage(
+        file: file.path, reason: "it could not be written (\(String(cString: strerror(errno))))")
+    }
+    let written = data.withUnsafeBytes { bytes in
+      bytes.baseAddress.map { write(descriptor, $0, bytes.count) } ?? 0
+    }
+    let flushed = fsync(descriptor) == 0
+    close(descriptor)
+    guard written == data.count, flushed, rename(temporary.path, file.path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary.path)
+      throw ApiError.contextStorage(file: file.path, reason: "it could not be written (\(reason))")
+    }
+  }
+}

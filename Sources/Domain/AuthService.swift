@@ -1,0 +1,15 @@
+/// Obtains a token for the current api environment and keeps it where requests find it.
+public protocol AuthService: Sendable {
+  @discardableResult
+  func authorize() async throws -> AuthToken
+}
+
+/// A bearer token. Its description never shows the secret, so it cannot leak into a log line
+/// or an error message by interpolation; read `secret` only to put it on a request.
+public struct AuthToken: Sendable, Hashable, Codable, CustomStringConvertible {
+  public let secret: String
+
+  public init(_ secret: String) { self.secret = secret }
+
+  public var description: String { "token(redacted, \(secret.count) characters)" }
+}

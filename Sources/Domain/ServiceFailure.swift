@@ -1,0 +1,32 @@
+/// What kind of failure an error is, so callers can react without knowing which layer threw:
+/// the command front picks its exit code by it, a cache layer decides whether to fall back.
+public enum ServiceFailure: String, Sendable, Hashable {
+  /// The service could not be reached: no connection, a timeout, a lost connection.
+  case unreachable
+  /// It was reached but could not answer now (5xx after its retries).
+  case unavailable
+  /// It refused the request (4xx other than authentication), e.g. an unknown movie id.
+  case rejected
+  /// Authentication failed or was refused.
+  case authentication
+  /// It answered with data that could not be read.
+  case badData
+  /// The request was cancelled.
+  case cancelled
+  /// Local configuration or storage is at fault.
+  case configuration
+}
+
+/// An error that says what kind of failure it is.
+public protocol ClassifiedError: Error {
+  var failure: ServiceFailure { get }
+}
+
+extension ServiceFailure {
+  /// The failure `error` carries, `.cancelled` for task cancellation, else nil.
+  public static func of(_ error: any Error) -> ServiceFailure? {
+    if let classified = error as? any ClassifiedError { return classified.failure }
+    if error is CancellationError { return .cancelled }
+    return nil
+  }
+}

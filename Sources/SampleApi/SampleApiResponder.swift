@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+
+/// The bundled movie API as a function from request to response, with the faults tests and
+/// demos need. The fixture server serves it over loopback HTTP; an in-process transport can
+/// call it directly, so the `sample` environment needs no network.
+///
+/// Routes, under `Options.basePath`: `GET auth` (a token as plain text), `GET movies/{id}`,
+/// `GET movies/topGrossing/{year}`, `GET movies/topRated/{year}`. Bodies are JSON sent as
+/// `text/html`, as static hosts send them.
+public final class SampleApiResponder: Sendable {
+  /// Behaviour and faults. Every fault is off by default.
+  public struct Options: Sendable {
+    /// The path the routes live under, with leading and trailing slashes.
+    public var basePath = "/api/"
+    /// Added before every answer.
+    public var latency: Duration = .zero
+    /// The first this many requests to each path answer 503: deterministic faults for tests.
+    public var failFirst = 0
+    /// Each request answers 503 with this probability, drawn from a generator seeded by `seed`.
+    public var failureRate = 0.0
+    public var seed: UInt64 = 2017
+    /// The `Retry-After` header sent with injected 503s, in seconds; none when nil.
+    public var retryAfter: Int?
+    /// Movie routes answer 401 until a request carries a token `auth` handed out.
+    public var requireAuth = false
+    /// How long a token stays valid; forever when nil.
+    public var tokenLifetime: Duration?
+    /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
+    public var tokenHeader = "Authorization"
+    public var tokenScheme: String? = "Bearer"
+
+    public init() {}
+  }
+
+  public let options: Options
+  private let state: Mutex<State>
+
+  private struct State {
+    var counts: [String: Int] = [:]
+    var tokens: [String: ContinuousClock.Instant?] = [:]
+    var issued = 0
+    var random: UInt64
+    var authCalls = 0
+  }
+
+  public init(options: Options = Options()) {
+    self.options = options
+    state = Mutex(State(random: options.seed | 1))
+  }
+
+  // MARK: Counters, for tests
+
+  /// How many requests reached `path` (relative to the base path, e.g. `movies/1`, `auth`).
+  public func requests(to path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
+
+  /// How many requests arrived in all.
+  public var totalRequests: Int { state.withLock { $0.counts.values.reduce(0, +) } }
+
+  /// Makes every token handed out so far invalid, as if each had expired.
+  public func expireTokens() { state.withLock { $0.tokens.removeAll() } }
+
+  // MARK: Answering
+
+  public func respond(to request: SampleRequest) async -> SampleResponse {
+    let route =
+      request.path.hasPrefix(options.basePath)
+      ? String(request.path.dropFirst(options.basePath.count)) : nil
+    let (count, injectedFailure) = state.withLock { state -> (Int, Bool) in
+      let key = route ?? request.path
+      state.counts[key, default: 0] += 1
+      return (state.counts[key] ?? 0, Self.draw(&state.random) < options.failureRate)
+    }
+    if options.latency > .zero {
+      do { try await Task.sleep(for: options.latency) } catch {
+        return .error(503, "request cancelled")
+      }
+    }
+    if count <= options.failFirst || injectedFailure {
+      let headers = options.retryAfter.map { ["Retry-After": String($0)] } ?? [:]
+      return .error(503, "the sample API is failing this request on purpose", headers: headers)
+    }
+    guard let route else { return .error(404, "no route at \(request.path)") }
+    guard request.method == "GET" else {
+      return .error(405, "\(request.method) is not allowed on \(route)")
+    }
+    let parts = route.split(separator: "/").map(String.init)
+    if parts == ["auth"] { return issueToken() }
+    if options.requireAuth && !isAuthorized(request) {
+      return .error(401, "a valid token is required: call auth first")
+    }
+    switch parts.count {
+    case 2 where parts[0] == "movies":
+      guard let id = Int(parts[1]), let movie = SampleMovie.movie(id: id) else {
+        return .error(404, "no movie with id \(parts[1])")
+      }
+      return json(movie)
+    case 3 where parts[0] == "movies" && parts[1] == "topGrossing":
+      guard let year = Int(parts[2]) else { return .error(404, "not a year: \(parts[2])") }
+      return json(SampleMovie.topGrossing(year: year))
+    case 3 where parts[0] == "movies" && parts[1] == "topRated":
+      guard let year = Int(parts[2]) else { return .error(404, "not a year: \(parts[2])") }
+      return json(SampleMovie.topRated(year: year))
+    default:
+      return .error(404, "no route at \(route)")
+    }
+  }
+
+  private func issueToken() -> SampleResponse {
+    let token = state.withLock { state -> String in
+      state.issued += 1
+      let token = "sample-\(state.issued)-\(String(Self.next(&state.random), radix: 16))"
+      // updateValue, not subscript assignment: a nil expiry (never expires) must be stored.
+      state.tokens.updateValue(
+        options.tokenLifetime.map { ContinuousClock.now.advanced(by: $0) }, forKey: token)
+      return token
+    }
+    return .staticFile(Data(token.utf8))
+  }
+
+  private func isAuthorized(_ request: SampleRequest) -> Bool {
+    guard var value = request.headers[options.tokenHeader.lowercased()] else { return false }
+    if let scheme = options.tokenScheme {
+      guard value.hasPrefix(scheme + " ") else { return false }
+      value = String(value.dropFirst(scheme.count + 1))
+    }
+    return state.withLock { state in
+      guard let entry = state.tokens[value] else { return false }
+      guard let expiry = entry else { return true }
+      return ContinuousClock.now < expiry
+    }
+  }
+
+  private func json(_ value: some Encodable) -> SampleResponse {
+    do {
+      return .staticFile(try JSONEncoder().encode(value))
+    } catch {
+      return .error(500, "could not encode: \(error)")
+    }
+  }
+
+  /// xorshift64*: a small deterministic generator, so a seeded failure rate repeats exactly.
+  private static func next(_ state: inout UInt64) -> UInt64 {
+    state ^= state >> 12
+    state ^= state << 25
+    state ^= state >> 27
+    return state &* 0x2545_F491_4F6C_DD1D
+  }
+
+  private static func draw(_ state: inout UInt64) -> Double {
+    Double(next(&state) >> 11) / Double(1 << 53)
+  }
+}

@@ -1,0 +1,117 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Testing
+
+@Suite struct ApiContextTests {
+  @Test func switchingTheEnvironmentRedirectsAnAlreadyMadeService() async throws {
+    let first = try await FixtureServer.start()
+    let second = try await FixtureServer.start()
+    let context = InMemoryApiContext(
+      environment: try ApiEnvironment(name: "one", baseURL: first.baseURL))
+    let movies = ApiMovieService(
+      client: ApiClient(context: context, transport: URLSessionTransport()))
+
+    _ = try await movies.movie(id: 1)
+    context.use(try ApiEnvironment(name: "two", baseURL: second.baseURL))
+    _ = try await movies.movie(id: 2)
+    await first.stop()
+    await second.stop()
+
+    #expect(first.responder.requests(to: "movies/1") == 1)
+    #expect(first.responder.requests(to: "movies/2") == 0)
+    #expect(second.responder.requests(to: "movies/2") == 1)
+  }
+
+  @Test func aTokenBelongsToItsEnvironment() throws {
+    let context = InMemoryApiContext(environment: .sample, token: AuthToken("abc"))
+    context.use(try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:1/"))
+    #expect(context.token == nil)
+    context.use(.sample)
+    #expect(context.token == AuthToken("abc"))
+  }
+
+  private func temporaryFile() -> URL {
+    FileManager.default.temporaryDirectory
+      .appendingPathComponent("kernel-context-\(UUID().uuidString)", isDirectory: true)
+      .appendingPathComponent("context.json")
+  }
+
+  private func open(_ file: URL, warnings: Recorder<String> = Recorder()) throws
+    -> PersistentApiContext
+  {
+    let local = try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:8080/api/")
+    return try PersistentApiContext(
+      file: file, defaultEnvironment: .sample, environments: [.sample, local],
+      warn: { warnings.append($0) })
+  }
+
+  @Test func thePersistedContextSurvivesARestartAndIsPrivate() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let context = try open(file)
+    try context.use(try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:8080/api/"))
+    try context.store(token: AuthToken("tok-1"))
+
+    let reopened = try open(file)
+    #expect(reopened.environment.name == "local")
+    #expect(reopened.token == AuthToken("tok-1"))
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    let folder = try FileManager.default.attributesOfItem(
+      atPath: file.deletingLastPathComponent().path)
+    #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    let leftovers = try FileManager.default.contentsOfDirectory(
+      atPath: file.deletingLastPathComponent().path)
+    #expect(leftovers == ["context.json"])
+  }
+
+  @Test func aCorruptContextIsReplacedWithAWarning() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data("{ this is not json".utf8).write(to: file)
+    let warnings = Recorder<String>()
+
+    let context = try open(file, warnings: warnings)
+    #expect(context.environment == .sample)
+    #expect(context.token == nil)
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.contains("could not be read") == true)
+    let files = try FileManager.default.contentsOfDirectory(
+      atPath: file.deletingLastPathComponent().path)
+    #expect(files.contains("context.json"))
+    #expect(files.contains { $0.hasPrefix("context.json.corrupt-") })
+    // The replacement is a good file: opening again warns no more.
+    _ = try open(file, warnings: warnings)
+    #expect(warnings.all.count == 1)
+  }
+
+  @Test func aSavedEnvironmentTheConfigNoLongerHasFallsBackWithAWarning() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(#"{"environment": "staging", "tokens": {}}"#.utf8).write(to: file)
+    let warnings = Recorder<String>()
+    let context = try open(file, warnings: warnings)
+    #expect(context.environment == .sample)
+    #expect(warnings.all.first?.contains("\"staging\"") == true)
+  }
+
+  @Test func anUnwritableFolderIsAClearError() throws {
+    let error = #expect(throws: ApiError.self) {
+      try PersistentApiContext(
+        file: URL(fileURLWithPath: "/proc/kernel-cannot-write/context.json"),
+        defaultEnvironment: .sample,
+        environments: [], warn: { _ in })
+    }
+    guard case .contextStorage(let file, _) = error else {
+      Issue.record("expected contextStorage, got \(String(describing: error))")
+      return
+    }
+    #expect(file == "/proc/kernel-cannot-write/context.json")
+  }
+}

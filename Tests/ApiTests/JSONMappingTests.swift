@@ -1,0 +1,141 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Testing
+
+@Suite struct JSONMappingTests {
+  private static let good = """
+    {"id": 1, "name": "Finding Dory", "year": 2016, "releaseDate": "2016-06-17", "grossing": 486295561,
+     "rating": 77, "cast": [{"name": "Ellen DeGeneres"}, {"name": "Albert Brooks"}, {"name": "Ed O'Neill"}]}
+    """
+
+  /// Serves `body` as the answer to `movies/1` and returns what the service made of it.
+  private func decodeMovie(
+    _ body: String, mapping: JSONMapping = .body
+  ) async throws -> Result<Movie, ApiError> {
+    try await withHarness { harness in
+      harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
+      do {
+        return .success(
+          try await ApiMovieService(client: harness.client, mapping: mapping).movie(id: 1))
+      } catch let error as ApiError {
+        return .failure(error)
+      }
+    }
+  }
+
+  @Test func jsonSentAsTextHtmlDecodes() async throws {
+    let movie = try await decodeMovie(Self.good).get()
+    #expect(movie.name == "Finding Dory")
+    #expect(CalendarDay.string(from: movie.releaseDate) == "2016-06-17")
+  }
+
+  @Test(arguments: [
+    ("{\"id\": 1, \"name\": ", "", "the body is not valid JSON"),
+    (good.replacingOccurrences(of: "\"year\": 2016, ", with: ""), "year", "the field is missing"),
+    (
+      good.replacingOccurrences(of: "\"grossing\": 486295561", with: "\"grossing\": \"lots\""),
+      "grossing", "expected a number"
+    ),
+    (
+      good.replacingOccurrences(of: "{\"name\": \"Ed O'Neill\"}", with: "{\"name\": 7}"),
+      "cast[2].name", "expected a string"
+    ),
+    (
+      good.replacingOccurrences(of: "2016-06-17", with: "2016-13-45"), "releaseDate",
+      "expected a day as yyyy-MM-dd, found \"2016-13-45\""
+    ),
+    (
+      good.replacingOccurrences(of: "\"name\": \"Finding Dory\"", with: "\"name\": null"), "name",
+      "found null"
+    ),
+  ])
+  func badBodiesNameTheRouteAndTheField(body: String, field: String, reason: String) async throws {
+    let result = try await decodeMovie(body)
+    guard case .failure(.decoding(let route, let actualField, let actualReason)) = result else {
+      Issue.record("expected a decoding error, got \(result)")
+      return
+    }
+    #expect(route == .movie(id: 1))
+    #expect(actualField == field)
+    #expect(actualReason.contains(reason))
+    if case .failure(let error) = result {
+      #expect(error.failure == .badData)
+      #expect(error.description.hasPrefix("GET movies/1 answered data that does not fit"))
+    }
+  }
+
+  @Test func aValueIsFoundAtAKeyPath() async throws {
+    let body = "{\"info\": {\"movie\": \(Self.good)}}"
+    let movie = try await decodeMovie(body, mapping: JSONMapping(keyPath: "info.movie")).get()
+    #expect(movie.id == 1)
+  }
+
+  @Test func aFieldPathIncludesTheKeyPath() async throws {
+    let body =
+      "{\"data\": \(Self.good.replacingOccurrences(of: "\"Albert Brooks\"", with: "false"))}"
+    let result = try await decodeMovie(body, mapping: JSONMapping(keyPath: "data"))
+    guard case .failure(.decoding(_, let field, _)) = result else {
+      Issue.record("expected a decoding error, got \(result)")
+      return
+    }
+    #expect(field == "data.cast[1].name")
+  }
+
+  @Test func aMissingKeyPathIsNamed() async throws {
+    let result = try await decodeMovie(
+      "{\"info\": {}}", mapping: JSONMapping(keyPath: "info.movie"))
+    guard case .failure(.decoding(_, let field, let reason)) = result else {
+      Issue.record("expected a decoding error, got \(result)")
+      return
+    }
+    #expect(field == "info.movie")
+    #expect(reason == "the field is missing")
+  }
+
+  @Test(arguments: ["1", "true"])
+  func anEnvelopeThatSucceedsGivesItsData(success: String) async throws {
+    let body = "{\"success\": \(success), \"data\": \(Self.good)}"
+    let movie = try await decodeMovie(body, mapping: JSONMapping(envelope: true)).get()
+    #expect(movie.name == "Finding Dory")
+  }
+
+  @Test func anEnvelopeThatFailsIsAnErrorWithItsMessage() async throws {
+    let body = "{\"success\": 0, \"message\": \"movie locked\"}"
+    let result = try await decodeMovie(body, mapping: JSONMapping(envelope: true))
+    guard case .failure(.envelopeFailure(let route, let message)) = result else {
+      Issue.record("expected an envelope failure, got \(result)")
+      return
+    }
+    #expect(route == .movie(id: 1))
+    #expect(message == "movie locked")
+  }
+
+  @Test func aTokenCanComeAtAKeyPath() async throws {
+    try await withHarness { harness in
+      harness.server.handle("GET", "/api/auth") { _ in
+        htmlResponse("{\"info\": {\"token\": \"abc123\"}}")
+      }
+      let token = try await ApiAuthService(
+        client: harness.client, tokenMapping: JSONMapping(keyPath: "info.token")
+      )
+      .authorize()
+      #expect(token.secret == "abc123")
+      #expect(harness.context.token?.secret == "abc123")
+    }
+  }
+
+  @Test func anEmptyTokenIsRefusedAndNothingIsStored() async throws {
+    try await withHarness { harness in
+      harness.server.handle("GET", "/api/auth") { _ in htmlResponse("  \n") }
+      let error = await apiError { try await ApiAuthService(client: harness.client).authorize() }
+      guard case .decoding(.auth, _, let reason) = error else {
+        Issue.record("expected a decoding error, got \(String(describing: error))")
+        return
+      }
+      #expect(reason.contains("empty"))
+      #expect(harness.context.token == nil)
+    }
+  }
+}

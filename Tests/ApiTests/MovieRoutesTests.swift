@@ -1,0 +1,93 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Testing
+
+@Suite struct MovieRoutesTests {
+  @Test(arguments: TransportKind.allCases)
+  func aMovieByIdDecodesToTheDomainValue(kind: TransportKind) async throws {
+    try await withHarness(kind) { harness in
+      let movie = try await harness.movies.movie(id: 1)
+      #expect(movie == (try expected(try #require(SampleMovie.movie(id: 1)))))
+      #expect(movie.name == "Finding Dory")
+      #expect(CalendarDay.string(from: movie.releaseDate) == "2016-06-17")
+      #expect(movie.cast.map(\.name) == ["Ellen DeGeneres", "Albert Brooks", "Ed O'Neill"])
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func theYearlyListsDecodeInTheServersOrder(kind: TransportKind) async throws {
+    try await withHarness(kind) { harness in
+      let grossing = try await harness.movies.topGrossingMovies(year: 2016)
+      #expect(grossing == (try SampleMovie.topGrossing(year: 2016).map(expected)))
+      #expect(grossing.count == 10)
+      #expect(grossing.first?.name == "Rogue One: A Star Wars Story")
+      let rated = try await harness.movies.topRatedMovies(year: 2015)
+      #expect(rated == (try SampleMovie.topRated(year: 2015).map(expected)))
+      #expect(rated.first?.name == "Inside Out")
+      #expect(try await harness.movies.topGrossingMovies(year: 1999).isEmpty)
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func authStoresThePlainTextTokenInTheContext(kind: TransportKind) async throws {
+    try await withHarness(kind) { harness in
+      #expect(harness.context.token == nil)
+      let token = try await ApiAuthService(client: harness.client).authorize()
+      #expect(token.secret.hasPrefix("sample-1-"))
+      #expect(harness.context.token == token)
+      #expect(!token.description.contains(token.secret))
+      #expect(harness.server.responder.requests(to: "auth") == 1)
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func anUnknownMovieIsARejectionNamingTheRoute(kind: TransportKind) async throws {
+    try await withHarness(kind) { harness in
+      let error = await apiError { try await harness.movies.movie(id: 999) }
+      guard case .status(let route, let code, let excerpt) = error else {
+        Issue.record("expected a status error, got \(String(describing: error))")
+        return
+      }
+      #expect(route == .movie(id: 999))
+      #expect(code == 404)
+      #expect(excerpt.contains("no movie with id 999"))
+      #expect(error?.failure == .rejected)
+      #expect(error?.description.hasPrefix("GET movies/999 answered HTTP 404") == true)
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func serverErrorsAreUnavailableAndNameTheRoute(kind: TransportKind) async throws {
+    var options = SampleApiResponder.Options()
+    options.failFirst = 1
+    try await withHarness(kind, options: options) { harness in
+      let error = await apiError { try await harness.movies.topRatedMovies(year: 2016) }
+      #expect(error?.failure == .unavailable)
+      guard case .status(.topRatedMovies(2016), 503, _) = error else {
+        Issue.record("expected a 503 for the route, got \(String(describing: error))")
+        return
+      }
+      let retried = try await harness.movies.topRatedMovies(year: 2016)
+      #expect(retried.count == 10)
+    }
+  }
+
+  @Test func aServerThatIsNotThereIsUnreachableNamingTheHost() async throws {
+    let server = try await FixtureServer.start()
+    let url = server.baseURL
+    await server.stop()
+    let context = InMemoryApiContext(environment: try ApiEnvironment(name: "gone", baseURL: url))
+    let movies = ApiMovieService(
+      client: ApiClient(context: context, transport: URLSessionTransport()))
+    let error = await apiError { try await movies.movie(id: 1) }
+    guard case .unreachable(let route, let host, _) = error else {
+      Issue.record("expected unreachable, got \(String(describing: error))")
+      return
+    }
+    #expect(route == .movie(id: 1))
+    #expect(host == "127.0.0.1")
+    #expect(error?.failure == .unreachable)
+  }
+}

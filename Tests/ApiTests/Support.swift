@@ -1,0 +1,98 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The two ways a test reaches the sample API: over loopback HTTP, or in process.
+enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case urlSession, sample
+  var testDescription: String { rawValue }
+}
+
+/// A running fixture server and a client pointed at it through the chosen transport.
+struct Harness {
+  let server: FixtureServer
+  let context: InMemoryApiContext
+  let client: ApiClient
+
+  static func start(
+    _ kind: TransportKind = .urlSession, options: SampleApiResponder.Options = .init(),
+    transport configuration: URLSessionTransport.Configuration = .init()
+  ) async throws -> Harness {
+    let server = try await FixtureServer.start(options: options)
+    let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
+    let context = InMemoryApiContext(environment: environment)
+    let transport: any Transport =
+      switch kind {
+      case .urlSession: URLSessionTransport(configuration: configuration)
+      case .sample: sampleTransport(server.responder)
+      }
+    return Harness(
+      server: server, context: context, client: ApiClient(context: context, transport: transport))
+  }
+
+  var movies: ApiMovieService { ApiMovieService(client: client) }
+}
+
+/// Runs `body` with a harness and stops its server afterwards, whatever happens.
+func withHarness<R>(
+  _ kind: TransportKind = .urlSession, options: SampleApiResponder.Options = .init(),
+  transport: URLSessionTransport.Configuration = .init(), _ body: (Harness) async throws -> R
+) async throws -> R {
+  let harness = try await Harness.start(kind, options: options, transport: transport)
+  do {
+    let result = try await body(harness)
+    await harness.server.stop()
+    return result
+  } catch {
+    await harness.server.stop()
+    throw error
+  }
+}
+
+/// The in-process transport over the sample API, as the `sample` environment uses it.
+func sampleTransport(_ responder: SampleApiResponder) -> InProcessTransport {
+  InProcessTransport { request in
+    let sample = SampleRequest(
+      method: request.httpMethod ?? "GET", path: request.url?.path ?? "/",
+      headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody ?? Data())
+    let response = await responder.respond(to: sample)
+    return ApiResponse(status: response.status, headers: response.headers, body: response.body)
+  }
+}
+
+/// The domain value of a bundled movie, as the API layer should produce it.
+func expected(_ movie: SampleMovie) throws -> Movie {
+  Movie(
+    id: movie.id, name: movie.name, year: movie.year,
+    releaseDate: try #require(CalendarDay.date(from: movie.releaseDate)), grossing: movie.grossing,
+    rating: movie.rating, cast: movie.cast.map { MovieActor(name: $0.name) })
+}
+
+/// A response with a JSON body sent as `text/html`, as static hosts do.
+func htmlResponse(_ json: String, status: Int = 200) -> SampleResponse {
+  SampleResponse(status: status, headers: ["Content-Type": "text/html"], body: Data(json.utf8))
+}
+
+/// The `ApiError` a throwing call threw, for matching its case.
+func apiError(_ body: () async throws -> some Any) async -> ApiError? {
+  do {
+    _ = try await body()
+    return nil
+  } catch {
+    return error as? ApiError
+  }
+}
+
+/// Values recorded from any thread, e.g. by a server route.
+final class Recorder<Value: Sendable>: Sendable {
+  private let values = Mutex<[Value]>([])
+  func append(_ value: Value) { values.withLock { $0.append(value) } }
+  var all: [Value] { values.withLock { $0 } }
+}

@@ -1,0 +1,161 @@
+import Api
+import Foundation
+import SampleApi
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct URLSessionTransportTests {
+  /// A server that records the headers of every request to `/record`.
+  private func recorder() async throws -> (FixtureServer, Recorder<[String: String]>) {
+    let server = try await FixtureServer.start()
+    let seen = Recorder<[String: String]>()
+    server.handle("GET", "/record") { request in
+      seen.append(request.headers)
+      return htmlResponse("{}")
+    }
+    return (server, seen)
+  }
+
+  private func request(_ url: URL, token: String = "secret-token") -> URLRequest {
+    var request = URLRequest(url: url)
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    request.setValue(token, forHTTPHeaderField: "AUTH_TOKEN")
+    return request
+  }
+
+  @Test func aRedirectToAnotherPortCarriesNoCredentials() async throws {
+    let (target, seen) = try await recorder()
+    let origin = try await FixtureServer.start()
+    origin.handle("GET", "/hop") { _ in
+      SampleResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(target.port)/record"])
+    }
+    var configuration = URLSessionTransport.Configuration()
+    configuration.credentialHeaders = ["AUTH_TOKEN"]
+    let transport = URLSessionTransport(configuration: configuration)
+    let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/hop"))
+    let response = try await transport.send(request(url))
+    await origin.stop()
+    await target.stop()
+
+    #expect(response.status == 200)
+    let headers = try #require(seen.all.first)
+    #expect(headers["authorization"] == nil)
+    #expect(headers["auth_token"] == nil)
+  }
+
+  @Test func aRedirectWithinTheOriginKeepsCredentials() async throws {
+    let (server, seen) = try await recorder()
+    server.handle("GET", "/hop") { _ in
+      SampleResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(server.port)/record"])
+    }
+    let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/hop"))
+    _ = try await URLSessionTransport().send(request(url))
+    await server.stop()
+    #expect(seen.all.first?["authorization"] == "Bearer secret-token")
+  }
+
+  @Test(arguments: [307, 302])
+  func aRedirectedPostWithABodyIsStoppedAndReported(status: Int) async throws {
+    let server = try await FixtureServer.start()
+    let received = Recorder<Data>()
+    server.handle("POST", "/submit") { _ in
+      SampleResponse(
+        status: status, headers: ["Location": "http://127.0.0.1:\(server.port)/landing"])
+    }
+    server.handle("POST", "/landing") { request in
+      received.append(request.body)
+      return htmlResponse("{}")
+    }
+    server.handle("GET", "/landing") { request in
+      received.append(request.body)
+      return htmlResponse("{}")
+    }
+    var post = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/submit")))
+    post.httpMethod = "POST"
+    post.httpBody = Data("{\"rating\": 5}".utf8)
+    var thrown: (any Error)?
+    do { _ = try await URLSessionTransport().send(post) } catch { thrown = error }
+    await server.stop()
+
+    guard case .redirectRefused(let from, let to, let reason) = thrown as? TransportError else {
+      Issue.record("expected redirectRefused, got \(String(describing: thrown))")
+      return
+    }
+    #expect(from.hasSuffix("/submit"))
+    #expect(to.hasSuffix("/landing"))
+    #expect(reason.contains("without its body"))
+    #expect(received.all.isEmpty)
+  }
+
+  @Test func aRedirectLoopEnds() async throws {
+    let server = try await FixtureServer.start()
+    server.handle("GET", "/loop") { _ in
+      SampleResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(server.port)/loop"])
+    }
+    var thrown: (any Error)?
+    do {
+      _ = try await URLSessionTransport().send(
+        URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/loop"))))
+    } catch { thrown = error }
+    await server.stop()
+    guard case .redirectRefused(_, _, let reason) = thrown as? TransportError else {
+      Issue.record("expected redirectRefused, got \(String(describing: thrown))")
+      return
+    }
+    #expect(reason.contains("redirects"))
+  }
+
+  @Test func aBasicChallengeReturnsThe401InsteadOfHanging() async throws {
+    let server = try await FixtureServer.start()
+    server.handle("GET", "/private") { _ in
+      SampleResponse(
+        status: 401, headers: ["WWW-Authenticate": "Basic realm=\"movies\""], body: Data("no".utf8))
+    }
+    var configuration = URLSessionTransport.Configuration()
+    configuration.requestTimeout = .seconds(5)
+    configuration.resourceTimeout = .seconds(5)
+    let started = ContinuousClock.now
+    let response = try await URLSessionTransport(configuration: configuration)
+      .send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/private"))))
+    await server.stop()
+    #expect(response.status == 401)
+    #expect(ContinuousClock.now - started < .seconds(5))
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func cancellingATaskMidRequestEndsItPromptly(kind: TransportKind) async throws {
+    var options = SampleApiResponder.Options()
+    options.latency = .seconds(30)
+    try await withHarness(kind, options: options) { harness in
+      let task = Task { try await harness.movies.movie(id: 1) }
+      // Cancel once the request has reached the server, so it is truly in flight.
+      while harness.server.responder.requests(to: "movies/1") == 0 { await Task.yield() }
+      let cancelled = ContinuousClock.now
+      task.cancel()
+      let result = await task.result
+      #expect(ContinuousClock.now - cancelled < .seconds(2))
+      #expect(throws: CancellationError.self) { try result.get() }
+    }
+  }
+
+  @Test func aSlowAnswerTimesOut() async throws {
+    var options = SampleApiResponder.Options()
+    options.latency = .seconds(30)
+    var configuration = URLSessionTransport.Configuration()
+    configuration.resourceTimeout = .milliseconds(300)
+    try await withHarness(options: options, transport: configuration) { harness in
+      let started = ContinuousClock.now
+      let error = await apiError { try await harness.movies.movie(id: 2) }
+      #expect(ContinuousClock.now - started >= .milliseconds(300))
+      guard case .timedOut(.movie(2), "127.0.0.1") = error else {
+        Issue.record("expected timedOut, got \(String(describing: error))")
+        return
+      }
+      #expect(ContinuousClock.now - started < .seconds(5))
+      #expect(error?.failure == .unreachable)
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import Domain
+import Foundation
+import SampleApi
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct SampleApiResponderTests {
+  private func get(
+    _ responder: SampleApiResponder, _ path: String, token: String? = nil
+  ) async -> SampleResponse {
+    var headers: [String: String] = [:]
+    if let token { headers["Authorization"] = "Bearer \(token)" }
+    return await responder.respond(to: SampleRequest(path: "/api/" + path, headers: headers))
+  }
+
+  private func json(_ response: SampleResponse) throws -> Any {
+    try JSONSerialization.jsonObject(with: response.body)
+  }
+
+  @Test func theBundledDataHoldsTheTalksTenMoviesOf2016() {
+    let names = Set(SampleMovie.all.filter { $0.year == 2016 }.map(\.name))
+    #expect(
+      names == [
+        "Finding Dory", "Rogue One: A Star Wars Story", "Captain America: Civil War",
+        "The Secret Life of Pets",
+        "The Jungle Book", "Deadpool", "Zootopia", "Batman v Superman: Dawn of Justice",
+        "Suicide Squad",
+        "Doctor Strange",
+      ])
+    for movie in SampleMovie.all {
+      #expect(movie.cast.count == 3, "\(movie.name)")
+      #expect(CalendarDay.date(from: movie.releaseDate) != nil, "\(movie.name)")
+      #expect(movie.releaseDate.hasPrefix(String(movie.year)), "\(movie.name)")
+    }
+    #expect(Set(SampleMovie.all.map(\.id)).count == SampleMovie.all.count)
+  }
+
+  @Test func routesAnswerJSONAsTextHtml() async throws {
+    let responder = SampleApiResponder()
+    let movie = await get(responder, "movies/1")
+    #expect(movie.status == 200)
+    #expect(movie.headers["Content-Type"]?.hasPrefix("text/html") == true)
+    let object = try #require(try json(movie) as? [String: Any])
+    #expect(object["name"] as? String == "Finding Dory")
+    #expect(object["releaseDate"] as? String == "2016-06-17")
+
+    let list = try #require(
+      try json(await get(responder, "movies/topGrossing/2016")) as? [[String: Any]])
+    #expect(
+      list.compactMap { $0["grossing"] as? Int }
+        == list.compactMap { $0["grossing"] as? Int }.sorted(by: >))
+    let rated = try #require(
+      try json(await get(responder, "movies/topRated/2016")) as? [[String: Any]])
+    #expect(rated.first?["name"] as? String == "Zootopia")
+  }
+
+  @Test(arguments: ["movies/99", "movies/abc", "movies/topGrossing/twenty", "nothing/here"])
+  func unknownPathsAre404(path: String) async {
+    #expect(await get(SampleApiResponder(), path).status == 404)
+  }
+
+  @Test func theFirstRequestsOfEachPathFailWhenAsked() async {
+    var options = SampleApiResponder.Options()
+    options.failFirst = 2
+    options.retryAfter = 1
+    let responder = SampleApiResponder(options: options)
+    let statuses = [
+      await get(responder, "movies/1").status, await get(responder, "movies/2").status,
+      await get(responder, "movies/1").status, await get(responder, "movies/1").status,
+    ]
+    #expect(statuses == [503, 503, 503, 200])
+    #expect(await get(responder, "movies/3").headers["Retry-After"] == "1")
+    #expect(responder.requests(to: "movies/1") == 3)
+    #expect(responder.totalRequests == 5)
+  }
+
+  @Test func aSeededFailureRateRepeatsExactly() async {
+    var options = SampleApiResponder.Options()
+    options.failureRate = 0.3
+    options.seed = 42
+    func run() async -> [Int] {
+      let responder = SampleApiResponder(options: options)
+      var statuses: [Int] = []
+      for id in 1...40 { statuses.append(await get(responder, "movies/\(id % 15 + 1)").status) }
+      return statuses
+    }
+    let first = await run()
+    #expect(first == (await run()))
+    let failures = first.filter { $0 == 503 }.count
+    #expect((4...20).contains(failures))
+  }
+
+  @Test func requireAuthAnswers401UntilATokenIsPresented() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    let responder = SampleApiResponder(options: options)
+    #expect(await get(responder, "movies/1").status == 401)
+    let token = String(decoding: await get(responder, "auth").body, as: UTF8.self)
+    #expect(await get(responder, "movies/1", token: token).status == 200)
+    #expect(await get(responder, "movies/1", token: "forged").status == 401)
+    responder.expireTokens()
+    #expect(await get(responder, "movies/1", token: token).status == 401)
+  }
+
+  @Test func tokensExpireAfterTheirLifetime() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.tokenLifetime = .zero
+    let responder = SampleApiResponder(options: options)
+    let token = String(decoding: await get(responder, "auth").body, as: UTF8.self)
+    #expect(await get(responder, "movies/1", token: token).status == 401)
+  }
+
+  @Test func theFixtureServerServesOverLoopback() async throws {
+    let server = try await FixtureServer.start()
+    let (data, response) = try await URLSession.shared.data(
+      from: server.baseURL.appendingPathComponent("movies/2"))
+    await server.stop()
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(String(decoding: data, as: UTF8.self).contains("Rogue One"))
+    #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)/api/")
+  }
+}
