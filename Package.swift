@@ -25,9 +25,13 @@ let package = Package(
     // The bundled static API and its loopback fixture server.
     .target(
       name: "SampleApi",
-      dependencies: ["Domain", .product(name: "FlyingFox", package: "FlyingFox")]
+      dependencies: [
+        "Domain", .product(name: "FlyingFox", package: "FlyingFox"),
+        .product(name: "FlyingSocks", package: "FlyingFox"),
+      ]
     ),
     .testTarget(name: "InjectionTests", dependencies: ["Injection"]),
+    .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
   ],

@@ -14,6 +14,8 @@ let package = Package(
       name: "kernel-bench",
       dependencies: [
         .product(name: "Injection", package: "Kernel"),
+        .product(name: "Api", package: "Kernel"),
+        .product(name: "SampleApi", package: "Kernel"),
         .product(name: "Swinject", package: "Swinject"),
       ]
     )

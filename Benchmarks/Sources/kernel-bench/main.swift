@@ -1,6 +1,9 @@
 // kernel-bench SUITE...: runs the named suites (all when none is named) and prints one line per
 // case, `suite.case name_ns=<n> ...`, medians of interleaved rounds measured in this process.
-let suites: [String: () throws -> Void] = ["container": ContainerBench.run]
+let suites: [String: @Sendable () async throws -> Void] = [
+  "container": { try ContainerBench.run() },
+  "http": { try await HttpBench.run() },
+]
 let requested = Array(CommandLine.arguments.dropFirst())
 let unknown = requested.filter { suites[$0] == nil }
 if !unknown.isEmpty {
@@ -9,6 +12,6 @@ if !unknown.isEmpty {
   )
 } else {
   for name in requested.isEmpty ? suites.keys.sorted() : requested {
-    do { try suites[name]?() } catch { print("kernel-bench: \(name) failed: \(error)") }
+    do { try await suites[name]?() } catch { print("kernel-bench: \(name) failed: \(error)") }
   }
 }
