@@ -26,6 +26,9 @@ public final class SampleApiResponder: Sendable {
     public var requireAuth = false
     /// How long a token stays valid; forever when nil.
     public var tokenLifetime: Duration?
+    /// Movies with ids from just past the bundled ones up to this many more are made up
+    /// (`SampleMovie.generated`), for tests that need many distinct movies.
+    public var extraMovies = 0
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
     public var tokenHeader = "Authorization"
     public var tokenScheme: String? = "Bearer"
@@ -91,7 +94,7 @@ public final class SampleApiResponder: Sendable {
     }
     switch parts.count {
     case 2 where parts[0] == "movies":
-      guard let id = Int(parts[1]), let movie = SampleMovie.movie(id: id) else {
+      guard let id = Int(parts[1]), let movie = movie(id: id) else {
         return .error(404, "no movie with id \(parts[1])")
       }
       return json(movie)
@@ -104,6 +107,12 @@ public final class SampleApiResponder: Sendable {
     default:
       return .error(404, "no route at \(route)")
     }
+  }
+
+  private func movie(id: Int) -> SampleMovie? {
+    if let bundled = SampleMovie.movie(id: id) { return bundled }
+    let last = SampleMovie.all.count
+    return id > last && id <= last + options.extraMovies ? SampleMovie.generated(id: id) : nil
   }
 
   private func issueToken() -> SampleResponse {

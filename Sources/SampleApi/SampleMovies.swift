@@ -85,6 +85,18 @@ extension SampleMovie {
   /// The movie with `id`, if bundled.
   public static func movie(id: Int) -> SampleMovie? { all.first { $0.id == id } }
 
+  /// A made-up movie for an id past the bundled ones, the same every time: for load tests
+  /// that need many distinct movies. Its year is 2014, which no list of the bundled data uses.
+  public static func generated(id: Int) -> SampleMovie {
+    let day = id % 28 + 1
+    let month = id % 12 + 1
+    return SampleMovie(
+      id, "Generated Movie \(id)",
+      "2014-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)",
+      1_000_000 + (id * 7_919) % 90_000_000, Double(30 + id % 70),
+      ["Actor \(id)-1", "Actor \(id)-2", "Actor \(id)-3"])
+  }
+
   /// The year's movies, highest grossing first.
   public static func topGrossing(year: Int) -> [SampleMovie] {
     all.filter { $0.year == year }.sorted { $0.grossing > $1.grossing }

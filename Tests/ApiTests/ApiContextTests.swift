@@ -4,7 +4,7 @@ import Foundation
 import SampleApi
 import Testing
 
-@Suite struct ApiContextTests {
+@Suite(.timeLimit(.minutes(1))) struct ApiContextTests {
   @Test func switchingTheEnvironmentRedirectsAnAlreadyMadeService() async throws {
     let first = try await FixtureServer.start()
     let second = try await FixtureServer.start()

@@ -2,7 +2,7 @@ import Api
 import Foundation
 import Testing
 
-@Suite struct ApiEnvironmentTests {
+@Suite(.timeLimit(.minutes(1))) struct ApiEnvironmentTests {
   @Test(arguments: ["http://api.example.com/", "http://10.0.0.2/api/", "http://192.168.1.1/"])
   func plainHttpToAnotherHostIsRefused(url: String) throws {
     let error = #expect(throws: ApiError.self) { try ApiEnvironment(name: "staging", baseURL: url) }

@@ -4,7 +4,7 @@ import Foundation
 import SampleApi
 import Testing
 
-@Suite struct JSONMappingTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONMappingTests {
   private static let good = """
     {"id": 1, "name": "Finding Dory", "year": 2016, "releaseDate": "2016-06-17", "grossing": 486295561,
      "rating": 77, "cast": [{"name": "Ellen DeGeneres"}, {"name": "Albert Brooks"}, {"name": "Ed O'Neill"}]}

@@ -4,7 +4,7 @@ import Foundation
 import SampleApi
 import Testing
 
-@Suite struct MovieRoutesTests {
+@Suite(.timeLimit(.minutes(1))) struct MovieRoutesTests {
   @Test(arguments: TransportKind.allCases)
   func aMovieByIdDecodesToTheDomainValue(kind: TransportKind) async throws {
     try await withHarness(kind) { harness in

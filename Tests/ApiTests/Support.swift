@@ -23,7 +23,9 @@ struct Harness {
 
   static func start(
     _ kind: TransportKind = .urlSession, options: SampleApiResponder.Options = .init(),
-    transport configuration: URLSessionTransport.Configuration = .init()
+    transport configuration: URLSessionTransport.Configuration = .init(),
+    adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+    retriers: [any RequestRetrier] = []
   ) async throws -> Harness {
     let server = try await FixtureServer.start(options: options)
     let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
@@ -33,8 +35,9 @@ struct Harness {
       case .urlSession: URLSessionTransport(configuration: configuration)
       case .sample: sampleTransport(server.responder)
       }
-    return Harness(
-      server: server, context: context, client: ApiClient(context: context, transport: transport))
+    let client = ApiClient(
+      context: context, transport: transport, adapters: adapters, retriers: retriers)
+    return Harness(server: server, context: context, client: client)
   }
 
   var movies: ApiMovieService { ApiMovieService(client: client) }
@@ -43,9 +46,13 @@ struct Harness {
 /// Runs `body` with a harness and stops its server afterwards, whatever happens.
 func withHarness<R>(
   _ kind: TransportKind = .urlSession, options: SampleApiResponder.Options = .init(),
-  transport: URLSessionTransport.Configuration = .init(), _ body: (Harness) async throws -> R
+  transport: URLSessionTransport.Configuration = .init(),
+  adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+  retriers: [any RequestRetrier] = [],
+  _ body: (Harness) async throws -> R
 ) async throws -> R {
-  let harness = try await Harness.start(kind, options: options, transport: transport)
+  let harness = try await Harness.start(
+    kind, options: options, transport: transport, adapters: adapters, retriers: retriers)
   do {
     let result = try await body(harness)
     await harness.server.stop()

@@ -7,7 +7,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite struct URLSessionTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct URLSessionTransportTests {
   /// A server that records the headers of every request to `/record`.
   private func recorder() async throws -> (FixtureServer, Recorder<[String: String]>) {
     let server = try await FixtureServer.start()

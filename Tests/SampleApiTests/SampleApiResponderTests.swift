@@ -124,3 +124,19 @@ import Testing
     #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)/api/")
   }
 }
+
+@Suite struct GeneratedMoviesTests {
+  @Test func idsPastTheBundledOnesAreMadeUpOnlyWhenAsked() async throws {
+    var options = SampleApiResponder.Options()
+    options.extraMovies = 10
+    let responder = SampleApiResponder(options: options)
+    let made = await responder.respond(to: SampleRequest(path: "/api/movies/25"))
+    #expect(made.status == 200)
+    #expect(String(decoding: made.body, as: UTF8.self).contains("Generated Movie 25"))
+    #expect(await responder.respond(to: SampleRequest(path: "/api/movies/26")).status == 404)
+    #expect(
+      await SampleApiResponder().respond(to: SampleRequest(path: "/api/movies/16")).status == 404)
+    #expect(SampleMovie.generated(id: 400) == SampleMovie.generated(id: 400))
+    #expect(CalendarDay.date(from: SampleMovie.generated(id: 400).releaseDate) != nil)
+  }
+}

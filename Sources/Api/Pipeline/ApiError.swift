@@ -20,11 +20,19 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case envelopeFailure(route: Route, message: String)
   /// The saved api context could not be read or written.
   case contextStorage(file: String, reason: String)
+  /// A 401 that a token refresh could not cure.
+  case authenticationFailed(route: Route, reason: String)
+  /// More token refreshes than allowed in a short time: something keeps invalidating tokens.
+  case excessiveRefresh(route: Route, count: Int, seconds: Int)
+  /// The server asked to retry later than this client waits.
+  case retryAfterTooLong(route: Route, seconds: Int, cap: Int)
 
   public var failure: ServiceFailure {
     switch self {
     case .insecureEnvironment, .invalidEnvironment, .contextStorage: .configuration
     case .unreachable, .timedOut: .unreachable
+    case .authenticationFailed, .excessiveRefresh: .authentication
+    case .retryAfterTooLong: .unavailable
     case .status(_, let code, _) where code == 401 || code == 403: .authentication
     case .status(_, let code, _) where code >= 500 || code == 408 || code == 429: .unavailable
     case .status, .redirectRefused, .envelopeFailure: .rejected
@@ -54,6 +62,14 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       "\(route) reported failure: \(message)."
     case .contextStorage(let file, let reason):
       "The api context file \(file) could not be used: \(reason)."
+    case .authenticationFailed(let route, let reason):
+      "\(route) was refused for want of a valid token: \(reason)."
+    case .excessiveRefresh(let route, let count, let seconds):
+      "\(route) needed a new token, but \(count) were already fetched in the last \(seconds) seconds;"
+        + " something keeps invalidating tokens, so no more are fetched for now."
+    case .retryAfterTooLong(let route, let seconds, let cap):
+      "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"
+        + " try again later."
     }
   }
 

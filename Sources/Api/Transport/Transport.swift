@@ -28,10 +28,21 @@ public struct ApiResponse: Sendable {
 /// Failures of the transport itself, before any status is known. The API client turns them
 /// into `ApiError`s that name the route.
 public enum TransportError: Error, Sendable {
+  /// Refused, lost or no network: may pass on a retry.
   case cannotConnect(host: String, reason: String)
+  /// The name does not resolve: a retry will not help.
+  case unknownHost(host: String)
   case timedOut(host: String)
   /// A redirect was not followed; `reason` says why.
   case redirectRefused(from: String, to: String, reason: String)
+
+  /// Whether the same request may succeed if sent again.
+  public var isTransient: Bool {
+    switch self {
+    case .cannotConnect, .timedOut: true
+    case .unknownHost, .redirectRefused: false
+    }
+  }
 }
 
 /// Answers requests in process with a handler: the `sample` environment's transport, and a

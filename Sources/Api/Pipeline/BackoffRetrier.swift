@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Retries idempotent requests (never POST or PATCH) that failed in a way that may pass:
+/// 408, 429, 500, 502, 503, 504, a timeout, a refused or lost connection. It waits with
+/// exponential backoff and jitter, or as long as `Retry-After` asks, up to `retryAfterCap`; a
+/// longer `Retry-After` fails the request at once rather than leave it hanging.
+public struct BackoffRetrier: RequestRetrier {
+  /// The knobs, with their defaults.
+  public struct Policy: Sendable {
+    /// Retries after the first try.
+    public var maxRetries = 2
+    /// The first wait; each retry doubles it.
+    public var baseDelay: Duration = .milliseconds(200)
+    public var maxDelay: Duration = .seconds(10)
+    /// Each wait is multiplied by a random factor in this range.
+    public var jitter: ClosedRange<Double> = 0.5...1.5
+    /// The longest `Retry-After` honoured.
+    public var retryAfterCap: Duration = .seconds(30)
+    public var statuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    public init() {}
+  }
+
+  public let policy: Policy
+  public var name: String { "backoff" }
+
+  public init(policy: Policy = Policy()) { self.policy = policy }
+
+  public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+    async
+    -> RetryDecision
+  {
+    guard Self.isIdempotent(request.httpMethod ?? "GET") else { return .doNotRetry }
+    let done = attempt.retriesBy[name] ?? 0
+    switch outcome {
+    case .response(let response):
+      guard policy.statuses.contains(response.status) else { return .doNotRetry }
+      if let asked = response.headers["retry-after"].flatMap(Self.retryAfter) {
+        guard asked <= policy.retryAfterCap else {
+          return .fail(
+            ApiError.retryAfterTooLong(
+              route: attempt.route, seconds: Int(asked.components.seconds),
+              cap: Int(policy.retryAfterCap.components.seconds)))
+        }
+        return done < policy.maxRetries ? .retryAfter(asked) : .doNotRetry
+      }
+    case .failure(let error):
+      guard error.isTransient else { return .doNotRetry }
+    }
+    return done < policy.maxRetries ? .retryAfter(delay(afterRetries: done)) : .doNotRetry
+  }
+
+  /// `baseDelay · 2^retries`, capped, times a random factor from `jitter`.
+  func delay(afterRetries retries: Int) -> Duration {
+    let exponential = policy.baseDelay * (1 << min(retries, 20))
+    let capped = min(exponential, policy.maxDelay)
+    return capped * Double.random(in: policy.jitter)
+  }
+
+  static func isIdempotent(_ method: String) -> Bool {
+    ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method.uppercased())
+  }
+
+  /// `Retry-After` as seconds (`120`) or an HTTP date; nil when it is neither.
+  static func retryAfter(_ value: String) -> Duration? {
+    let text = value.trimmingCharacters(in: .whitespaces)
+    if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    guard let date = formatter.date(from: text) else { return nil }
+    return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+  }
+}
+
+extension RequestRetrier where Self == BackoffRetrier {
+  /// Exponential backoff with jitter for idempotent requests, two retries.
+  public static var backoff: Self { BackoffRetrier() }
+
+  /// Backoff with other knobs.
+  public static func backoff(_ policy: BackoffRetrier.Policy) -> Self {
+    BackoffRetrier(policy: policy)
+  }
+}

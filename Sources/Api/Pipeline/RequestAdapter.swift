@@ -1,0 +1,102 @@
+import Domain
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Changes a request before every try, retries included: headers, the token. An adapter that
+/// throws fails the request with its error, and the adapters after it do not run.
+public protocol RequestAdapter: Sendable {
+  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest
+}
+
+/// Several adapters run as one, in order.
+public struct CompositeAdapter: RequestAdapter {
+  public let adapters: [any RequestAdapter]
+
+  public init(_ adapters: [any RequestAdapter]) { self.adapters = adapters }
+
+  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    var adapted = request
+    for adapter in adapters { adapted = try await adapter.adapt(adapted, for: attempt) }
+    return adapted
+  }
+}
+
+/// `Accept: application/json` and `User-Agent: Kernel/<version> (<platform>)`.
+public struct DefaultHeadersAdapter: RequestAdapter {
+  public static let userAgent: String = {
+    #if os(Linux)
+      let platform = "Linux"
+    #elseif os(macOS)
+      let platform = "macOS"
+    #elseif os(iOS)
+      let platform = "iOS"
+    #else
+      let platform = "Swift"
+    #endif
+    return "Kernel/\(KernelVersion.current) (\(platform))"
+  }()
+
+  public init() {}
+
+  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    var adapted = request
+    if adapted.value(forHTTPHeaderField: "Accept") == nil {
+      adapted.setValue("application/json", forHTTPHeaderField: "Accept")
+    }
+    adapted.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
+    return adapted
+  }
+}
+
+/// Puts the context's token on requests to the current environment's own origin, in the
+/// environment's header and scheme (`Authorization: Bearer …`, or a bare `AUTH_TOKEN: …`).
+/// A request to any other origin leaves without it, whatever it carried.
+public struct AuthTokenAdapter: RequestAdapter {
+  public init() {}
+
+  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    let environment = attempt.context.environment
+    var adapted = request
+    guard let url = request.url, Origin(url) == environment.origin,
+      let token = attempt.context.token
+    else {
+      adapted.setValue(nil, forHTTPHeaderField: environment.tokenHeader)
+      return adapted
+    }
+    adapted.setValue(
+      Self.headerValue(token, in: environment), forHTTPHeaderField: environment.tokenHeader)
+    return adapted
+  }
+
+  /// `Bearer <token>`, or the bare token when the environment has no scheme.
+  public static func headerValue(_ token: AuthToken, in environment: ApiEnvironment) -> String {
+    environment.tokenScheme.map { "\($0) \(token.secret)" } ?? token.secret
+  }
+
+  /// The token a request carries for `environment`, if any.
+  static func token(in request: URLRequest, for environment: ApiEnvironment) -> AuthToken? {
+    guard var value = request.value(forHTTPHeaderField: environment.tokenHeader) else { return nil }
+    if let scheme = environment.tokenScheme, value.hasPrefix(scheme + " ") {
+      value.removeFirst(scheme.count + 1)
+    }
+    return AuthToken(value)
+  }
+}
+
+extension RequestAdapter where Self == DefaultHeadersAdapter {
+  /// `Accept` and `User-Agent`.
+  public static var defaultHeaders: Self { DefaultHeadersAdapter() }
+}
+
+extension RequestAdapter where Self == AuthTokenAdapter {
+  /// The context's token, on requests to the environment's own origin only.
+  public static var authToken: Self { AuthTokenAdapter() }
+}
+
+/// The package's version, as the `User-Agent` names it.
+public enum KernelVersion {
+  public static let current = "0.1.0"
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// What a retrier decided about a failed try.
+public enum RetryDecision: Sendable {
+  /// Send again now.
+  case retry
+  /// Send again after waiting this long.
+  case retryAfter(Duration)
+  /// Not this retrier's business: ask the next one.
+  case doNotRetry
+  /// Stop, failing the request with this error instead of the try's.
+  case fail(any Error)
+}
+
+/// Decides whether a failed try is sent again. Retriers run in order until one decides
+/// something other than `doNotRetry`; when none does, the request fails with the try's error.
+public protocol RequestRetrier: Sendable {
+  /// Names the retrier in `Attempt.retriesBy`.
+  var name: String { get }
+  func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+    -> RetryDecision
+}
+
+/// Several retriers run as one: the first that decides wins.
+public struct CompositeRetrier: RequestRetrier {
+  public let retriers: [any RequestRetrier]
+
+  public init(_ retriers: [any RequestRetrier]) { self.retriers = retriers }
+
+  public var name: String { retriers.map(\.name).joined(separator: "+") }
+
+  public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+    async
+    -> RetryDecision
+  {
+    await decide(request, for: attempt, after: outcome).decision
+  }
+
+  /// The first decision that is not `doNotRetry`, with the retrier that made it.
+  func decide(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+    -> (decision: RetryDecision, by: String)
+  {
+    for retrier in retriers {
+      let decision = await retrier.retry(request, for: attempt, after: outcome)
+      if case .doNotRetry = decision { continue }
+      return (decision, retrier.name)
+    }
+    return (.doNotRetry, "")
+  }
+}

@@ -1,0 +1,181 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Counts calls from any thread.
+final class Count: Sendable {
+  private let value = Mutex(0)
+  func increment() { value.withLock { $0 += 1 } }
+  var current: Int { value.withLock { $0 } }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct AuthRefreshRetrierTests {
+  private static var requireAuth: SampleApiResponder.Options {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.extraMovies = 50
+    return options
+  }
+
+  /// Fifty different movies at once, through `harness`.
+  private func storm(_ harness: Harness) async -> [Result<Movie, any Error>] {
+    await withTaskGroup(of: Result<Movie, any Error>.self) { group in
+      for id in 1...50 {
+        group.addTask {
+          do { return .success(try await harness.movies.movie(id: id)) } catch {
+            return .failure(error)
+          }
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func fiftyRequestsWithAnExpiredTokenCauseOneRefresh(kind: TransportKind) async throws {
+    try await withHarness(kind, options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+      harness in
+      let old = try await ApiAuthService(client: harness.client).authorize()
+      harness.server.responder.expireTokens()
+
+      let results = await storm(harness)
+      #expect(results.count == 50)
+      #expect(results.allSatisfy { (try? $0.get()) != nil })
+      #expect(harness.server.responder.requests(to: "auth") == 2)  // the login, then one refresh
+      #expect(harness.context.token != old)
+    }
+  }
+
+  @Test func whenTheRefreshFailsAllFiftyFailAndAuthIsCalledOnce() async throws {
+    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+      harness in
+      harness.context.store(token: AuthToken("expired-long-ago"))
+      let authCalls = Count()
+      harness.server.handle("GET", "/api/auth") { _ in
+        authCalls.increment()
+        return htmlResponse("{\"error\": \"account locked\"}", status: 403)
+      }
+
+      let results = await storm(harness)
+      #expect(authCalls.current == 1)
+      for result in results {
+        guard case .failure(let error) = result, case .authenticationFailed = error as? ApiError
+        else {
+          Issue.record("expected authenticationFailed, got \(result)")
+          continue
+        }
+        #expect(ServiceFailure.of(error) == .authentication)
+      }
+      // No refresh starts again for the same credentials: another request fails at once.
+      await #expect(throws: ApiError.self) { try await harness.movies.movie(id: 1) }
+      #expect(authCalls.current == 1)
+    }
+  }
+
+  @Test func newCredentialsAllowARefreshAgain() async throws {
+    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+      harness.context.store(token: AuthToken("stale"))
+      let fail = Mutex(true)
+      harness.server.handle("GET", "/api/auth") { _ in
+        if fail.withLock({ $0 }) { return htmlResponse("{}", status: 403) }
+        return await harness.server.responder.respond(to: SampleRequest(path: "/api/auth"))
+      }
+      await #expect(throws: ApiError.self) { try await harness.movies.movie(id: 1) }
+      fail.withLock { $0 = false }
+      harness.context.store(token: AuthToken("typed-in-again"))
+      let fetched = try await harness.movies.movie(id: 1)
+      #expect(fetched.id == 1)
+    }
+  }
+
+  @Test func theSixthRefreshWithinThirtySecondsIsExcessive() async throws {
+    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+      try await ApiAuthService(client: harness.client).authorize()
+      for round in 1...5 {
+        harness.server.responder.expireTokens()
+        let fetched = try await harness.movies.movie(id: round)
+        #expect(fetched.id == round)
+      }
+      harness.server.responder.expireTokens()
+      let error = await apiError { try await harness.movies.movie(id: 6) }
+      guard case .excessiveRefresh(.movie(6), 5, 30) = error else {
+        Issue.record("expected excessiveRefresh, got \(String(describing: error))")
+        return
+      }
+      #expect(error?.failure == .authentication)
+      #expect(harness.server.responder.requests(to: "auth") == 6)
+    }
+  }
+
+  @Test func aRequestThatFailedWithAnOlderTokenIsReplayedWithoutARefresh() async throws {
+    /// Sends the first try with a stale token, as a request that left before a refresh would.
+    struct StaleFirstTry: RequestAdapter {
+      func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+        var stale = request
+        if attempt.number == 1 {
+          stale.setValue("Bearer from-before", forHTTPHeaderField: "Authorization")
+        }
+        return stale
+      }
+    }
+    try await withHarness(
+      options: Self.requireAuth, adapters: [.authToken, StaleFirstTry()], retriers: [.authRefresh]
+    ) { harness in
+      try await ApiAuthService(client: harness.client).authorize()
+      let fetched = try await harness.movies.movie(id: 3)
+      #expect(fetched.id == 3)
+      #expect(harness.server.responder.requests(to: "movies/3") == 2)
+      #expect(harness.server.responder.requests(to: "auth") == 1)
+    }
+  }
+
+  @Test func aTokenRefusedRightAfterARefreshFailsInsteadOfLooping() async throws {
+    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+      harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse("{}", status: 401) }
+      let error = await apiError { try await harness.movies.movie(id: 1) }
+      guard case .authenticationFailed(.movie(1), let reason) = error else {
+        Issue.record("expected authenticationFailed, got \(String(describing: error))")
+        return
+      }
+      #expect(reason.contains("refreshed token"))
+      #expect(harness.server.responder.requests(to: "auth") == 1)
+    }
+  }
+
+  @Test func cancellingWhileWaitingForARefreshEndsPromptly() async throws {
+    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+      let authReached = Count()
+      harness.server.handle("GET", "/api/auth") { _ in
+        authReached.increment()
+        try? await Task.sleep(for: .seconds(20))  // a slow auth server
+        return htmlResponse("late-token")
+      }
+      let task = Task { try await harness.movies.movie(id: 1) }
+      while authReached.current == 0 { await Task.yield() }
+      let cancelled = ContinuousClock.now
+      task.cancel()
+      let result = await task.result
+      #expect(ContinuousClock.now - cancelled < .seconds(2))
+      #expect(throws: CancellationError.self) { try result.get() }
+    }
+  }
+
+  @Test func aCancelledRequestNeverStartsARefresh() async throws {
+    var options = Self.requireAuth
+    options.latency = .seconds(20)
+    try await withHarness(options: options, retriers: [.authRefresh]) { harness in
+      let task = Task { try await harness.movies.movie(id: 1) }
+      while harness.server.responder.requests(to: "movies/1") == 0 { await Task.yield() }
+      task.cancel()
+      _ = await task.result
+      #expect(harness.server.responder.requests(to: "auth") == 0)
+    }
+  }
+}

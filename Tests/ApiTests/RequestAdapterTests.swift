@@ -1,0 +1,127 @@
+import Api
+import Domain
+import Foundation
+import SampleApi
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Notes its name and the try number on every adaptation.
+private struct NotingAdapter: RequestAdapter {
+  let name: String
+  let notes: Recorder<String>
+  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    notes.append("\(name)\(attempt.number)")
+    return request
+  }
+}
+
+private struct RefusingAdapter: RequestAdapter {
+  struct Refused: Error {}
+  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    throw Refused()
+  }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct RequestAdapterTests {
+  @Test func adaptersRunInOrderBeforeEveryTry() async throws {
+    var options = SampleApiResponder.Options()
+    options.failFirst = 1
+    var policy = BackoffRetrier.Policy()
+    policy.baseDelay = .milliseconds(1)
+    let notes = Recorder<String>()
+    try await withHarness(
+      options: options,
+      adapters: [NotingAdapter(name: "a", notes: notes), NotingAdapter(name: "b", notes: notes)],
+      retriers: [.backoff(policy)]
+    ) { harness in
+      _ = try await harness.movies.movie(id: 1)
+    }
+    #expect(notes.all == ["a1", "b1", "a2", "b2"])
+  }
+
+  @Test func aThrowingAdapterStopsTheRequestBeforeItIsSent() async throws {
+    let notes = Recorder<String>()
+    try await withHarness(
+      adapters: [
+        NotingAdapter(name: "a", notes: notes), RefusingAdapter(),
+        NotingAdapter(name: "b", notes: notes),
+      ]
+    ) { harness in
+      await #expect(throws: RefusingAdapter.Refused.self) { try await harness.movies.movie(id: 1) }
+      #expect(harness.server.responder.totalRequests == 0)
+    }
+    #expect(notes.all == ["a1"])
+  }
+
+  @Test func defaultHeadersNameThePackage() async throws {
+    try await withHarness { harness in
+      let seen = Recorder<[String: String]>()
+      harness.server.handle("GET", "/api/movies/1") { request in
+        seen.append(request.headers)
+        return htmlResponse("{}", status: 404)
+      }
+      _ = try? await harness.movies.movie(id: 1)
+      let headers = try #require(seen.all.first)
+      #expect(headers["accept"] == "application/json")
+      #expect(headers["user-agent"] == "Kernel/\(KernelVersion.current) (Linux)")
+    }
+  }
+
+  @Test func theTokenGoesInTheEnvironmentsHeaderAndScheme() async throws {
+    try await withHarness { harness in
+      let seen = Recorder<[String: String]>()
+      harness.server.handle("GET", "/api/movies/1") { request in
+        seen.append(request.headers)
+        return htmlResponse("{}", status: 404)
+      }
+      let talkStyle = try ApiEnvironment(
+        name: "talk", baseURL: harness.server.baseURL, tokenHeader: "AUTH_TOKEN", tokenScheme: nil)
+      harness.context.use(talkStyle)
+      harness.context.store(token: AuthToken("t0k3n"))
+      _ = try? await harness.movies.movie(id: 1)
+      #expect(seen.all.first?["auth_token"] == "t0k3n")
+      #expect(seen.all.first?["authorization"] == nil)
+    }
+  }
+
+  @Test func theTokenAdapterNeverAddsTheTokenForAnotherOrigin() async throws {
+    try await withHarness { harness in
+      harness.context.store(token: AuthToken("secret"))
+      let client = harness.client
+      let adapter = AuthTokenAdapter()
+      let attempt = try await firstAttempt(of: client)
+      for other in [
+        "http://127.0.0.1:1/api/movies/1", "https://127.0.0.1:\(harness.server.port)/api/",
+        "http://localhost:\(harness.server.port)/api/",
+      ] {
+        var request = URLRequest(url: try #require(URL(string: other)))
+        request.setValue("Bearer planted", forHTTPHeaderField: "Authorization")
+        let adapted = try await adapter.adapt(request, for: attempt)
+        #expect(adapted.value(forHTTPHeaderField: "Authorization") == nil, "\(other)")
+      }
+      let own = URLRequest(url: Route.movie(id: 1).url(in: harness.context.environment))
+      #expect(
+        try await adapter.adapt(own, for: attempt).value(forHTTPHeaderField: "Authorization")
+          == "Bearer secret")
+    }
+  }
+
+  /// The attempt a client hands its adapters for its first try, caught by a probing adapter.
+  private func firstAttempt(of client: ApiClient) async throws -> Attempt {
+    let caught = Recorder<Attempt>()
+    struct Probe: RequestAdapter {
+      let caught: Recorder<Attempt>
+      func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+        caught.append(attempt)
+        throw CancellationError()
+      }
+    }
+    let probing = ApiClient(
+      context: client.context, transport: client.transport, adapters: [Probe(caught: caught)])
+    _ = try? await probing.response(for: .movie(id: 1))
+    return try #require(caught.all.first)
+  }
+}
