@@ -75,12 +75,7 @@ import Testing
   }
 
   @Test func aServerThatIsNotThereIsUnreachableNamingTheHost() async throws {
-    let server = try await FixtureServer.start()
-    let url = server.baseURL
-    await server.stop()
-    let context = InMemoryApiContext(environment: try ApiEnvironment(name: "gone", baseURL: url))
-    let movies = ApiMovieService(
-      client: ApiClient(context: context, transport: URLSessionTransport()))
+    let movies = ApiMovieService(client: try await clientOfStoppedServer())
     let error = await apiError { try await movies.movie(id: 1) }
     guard case .unreachable(let route, let host, _) = error else {
       Issue.record("expected unreachable, got \(String(describing: error))")

@@ -58,11 +58,7 @@ private struct RefusingAdapter: RequestAdapter {
 
   @Test func defaultHeadersNameThePackage() async throws {
     try await withHarness { harness in
-      let seen = Recorder<[String: String]>()
-      harness.server.handle("GET", "/api/movies/1") { request in
-        seen.append(request.headers)
-        return htmlResponse("{}", status: 404)
-      }
+      let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       _ = try? await harness.movies.movie(id: 1)
       let headers = try #require(seen.all.first)
       #expect(headers["accept"] == "application/json")
@@ -72,11 +68,7 @@ private struct RefusingAdapter: RequestAdapter {
 
   @Test func theTokenGoesInTheEnvironmentsHeaderAndScheme() async throws {
     try await withHarness { harness in
-      let seen = Recorder<[String: String]>()
-      harness.server.handle("GET", "/api/movies/1") { request in
-        seen.append(request.headers)
-        return htmlResponse("{}", status: 404)
-      }
+      let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       let talkStyle = try ApiEnvironment(
         name: "talk", baseURL: harness.server.baseURL, tokenHeader: "AUTH_TOKEN", tokenScheme: nil)
       harness.context.use(talkStyle)

@@ -103,3 +103,37 @@ final class Recorder<Value: Sendable>: Sendable {
   func append(_ value: Value) { values.withLock { $0.append(value) } }
   var all: [Value] { values.withLock { $0 } }
 }
+
+/// A client for an environment whose server has stopped: every connection is refused.
+func clientOfStoppedServer(retriers: [any RequestRetrier] = []) async throws -> ApiClient {
+  let server = try await FixtureServer.start()
+  let url = server.baseURL
+  await server.stop()
+  let context = InMemoryApiContext(environment: try ApiEnvironment(name: "gone", baseURL: url))
+  return ApiClient(context: context, transport: URLSessionTransport(), retriers: retriers)
+}
+
+/// Starts `operation`, waits until `started()` says it is under way, cancels it, and expects it
+/// to end within two seconds with `CancellationError`.
+func expectPromptCancellation(
+  of operation: @escaping @Sendable () async throws -> some Sendable, once started: () -> Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  let task = Task { try await operation() }
+  while !started() { await Task.yield() }
+  let cancelled = ContinuousClock.now
+  task.cancel()
+  let result = await task.result
+  #expect(ContinuousClock.now - cancelled < .seconds(2), sourceLocation: sourceLocation)
+  #expect(throws: CancellationError.self, sourceLocation: sourceLocation) { try result.get() }
+}
+
+/// Answers `GET path` with 404 and records the headers of every request to it.
+func recordHeaders(at path: String, of server: FixtureServer) -> Recorder<[String: String]> {
+  let seen = Recorder<[String: String]>()
+  server.handle("GET", path) { request in
+    seen.append(request.headers)
+    return htmlResponse("{}", status: 404)
+  }
+  return seen
+}
