@@ -11,9 +11,11 @@ let package = Package(
     .library(name: "Domain", targets: ["Domain"]),
     .library(name: "Api", targets: ["Api"]),
     .library(name: "SampleApi", targets: ["SampleApi"]),
+    .library(name: "Store", targets: ["Store"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1")
+    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.
@@ -22,6 +24,9 @@ let package = Package(
     .target(name: "Domain"),
     // Environments, routes, the api context, transports, validation, mapping, api services.
     .target(name: "Api", dependencies: ["Domain"]),
+    // The SQLite cache (GRDB on the system libsqlite3), the offline service, the caching layers.
+    .target(
+      name: "Store", dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")]),
     // The bundled static API and its loopback fixture server.
     .target(
       name: "SampleApi",
@@ -33,6 +38,9 @@ let package = Package(
     .testTarget(name: "InjectionTests", dependencies: ["Injection"]),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain"]),
+    .testTarget(
+      name: "StoreTests",
+      dependencies: ["Store", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
   ],
   swiftLanguageModes: [.v6]

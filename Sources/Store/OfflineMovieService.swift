@@ -1,0 +1,39 @@
+import Domain
+
+/// A `MovieService` that answers from the cache alone: the `offline` profile. "Top grossing of
+/// 2016" comes from every 2016 movie it holds, whichever call stored it, as Realm did.
+public struct OfflineMovieService: MovieService {
+  public let store: MovieStore
+
+  public init(store: MovieStore) { self.store = store }
+
+  public func movie(id: Int) async throws -> Movie {
+    guard let stored = try store.movie(id: id) else { throw CacheMiss(what: "movie \(id)") }
+    return stored.movie
+  }
+
+  public func topGrossingMovies(year: Int) async throws -> [Movie] {
+    let movies = try store.topGrossing(year: year).map(\.movie)
+    if movies.isEmpty { throw CacheMiss(what: "the top-grossing movies of \(year)") }
+    return movies
+  }
+
+  public func topRatedMovies(year: Int) async throws -> [Movie] {
+    let movies = try store.topRated(year: year).map(\.movie)
+    if movies.isEmpty { throw CacheMiss(what: "the top-rated movies of \(year)") }
+    return movies
+  }
+}
+
+/// Nothing is cached for a request, and there is no network to ask.
+public struct CacheMiss: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  public let what: String
+
+  public init(what: String) { self.what = what }
+
+  public var failure: ServiceFailure { .unreachable }
+
+  public var description: String {
+    "Nothing is cached for \(what), and the offline profile does not ask the api; run it once with a network profile."
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import Store
+import Synchronization
+import Testing
+
+@Suite struct MovieDatabaseTests {
+  @Test func theCacheIsOneFileInWALMode() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanUp() }
+    _ = try MovieDatabase.open(at: folder.cache)
+    let mode = try DatabaseQueue(path: folder.cache.path).read { db in
+      try String.fetchOne(db, sql: "PRAGMA journal_mode")
+    }
+    #expect(mode == "wal")
+  }
+
+  @Test func aFileThatIsNotADatabaseIsMovedAsideWithAWarning() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanUp() }
+    try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+    try Data(repeating: 0x42, count: 8192).write(to: folder.cache)
+    let warnings = Warnings()
+
+    let store = MovieStore(database: try MovieDatabase.open(at: folder.cache, warn: warnings.add))
+    try store.store([try movie(1, "After the damage")])
+    #expect(try store.count() == 1)
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.contains("was damaged") == true)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(files.contains { $0.hasPrefix("cache.sqlite.corrupt-") })
+  }
+
+  @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftAlone() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanUp() }
+    let store = MovieStore(database: try MovieDatabase.open(at: folder.cache))
+    try store.store([try movie(1, "Keep me")])
+    try DatabaseQueue(path: folder.cache.path).write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
+    }
+    let error = #expect(throws: StoreError.self) { try MovieDatabase.open(at: folder.cache) }
+    guard case .newerSchema(let file, let unknown) = error else {
+      Issue.record("expected newerSchema, got \(String(describing: error))")
+      return
+    }
+    #expect(file == folder.cache.path)
+    #expect(unknown == ["v9: from the future"])
+    let kept = try DatabaseQueue(path: folder.cache.path).read { db in
+      try String.fetchOne(db, sql: "SELECT name FROM movie WHERE id = 1")
+    }
+    #expect(kept == "Keep me")
+  }
+}
+
+/// Warnings collected from any thread.
+final class Warnings: Sendable {
+  private let lines = Mutex<[String]>([])
+  func add(_ line: String) { lines.withLock { $0.append(line) } }
+  var all: [String] { lines.withLock { $0 } }
+}
