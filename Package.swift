@@ -41,6 +41,8 @@ let package = Package(
     .testTarget(
       name: "StoreTests",
       dependencies: ["Store", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
+    // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
+    .testTarget(name: "IntegrationTests", dependencies: ["Store", "Api", "SampleApi", "Domain"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
   ],
   swiftLanguageModes: [.v6]

@@ -13,9 +13,9 @@ public struct StoredMovie: Sendable, Hashable {
 /// Storing a movie again replaces its fields and its cast (in order), as Realm's
 /// `add(_:update:)` did. Every write is one transaction; every query binds its values.
 public struct MovieStore: Sendable {
-  public let database: MovieDatabase
+  public let database: CacheDatabase
 
-  public init(database: MovieDatabase) { self.database = database }
+  public init(database: CacheDatabase) { self.database = database }
 
   /// Stores `movies` in one transaction, stamped `storedAt`.
   public func store(_ movies: [Movie], storedAt: Date = Date()) throws {
@@ -53,30 +53,35 @@ public struct MovieStore: Sendable {
   }
 
   public func movie(id: Int) throws -> StoredMovie? {
-    try database.writer.read { db in
-      try Self.movies(
-        in: db, sql: "SELECT * FROM movie WHERE id = ?", arguments: [id], order: "m.id"
-      ).first
-    }
+    try database.writer.read { db in try Self.movie(id: id, in: db) }
   }
 
   /// The year's highest-grossing stored movies, from every one stored for that year.
   public func topGrossing(year: Int, limit: Int = 10) throws -> [StoredMovie] {
-    try database.writer.read { db in
-      try Self.movies(
-        in: db, sql: "SELECT * FROM movie WHERE year = ? ORDER BY grossing DESC, id LIMIT ?",
-        arguments: [year, limit], order: "m.grossing DESC, m.id")
-    }
+    try database.writer.read { db in try Self.topGrossing(year: year, limit: limit, in: db) }
   }
 
   /// The year's best-rated stored movies, ties by grossing.
   public func topRated(year: Int, limit: Int = 10) throws -> [StoredMovie] {
-    try database.writer.read { db in
-      try Self.movies(
-        in: db,
-        sql: "SELECT * FROM movie WHERE year = ? ORDER BY rating DESC, grossing DESC, id LIMIT ?",
-        arguments: [year, limit], order: "m.rating DESC, m.grossing DESC, m.id")
-    }
+    try database.writer.read { db in try Self.topRated(year: year, limit: limit, in: db) }
+  }
+
+  static func movie(id: Int, in db: Database) throws -> StoredMovie? {
+    try movies(in: db, sql: "SELECT * FROM movie WHERE id = ?", arguments: [id], order: "m.id")
+      .first
+  }
+
+  static func topGrossing(year: Int, limit: Int, in db: Database) throws -> [StoredMovie] {
+    try movies(
+      in: db, sql: "SELECT * FROM movie WHERE year = ? ORDER BY grossing DESC, id LIMIT ?",
+      arguments: [year, limit], order: "m.grossing DESC, m.id")
+  }
+
+  static func topRated(year: Int, limit: Int, in db: Database) throws -> [StoredMovie] {
+    try movies(
+      in: db,
+      sql: "SELECT * FROM movie WHERE year = ? ORDER BY rating DESC, grossing DESC, id LIMIT ?",
+      arguments: [year, limit], order: "m.rating DESC, m.grossing DESC, m.id")
   }
 
   /// How many movies are stored.

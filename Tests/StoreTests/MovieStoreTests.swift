@@ -7,7 +7,7 @@ import Testing
   @Test func storingAgainReplacesFieldsAndCastKeepingOrder() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanUp() }
-    let store = MovieStore(database: try MovieDatabase.open(at: folder.cache))
+    let store = MovieStore(database: try CacheDatabase.open(at: folder.cache))
     try store.store([
       try movie(
         1, "Finding Dory", grossing: 100, cast: ["Ellen DeGeneres", "Albert Brooks", "Ed O'Neill"])
@@ -25,7 +25,7 @@ import Testing
   }
 
   @Test func aStoredMovieComesBackEqualWithItsDate() throws {
-    let store = MovieStore(database: try MovieDatabase.inMemory())
+    let store = MovieStore(database: try CacheDatabase.inMemory())
     let original = try movie(7, "Zootopia", rating: 78.5)
     let stamp = Date(timeIntervalSince1970: 1_700_000_000)
     try store.store([original], storedAt: stamp)
@@ -35,7 +35,7 @@ import Testing
   }
 
   @Test func yearlyListsAreOrderedAndLimited() throws {
-    let store = MovieStore(database: try MovieDatabase.inMemory())
+    let store = MovieStore(database: try CacheDatabase.inMemory())
     var movies: [Movie] = []
     for id in 1...14 {
       movies.append(try movie(id, "M\(id)", grossing: id * 10, rating: Double(100 - id)))
@@ -52,7 +52,7 @@ import Testing
   }
 
   @Test func valuesAreBoundNeverSpliced() throws {
-    let store = MovieStore(database: try MovieDatabase.inMemory())
+    let store = MovieStore(database: try CacheDatabase.inMemory())
     let hostile = "x'); DROP TABLE movie; --"
     try store.store([try movie(1, hostile, cast: [hostile, "Robert'); DELETE FROM actor; --"])])
     let stored = try #require(try store.movie(id: 1)).movie
@@ -62,7 +62,7 @@ import Testing
   }
 
   @Test func theOfflineServiceAnswersListsFromMoviesStoredOneByOne() async throws {
-    let store = MovieStore(database: try MovieDatabase.inMemory())
+    let store = MovieStore(database: try CacheDatabase.inMemory())
     try store.store([try movie(3, "Civil War", grossing: 408)])
     try store.store([try movie(1, "Finding Dory", grossing: 486)])
     let offline = OfflineMovieService(store: store)
@@ -72,7 +72,7 @@ import Testing
   }
 
   @Test func theOfflineServiceSaysWhatIsNotCached() async throws {
-    let offline = OfflineMovieService(store: MovieStore(database: try MovieDatabase.inMemory()))
+    let offline = OfflineMovieService(store: MovieStore(database: try CacheDatabase.inMemory()))
     let error = await #expect(throws: CacheMiss.self) {
       try await offline.topRatedMovies(year: 2016)
     }

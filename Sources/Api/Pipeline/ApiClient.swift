@@ -38,11 +38,17 @@ public final class ApiClient: Sendable {
       try Task.checkCancellation()
       var request = URLRequest(url: route.url(in: context.environment))
       request.httpMethod = route.method
+      Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       let outcome: AttemptOutcome
       do {
         let response = try await transport.send(request)
-        if (200..<300).contains(response.status) { return response }
+        if (200..<300).contains(response.status) {
+          Self.reportValidators(of: response)
+          if route != .auth { Provenance.record(Provenance(origin: .network, age: 0)) }
+          return response
+        }
+        if response.status == 304 && ConditionalRequest.offered != nil { throw NotModified() }
         outcome = .response(response)
       } catch let error as TransportError {
         outcome = .failure(error)
@@ -65,6 +71,23 @@ public final class ApiClient: Sendable {
   {
     let response = try await response(for: route)
     return try mapping.decode(type, from: response.body, route: route)
+  }
+
+  /// Makes a GET conditional on the validators a cache layer offered for this task.
+  private static func offerValidators(to request: inout URLRequest) {
+    guard request.httpMethod == "GET", let offered = ConditionalRequest.offered else { return }
+    if let etag = offered.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+    if let lastModified = offered.lastModified {
+      request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+    }
+  }
+
+  /// Tells a waiting cache layer the validators of a fresh response.
+  private static func reportValidators(of response: ApiResponse) {
+    guard let received = ConditionalRequest.received else { return }
+    received.set(
+      CacheValidators(
+        etag: response.headers["etag"], lastModified: response.headers["last-modified"]))
   }
 
   static func apiError(_ outcome: AttemptOutcome, route: Route) -> ApiError {

@@ -8,7 +8,7 @@ import GRDB
 /// is corrupt, is moved aside (`cache.sqlite.corrupt-<timestamp>`) with a warning and replaced:
 /// the cache is disposable. Other processes may write the same file: writes wait up to
 /// `busyTimeout` for each other.
-public final class MovieDatabase: Sendable {
+public final class CacheDatabase: Sendable {
   let writer: any DatabaseWriter
   /// The file, or nil in memory.
   public let file: URL?
@@ -21,7 +21,7 @@ public final class MovieDatabase: Sendable {
   /// Opens (creating if needed) the database at `file`.
   public static func open(
     at file: URL, busyTimeout: TimeInterval = 5, warn: @Sendable (String) -> Void = { _ in }
-  ) throws -> MovieDatabase {
+  ) throws -> CacheDatabase {
     do {
       try FileManager.default.createDirectory(
         at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
@@ -44,20 +44,20 @@ public final class MovieDatabase: Sendable {
   }
 
   /// A database in memory, for tests.
-  public static func inMemory() throws -> MovieDatabase {
+  public static func inMemory() throws -> CacheDatabase {
     let queue = try DatabaseQueue()
     try migrate(queue, file: ":memory:")
-    return MovieDatabase(writer: queue, file: nil)
+    return CacheDatabase(writer: queue, file: nil)
   }
 
-  private static func connect(_ file: URL, busyTimeout: TimeInterval) throws -> MovieDatabase {
+  private static func connect(_ file: URL, busyTimeout: TimeInterval) throws -> CacheDatabase {
     var configuration = Configuration()
     configuration.busyMode = .timeout(busyTimeout)
     configuration.foreignKeysEnabled = true
     do {
       let pool = try DatabasePool(path: file.path, configuration: configuration)
       try migrate(pool, file: file.path)
-      return MovieDatabase(writer: pool, file: file)
+      return CacheDatabase(writer: pool, file: file)
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     {
@@ -120,7 +120,8 @@ public final class MovieDatabase: Sendable {
             key TEXT PRIMARY KEY,
             storedAt REAL NOT NULL,
             etag TEXT,
-            lastModified TEXT
+            lastModified TEXT,
+            payload BLOB
           ) WITHOUT ROWID;
           """)
     }

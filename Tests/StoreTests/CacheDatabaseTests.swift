@@ -4,11 +4,11 @@ import Store
 import Synchronization
 import Testing
 
-@Suite struct MovieDatabaseTests {
+@Suite struct CacheDatabaseTests {
   @Test func theCacheIsOneFileInWALMode() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanUp() }
-    _ = try MovieDatabase.open(at: folder.cache)
+    _ = try CacheDatabase.open(at: folder.cache)
     let mode = try DatabaseQueue(path: folder.cache.path).read { db in
       try String.fetchOne(db, sql: "PRAGMA journal_mode")
     }
@@ -22,7 +22,7 @@ import Testing
     try Data(repeating: 0x42, count: 8192).write(to: folder.cache)
     let warnings = Warnings()
 
-    let store = MovieStore(database: try MovieDatabase.open(at: folder.cache, warn: warnings.add))
+    let store = MovieStore(database: try CacheDatabase.open(at: folder.cache, warn: warnings.add))
     try store.store([try movie(1, "After the damage")])
     #expect(try store.count() == 1)
     #expect(warnings.all.count == 1)
@@ -34,12 +34,12 @@ import Testing
   @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftAlone() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanUp() }
-    let store = MovieStore(database: try MovieDatabase.open(at: folder.cache))
+    let store = MovieStore(database: try CacheDatabase.open(at: folder.cache))
     try store.store([try movie(1, "Keep me")])
     try DatabaseQueue(path: folder.cache.path).write { db in
       try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
     }
-    let error = #expect(throws: StoreError.self) { try MovieDatabase.open(at: folder.cache) }
+    let error = #expect(throws: StoreError.self) { try CacheDatabase.open(at: folder.cache) }
     guard case .newerSchema(let file, let unknown) = error else {
       Issue.record("expected newerSchema, got \(String(describing: error))")
       return

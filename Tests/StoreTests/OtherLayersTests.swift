@@ -1,0 +1,112 @@
+import Domain
+import Foundation
+import Store
+import Synchronization
+import Testing
+
+/// Counts the calls that reach it, then passes them on.
+private final class CountingLayer: ServiceLayer {
+  private let count = Mutex(0)
+  var arrived: Int { count.withLock { $0 } }
+  func run<Value: Sendable>(
+    _ operation: ServiceCall<Value>, next: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    count.withLock { $0 += 1 }
+    return try await next()
+  }
+}
+
+/// A base whose calls wait until the test opens it.
+private final class GatedMovies: MovieService {
+  private let state = Mutex<(open: Bool, calls: Int, waiting: [CheckedContinuation<Void, Never>])>(
+    (false, 0, []))
+  let movie: Movie
+  init(_ movie: Movie) { self.movie = movie }
+  var calls: Int { state.withLock { $0.calls } }
+  func open() {
+    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.open = true
+      defer { state.waiting = [] }
+      return state.waiting
+    }
+    waiting.forEach { $0.resume() }
+  }
+  func movie(id: Int) async throws -> Movie {
+    await withCheckedContinuation { continuation in
+      let open = state.withLock { state -> Bool in
+        state.calls += 1
+        if !state.open { state.waiting.append(continuation) }
+        return state.open
+      }
+      if open { continuation.resume() }
+    }
+    return movie
+  }
+  func topGrossingMovies(year: Int) async throws -> [Movie] { [movie] }
+  func topRatedMovies(year: Int) async throws -> [Movie] { [movie] }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct OtherLayersTests {
+  @Test func concurrentIdenticalCallsShareOneBaseCall() async throws {
+    let dory = try movie(1, "Finding Dory")
+    let base = GatedMovies(dory)
+    let counting = CountingLayer()
+    let service = LayeredMovieService(base: base, layers: [counting, DedupeLayer()])
+    let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
+      for _ in 0..<10 { group.addTask { try await service.movie(id: 1) } }
+      // Open the base once every call has reached the dedupe layer.
+      while counting.arrived < 10 { await Task.yield() }
+      base.open()
+      return try await group.reduce(into: [Movie]()) { $0.append($1) }
+    }
+    #expect(movies == Array(repeating: dory, count: 10))
+    #expect(base.calls == 1)
+    _ = try await service.movie(id: 1)
+    #expect(base.calls == 2)  // a call after the shared one finished goes to the base again
+  }
+
+  @Test func theMemoryLayerKeepsRecentResultsForTheirMaxAge() async throws {
+    let clock = TestClock()
+    let base = ScriptedMovieService([try movie(1, "A"), try movie(2, "B"), try movie(3, "C")])
+    let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), now: { clock.now })
+    let service = LayeredMovieService(base: base, layers: [memory])
+
+    _ = try await service.movie(id: 1)
+    clock.advance(4)
+    let recorder = Provenance.Recorder()
+    _ = try await Provenance.$recorder.withValue(recorder) { try await service.movie(id: 1) }
+    #expect(base.calls == 1)
+    #expect(recorder.all == [Provenance(origin: .cache, age: 4)])
+
+    clock.advance(7)
+    _ = try await service.movie(id: 1)  // 11 s old: asked again
+    #expect(base.calls == 2)
+
+    _ = try await service.movie(id: 2)
+    _ = try await service.movie(id: 1)  // 1 is now the most recently used
+    _ = try await service.movie(id: 3)  // evicts 2
+    #expect(memory.count == 2)
+    let before = base.calls
+    _ = try await service.movie(id: 1)
+    #expect(base.calls == before)
+    _ = try await service.movie(id: 2)
+    #expect(base.calls == before + 1)
+  }
+
+  @Test func theLoggingLayerNamesTheOperationOriginAndFailure() async throws {
+    let lines = Warnings()
+    let base = ScriptedMovieService([try movie(1, "A")])
+    let service = LayeredMovieService(
+      base: base,
+      layers: [
+        LoggingLayer(log: lines.add),
+        CachingLayer(database: try .inMemory(), policy: .networkFirst),
+      ])
+    _ = try await service.movie(id: 1)
+    base.fail(.rejected)
+    _ = try? await service.movie(id: 2)
+    #expect(lines.all.count == 2)
+    #expect(lines.all[0].hasPrefix("movie movies/1: from network in "))
+    #expect(lines.all[1].hasPrefix("movie movies/2: failed after "))
+  }
+}
