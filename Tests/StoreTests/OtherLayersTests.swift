@@ -29,7 +29,7 @@ private final class GatedMovies: MovieService {
       defer { state.waiting = [] }
       return state.waiting
     }
-    waiting.forEach { $0.resume() }
+    for continuation in waiting { continuation.resume() }
   }
   func movie(id: Int) async throws -> Movie {
     await withCheckedContinuation { continuation in

@@ -16,13 +16,13 @@ public struct LoggingLayer: ServiceLayer {
     let started = ContinuousClock.now
     do {
       let value = try await Provenance.$recorder.withValue(recorder) { try await next() }
-      recorder.all.forEach { outer?.record($0) }
+      for provenance in recorder.all { outer?.record(provenance) }
       log(
         "\(operation.name) \(operation.key): from \(recorder.origin ?? "the base") in \(Self.milliseconds(since: started)) ms"
       )
       return value
     } catch {
-      recorder.all.forEach { outer?.record($0) }
+      for provenance in recorder.all { outer?.record(provenance) }
       log(
         "\(operation.name) \(operation.key): failed after \(Self.milliseconds(since: started)) ms: \(error)"
       )
