@@ -8,6 +8,7 @@ let package = Package(
   dependencies: [
     .package(name: "Kernel", path: ".."),
     .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     .executableTarget(
@@ -16,6 +17,8 @@ let package = Package(
         .product(name: "Injection", package: "Kernel"),
         .product(name: "Api", package: "Kernel"),
         .product(name: "SampleApi", package: "Kernel"),
+        .product(name: "Store", package: "Kernel"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Swinject", package: "Swinject"),
       ]
     )

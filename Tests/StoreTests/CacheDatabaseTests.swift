@@ -20,6 +20,9 @@ import Testing
     defer { folder.cleanUp() }
     try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
     try Data(repeating: 0x42, count: 8192).write(to: folder.cache)
+    let context = folder.url.appendingPathComponent("context.json")
+    let saved = Data(#"{"environment": "local", "tokens": {}}"#.utf8)
+    try saved.write(to: context)
     let warnings = Warnings()
 
     let store = MovieStore(database: try CacheDatabase.open(at: folder.cache, warn: warnings.add))
@@ -29,6 +32,7 @@ import Testing
     #expect(warnings.all.first?.contains("was damaged") == true)
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(files.contains { $0.hasPrefix("cache.sqlite.corrupt-") })
+    #expect(try Data(contentsOf: context) == saved)  // the saved context is another file, untouched
   }
 
   @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftAlone() throws {

@@ -3,6 +3,7 @@
 let suites: [String: @Sendable () async throws -> Void] = [
   "container": { try ContainerBench.run() },
   "http": { try await HttpBench.run() },
+  "store": { try StoreBench.run() },
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 let unknown = requested.filter { suites[$0] == nil }

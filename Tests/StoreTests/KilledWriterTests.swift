@@ -1,0 +1,94 @@
+import Domain
+import Foundation
+import GRDB
+import Store
+import Testing
+
+/// Set in the child process that `aWriterKilledMidTransactionLeavesOldOrNewData` starts.
+private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER_CHILD_DB"]
+
+@Suite struct KilledWriterTests {
+  /// Ten thousand movies, all named for one round, so a reader can tell which write it sees.
+  private static func batch(round: Int) throws -> [Movie] {
+    try (1...10_000).map { id in try movie(id, "Movie \(id) round \(round)", grossing: id) }
+  }
+
+  /// Not a test on its own: the child of the test below, storing batch after batch until killed.
+  @Test(.enabled(if: writerChildFile != nil))
+  func writerChild() throws {
+    let store = MovieStore(
+      database: try CacheDatabase.open(at: URL(fileURLWithPath: writerChildFile ?? "")))
+    for round in 1... {
+      let movies = try Self.batch(round: round)
+      try store.store(movies) { stored in
+        FileHandle.standardOutput.write(
+          Data("KERNEL-CHILD: round \(round) stored \(stored)\n".utf8))
+      }
+      FileHandle.standardOutput.write(Data("KERNEL-CHILD: committed \(round)\n".utf8))
+    }
+  }
+
+  @Test(.enabled(if: writerChildFile == nil), .timeLimit(.minutes(1)))
+  func aWriterKilledMidTransactionLeavesOldOrNewData() async throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanUp() }
+    _ = try CacheDatabase.open(at: folder.cache)
+
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
+    child.arguments = ["--testing-library", "swift-testing", "--filter", "writerChild"]
+    child.environment = ProcessInfo.processInfo.environment.merging([
+      "KERNEL_WRITER_CHILD_DB": folder.cache.path
+    ]) { $1 }
+    let output = Pipe()
+    child.standardOutput = output
+    child.standardError = FileHandle.nullDevice
+    try child.run()
+    // Kill it half-way through the second batch: the first is committed, the second is inside
+    // its transaction with 5,000 movies written.
+    let seen = await lines(
+      of: output.fileHandleForReading, until: "KERNEL-CHILD: round 2 stored 5000")
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(seen.contains("KERNEL-CHILD: committed 1"))
+    #expect(child.terminationReason == .uncaughtSignal)
+
+    let database = try CacheDatabase.open(at: folder.cache)
+    let queue = try DatabaseQueue(path: folder.cache.path)
+    let integrity = try await queue.read { db in
+      try String.fetchOne(db, sql: "PRAGMA integrity_check")
+    }
+    #expect(integrity == "ok")
+    let names = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM movie")
+    }
+    #expect(names.count == 10_000)
+    let rounds = Set(names.compactMap { $0.split(separator: " ").last.map(String.init) })
+    #expect(rounds.count == 1, "a mix of rounds: \(rounds)")
+    #expect(try MovieStore(database: database).topGrossing(year: 2016).count == 10)
+  }
+
+  /// The lines `handle` gives until one equals `last`, read off the cooperative pool.
+  private func lines(of handle: FileHandle, until last: String) async -> [String] {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        var buffer = ""
+        var lines: [String] = []
+        while true {
+          let data = handle.availableData
+          if data.isEmpty { break }
+          buffer += String(decoding: data, as: UTF8.self)
+          while let newline = buffer.firstIndex(of: "\n") {
+            let line = String(buffer[..<newline])
+            buffer.removeSubrange(...newline)
+            lines.append(line)
+            if line == last {
+              continuation.resume(returning: lines)
+              return
+            }
+          }
+        }
+        continuation.resume(returning: lines)
+      }
+    }
+  }
+}
