@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Api", targets: ["Api"]),
     .library(name: "SampleApi", targets: ["SampleApi"]),
     .library(name: "Store", targets: ["Store"]),
+    .library(name: "Composition", targets: ["Composition"]),
   ],
   dependencies: [
     .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
@@ -27,6 +28,10 @@ let package = Package(
     // The SQLite cache (GRDB on the system libsqlite3), the offline service, the caching layers.
     .target(
       name: "Store", dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")]),
+    // Reads the config and builds the object graph per profile: the one place naming concrete types.
+    .target(
+      name: "Composition", dependencies: ["Injection", "Domain", "Api", "Store", "SampleApi"],
+      path: "Composition"),
     // The bundled static API and its loopback fixture server.
     .target(
       name: "SampleApi",
@@ -43,6 +48,9 @@ let package = Package(
       dependencies: ["Store", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
     // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
     .testTarget(name: "IntegrationTests", dependencies: ["Store", "Api", "SampleApi", "Domain"]),
+    .testTarget(
+      name: "CompositionTests",
+      dependencies: ["Composition", "Injection", "Domain", "Api", "Store", "SampleApi"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
   ],
   swiftLanguageModes: [.v6]

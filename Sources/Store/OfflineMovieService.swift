@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 
 /// A `MovieService` that answers from the cache alone: the `offline` profile. "Top grossing of
 /// 2016" comes from every 2016 movie it holds, whichever call stored it, as Realm did.
@@ -9,19 +10,26 @@ public struct OfflineMovieService: MovieService {
 
   public func movie(id: Int) async throws -> Movie {
     guard let stored = try store.movie(id: id) else { throw CacheMiss(what: "movie \(id)") }
-    return stored.movie
+    return Self.answer([stored])[0]
   }
 
   public func topGrossingMovies(year: Int) async throws -> [Movie] {
-    let movies = try store.topGrossing(year: year).map(\.movie)
-    if movies.isEmpty { throw CacheMiss(what: "the top-grossing movies of \(year)") }
-    return movies
+    let stored = try store.topGrossing(year: year)
+    if stored.isEmpty { throw CacheMiss(what: "the top-grossing movies of \(year)") }
+    return Self.answer(stored)
   }
 
   public func topRatedMovies(year: Int) async throws -> [Movie] {
-    let movies = try store.topRated(year: year).map(\.movie)
-    if movies.isEmpty { throw CacheMiss(what: "the top-rated movies of \(year)") }
-    return movies
+    let stored = try store.topRated(year: year)
+    if stored.isEmpty { throw CacheMiss(what: "the top-rated movies of \(year)") }
+    return Self.answer(stored)
+  }
+
+  /// The movies, recorded as a cache answer as old as the oldest of them.
+  private static func answer(_ stored: [StoredMovie]) -> [Movie] {
+    let oldest = stored.map(\.storedAt).min() ?? Date()
+    Provenance.record(Provenance(origin: .cache, age: max(0, Date().timeIntervalSince(oldest))))
+    return stored.map(\.movie)
   }
 }
 

@@ -1,0 +1,206 @@
+import Api
+import Domain
+import Foundation
+import Injection
+import Store
+
+/// What a run adds to the configuration: where data lives, what the command line chose, and
+/// where logs and warnings go.
+public struct Runtime: Sendable {
+  public var dataDirectory: URL
+  /// `--environment`, overriding the saved and the configured one.
+  public var environment: String?
+  /// `--base-url`, overriding the chosen environment's base URL.
+  public var baseURL: String?
+  public var log: @Sendable (String) -> Void
+  public var warn: @Sendable (String) -> Void
+
+  public init(
+    dataDirectory: URL, environment: String? = nil, baseURL: String? = nil,
+    log: @escaping @Sendable (String) -> Void = { _ in },
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.dataDirectory = dataDirectory
+    self.environment = environment
+    self.baseURL = baseURL
+    self.log = log
+    self.warn = warn
+  }
+}
+
+/// The composition root: the only place that names concrete types. It registers what a
+/// profile's stacks need, and nothing else (the offline profile gets no transport at all).
+public enum KernelComposition {
+  /// A validated, bootstrapped container for `profile` (the config's default when nil).
+  public static func bootstrap(config: KernelConfig, profile: String? = nil, runtime: Runtime)
+    throws -> Container
+  {
+    let container = try compose(config: config, profile: profile, runtime: runtime)
+    try container.validate()
+    try container.bootstrap()
+    return container
+  }
+
+  /// The registrations for `profile`, not yet validated: tests override parts of it in a child.
+  public static func compose(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
+    -> Container
+  {
+    let name = profile ?? config.profile
+    guard let chosen = config.profiles[name] else {
+      throw ConfigError.unknownName(
+        file: config.file, key: "profile", name: name, valid: config.profiles.keys.sorted())
+    }
+    let stack = try StackEntry.parseStack(
+      chosen.movies, file: config.file, key: "profiles.\(name).movies")
+    let container = Container()
+    try container.register(Runtime.self, scope: .singleton) { _ in runtime }
+    if stack.source == .api { try registerApi(config, runtime, in: container) }
+    if stack.usesStore {
+      try container.register(CacheDatabase.self, scope: .singleton) { _ in
+        try CacheDatabase.open(
+          at: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), warn: runtime.warn)
+      }
+    }
+    try registerMovies(stack, in: container)
+    return container
+  }
+
+  // MARK: The api side
+
+  private static func registerApi(
+    _ config: KernelConfig, _ runtime: Runtime, in container: Container
+  ) throws {
+    let environments = try config.environments.keys.sorted().map {
+      try environment($0, in: config, runtime: nil)
+    }
+    let configured = try chosenEnvironment(config, runtime)
+    try container.register(ApiEnvironment.self, scope: .singleton) { _ in configured }
+    let adapters = try config.adapters.enumerated().map {
+      try adapter($0.element, config, key: "adapters[\($0.offset)]")
+    }
+    let retriers = try config.retriers.enumerated().map {
+      try retrier($0.element, config, key: "retriers[\($0.offset)]")
+    }
+
+    try container.register((any ApiContext).self, scope: .singleton) { r in
+      let environment = try r.resolve(ApiEnvironment.self)
+      switch config.context {
+      case .memory:
+        return InMemoryApiContext(environment: environment)
+      case .persistent:
+        let context = try PersistentApiContext(
+          file: runtime.dataDirectory.appendingPathComponent("context.json"),
+          defaultEnvironment: environment,
+          environments: environments, warn: runtime.warn)
+        // --environment and --base-url win over the saved environment, for this run only.
+        if runtime.environment != nil || runtime.baseURL != nil { try context.use(environment) }
+        return context
+      }
+    }
+    try container.register((any Transport).self, scope: .singleton) { r in
+      let environment = try r.resolve(ApiEnvironment.self)
+      if environment.name == "sample" && runtime.baseURL == nil {
+        return InProcessTransport.sample()
+      }
+      var transport = URLSessionTransport.Configuration()
+      transport.requestTimeout = .seconds(config.timeouts.requestSeconds)
+      transport.resourceTimeout = .seconds(config.timeouts.resourceSeconds)
+      transport.credentialHeaders = Set(environments.map(\.tokenHeader))
+      return URLSessionTransport(configuration: transport)
+    }
+    try container.register(ApiClient.self, scope: .singleton) { r in
+      ApiClient(
+        context: try r.resolve(), transport: try r.resolve(), adapters: adapters, retriers: retriers
+      )
+    }
+    try container.register((any AuthService).self, scope: .singleton) { r in
+      ApiAuthService(client: try r.resolve())
+    }
+  }
+
+  /// The environment a run uses: `--environment`, else the configured default; `--base-url`
+  /// replaces its base URL.
+  static func chosenEnvironment(_ config: KernelConfig, _ runtime: Runtime) throws -> ApiEnvironment
+  {
+    try environment(runtime.environment ?? config.environment, in: config, runtime: runtime)
+  }
+
+  static func environment(_ name: String, in config: KernelConfig, runtime: Runtime?) throws
+    -> ApiEnvironment
+  {
+    guard let described = config.environments[name] else {
+      throw ConfigError.unknownName(
+        file: config.file, key: "environment", name: name, valid: config.environments.keys.sorted())
+    }
+    do {
+      return try ApiEnvironment(
+        name: name, baseURL: runtime?.baseURL ?? described.baseURL,
+        tokenHeader: described.tokenHeader,
+        tokenScheme: described.tokenScheme, allowsInsecureHTTP: described.insecure)
+    } catch let error as ApiError {
+      throw ConfigError.invalidEnvironment(
+        file: config.file, key: "environments.\(name).baseURL", reason: error.description)
+    }
+  }
+
+  private static func adapter(_ name: String, _ config: KernelConfig, key: String) throws
+    -> any RequestAdapter
+  {
+    switch name {
+    case "defaultHeaders": return .defaultHeaders
+    case "authToken": return .authToken
+    default:
+      throw ConfigError.unknownName(
+        file: config.file, key: key, name: name, valid: ["authToken", "defaultHeaders"])
+    }
+  }
+
+  private static func retrier(_ name: String, _ config: KernelConfig, key: String) throws
+    -> any RequestRetrier
+  {
+    switch name {
+    case "authRefresh": return .authRefresh
+    case "backoff":
+      var policy = BackoffRetrier.Policy()
+      policy.maxRetries = config.retry.maxRetries
+      policy.baseDelay = .milliseconds(config.retry.baseDelayMs)
+      policy.retryAfterCap = .seconds(config.retry.retryAfterCapSeconds)
+      return .backoff(policy)
+    default:
+      throw ConfigError.unknownName(
+        file: config.file, key: key, name: name, valid: ["authRefresh", "backoff"])
+    }
+  }
+
+  // MARK: The movie stack
+
+  /// Registers the stack's source as `MovieService`, then one decorator per layer, innermost
+  /// first, so the first layer named ends up outermost.
+  private static func registerMovies(_ stack: StackEntry.Stack, in container: Container) throws {
+    switch stack.source {
+    case .api:
+      try container.register((any MovieService).self, scope: .singleton) { r in
+        ApiMovieService(client: try r.resolve())
+      }
+    case .store:
+      try container.register((any MovieService).self, scope: .singleton) { r in
+        OfflineMovieService(store: MovieStore(database: try r.resolve()))
+      }
+    }
+    for entry in stack.layers.reversed() {
+      try container.decorate((any MovieService).self) { r, base in
+        LayeredMovieService(base: base, layers: [try layer(entry, r)])
+      }
+    }
+  }
+
+  private static func layer(_ entry: StackEntry.Layer, _ r: Resolver) throws -> any ServiceLayer {
+    switch entry {
+    case .logging: LoggingLayer(log: try r.resolve(Runtime.self).log)
+    case .dedupe: DedupeLayer()
+    case .memory(let capacity, let seconds):
+      MemoryLayer(capacity: capacity, maxAge: .seconds(seconds))
+    case .cache(let policy): CachingLayer(database: try r.resolve(), policy: policy)
+    }
+  }
+}

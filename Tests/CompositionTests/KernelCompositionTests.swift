@@ -1,0 +1,166 @@
+import Api
+import Composition
+import Domain
+import Foundation
+import Injection
+import SampleApi
+import Store
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1))) struct KernelCompositionTests {
+  private let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "kernel-composition-\(UUID().uuidString)")
+
+  private func runtime(environment: String? = nil, baseURL: String? = nil) -> Runtime {
+    Runtime(dataDirectory: folder, environment: environment, baseURL: baseURL)
+  }
+
+  private func traced<T>(_ body: () async throws -> T) async throws -> (T, String?) {
+    let recorder = Provenance.Recorder()
+    let value = try await Provenance.$recorder.withValue(recorder) { try await body() }
+    return (value, recorder.origin)
+  }
+
+  @Test func theLayeredProfileAnswersFromTheSampleApiThenTheOfflineProfileFromTheCache()
+    async throws
+  {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let layered = try KernelComposition.bootstrap(config: .builtIn, runtime: runtime())
+    let (online, onlineOrigin) = try await traced {
+      try await layered.resolve((any MovieService).self).topGrossingMovies(year: 2016)
+    }
+    #expect(online.count == 10)
+    #expect(onlineOrigin == "network")
+
+    let offline = try KernelComposition.bootstrap(
+      config: .builtIn, profile: "offline", runtime: runtime())
+    let (cached, cachedOrigin) = try await traced {
+      try await offline.resolve((any MovieService).self).topGrossingMovies(year: 2016)
+    }
+    #expect(cached == online)
+    #expect(cachedOrigin == "cache")
+  }
+
+  @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let offline = try KernelComposition.bootstrap(
+      config: .builtIn, profile: "offline", runtime: runtime())
+    let services = offline.registrations.map(\.service)
+    #expect(!services.contains("Transport"))
+    #expect(!services.contains("ApiClient"))
+    #expect(!services.contains("AuthService"))
+    #expect(services.contains("MovieService"))
+    #expect(!offline.graph.rendered(as: .text).contains("Transport"))
+  }
+
+  @Test func theLayeredStackIsDecoratorsOverTheSource() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let layered = try KernelComposition.bootstrap(config: .builtIn, runtime: runtime())
+    let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
+    #expect(movies.decorators == 3)
+    let graph = layered.graph.rendered(as: .text)
+    #expect(graph.contains("MovieService [singleton, 3 decorator(s)]"))
+    #expect(graph.contains("Transport"))
+  }
+
+  @Test func theApiProfileReachesALocalServerThroughTheOverrides() async throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try await FixtureServer.start()
+    let api = try KernelComposition.bootstrap(
+      config: .builtIn, profile: "api",
+      runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString))
+    let (movies, origin) = try await traced {
+      try await api.resolve((any MovieService).self).topRatedMovies(year: 2016)
+    }
+    await server.stop()
+    #expect(movies.first?.name == "Zootopia")
+    #expect(origin == "network")
+    #expect(server.responder.requests(to: "movies/topRated/2016") == 1)
+  }
+
+  @Test func aTestOverridesATransportInAChildOfTheRealComposition() async throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let real = try KernelComposition.compose(config: .builtIn, profile: "api", runtime: runtime())
+    try real.bootstrap()
+    let calls = Mutex(0)
+    let test = real.child()
+    try test.register((any Transport).self, scope: .singleton) { _ in
+      InProcessTransport { _ in
+        calls.withLock { $0 += 1 }
+        return ApiResponse(status: 503)
+      }
+    }
+    await #expect(throws: ApiError.self) {
+      try await test.resolve((any MovieService).self).movie(id: 1)
+    }
+    #expect(calls.withLock { $0 } == 3)  // the first try and the configured two retries
+    #expect(try await real.resolve((any MovieService).self).movie(id: 1).name == "Finding Dory")
+  }
+
+  @Test(arguments: [
+    (
+      "profile", "nightly",
+      "the built-in config: profile names \"nightly\", which is not one of: api, layered, offline."
+    )
+  ])
+  func anUnknownProfileListsTheValidOnes(key: String, name: String, message: String) throws {
+    let error = #expect(throws: ConfigError.self) {
+      try KernelComposition.bootstrap(config: .builtIn, profile: name, runtime: runtime())
+    }
+    #expect(error?.description == message)
+    #expect(error.map { ServiceFailure.of($0) } == .configuration)
+  }
+
+  @Test func configErrorsNameTheKeyAndWhatIsValid() throws {
+    func failure(
+      _ change: (inout KernelConfig) -> Void, profile: String? = nil, runtime: Runtime? = nil
+    ) -> String {
+      var config = KernelConfig.builtIn
+      config.file = "Config/kernel.yaml"
+      change(&config)
+      do {
+        _ = try KernelComposition.compose(
+          config: config, profile: profile, runtime: runtime ?? self.runtime())
+        return "no error"
+      } catch {
+        return "\(error)"
+      }
+    }
+    #expect(
+      failure { $0.profiles["layered"]?.movies = ["logging", "cache(networkFirst)"] }
+        == "Config/kernel.yaml: the stack profiles.layered.movies [logging, cache(networkFirst)] must end in a source, api or store."
+    )
+    #expect(
+      failure { $0.profiles["layered"]?.movies = ["logging", "cahce", "api"] }
+        == "Config/kernel.yaml: profiles.layered.movies[1] names \"cahce\", which is not one of: api, store, cache(<policy>), dedupe, logging, memory(<capacity>, <seconds>)."
+    )
+    let unknownPolicy = failure { $0.profiles["layered"]?.movies = ["cache(sometimes)", "api"] }
+    #expect(
+      unknownPolicy.contains(
+        "profiles.layered.movies[0] names \"sometimes\", which is not one of: cacheOnly, networkOnly"
+      ))
+    #expect(
+      failure { $0.profiles["layered"]?.movies = ["cache(cacheFirst, soon)", "api"] }
+        == "Config/kernel.yaml: profiles.layered.movies[0] is \"cache(cacheFirst, soon)\", but it must be a whole number of seconds or items above 0."
+    )
+    #expect(
+      failure { $0.retriers = ["authRefresh", "retryForever"] }
+        == "Config/kernel.yaml: retriers[1] names \"retryForever\", which is not one of: authRefresh, backoff."
+    )
+    #expect(
+      failure({ _ in }, runtime: runtime(environment: "staging"))
+        == "Config/kernel.yaml: environment names \"staging\", which is not one of: local, production, sample."
+    )
+    let insecure = failure(
+      { _ in }, runtime: runtime(environment: "local", baseURL: "http://10.1.2.3/api/"))
+    #expect(
+      insecure.hasPrefix(
+        "Config/kernel.yaml: environments.local.baseURL is not usable: Environment local uses plain http"
+      ))
+  }
+}
