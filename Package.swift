@@ -42,7 +42,7 @@ let package = Package(
     ),
     .testTarget(name: "InjectionTests", dependencies: ["Injection"]),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
-    .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain"]),
+    .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain", "Composition"]),
     .testTarget(
       name: "StoreTests",
       dependencies: ["Store", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -9,7 +9,9 @@ import SampleApi
 extension InProcessTransport {
   /// The `sample` environment's transport: the bundled API answering in process, so the default
   /// profile needs no network and no other process.
-  static func sample(_ responder: SampleApiResponder = SampleApiResponder()) -> InProcessTransport {
+  public static func sample(_ responder: SampleApiResponder = SampleApiResponder())
+    -> InProcessTransport
+  {
     InProcessTransport { request in
       let sample = SampleRequest(
         method: request.httpMethod ?? "GET", path: request.url?.path ?? "/",

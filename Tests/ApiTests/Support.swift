@@ -1,4 +1,5 @@
 import Api
+import Composition
 import Domain
 import Foundation
 import SampleApi
@@ -33,7 +34,7 @@ struct Harness {
     let transport: any Transport =
       switch kind {
       case .urlSession: URLSessionTransport(configuration: configuration)
-      case .sample: sampleTransport(server.responder)
+      case .sample: InProcessTransport.sample(server.responder)
       }
     let client = ApiClient(
       context: context, transport: transport, adapters: adapters, retriers: retriers)
@@ -60,17 +61,6 @@ func withHarness<R>(
   } catch {
     await harness.server.stop()
     throw error
-  }
-}
-
-/// The in-process transport over the sample API, as the `sample` environment uses it.
-func sampleTransport(_ responder: SampleApiResponder) -> InProcessTransport {
-  InProcessTransport { request in
-    let sample = SampleRequest(
-      method: request.httpMethod ?? "GET", path: request.url?.path ?? "/",
-      headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody ?? Data())
-    let response = await responder.respond(to: sample)
-    return ApiResponse(status: response.status, headers: response.headers, body: response.body)
   }
 }
 
