@@ -13,10 +13,19 @@ let package = Package(
     .library(name: "SampleApi", targets: ["SampleApi"]),
     .library(name: "Store", targets: ["Store"]),
     .library(name: "Composition", targets: ["Composition"]),
+    .executable(name: "kernel", targets: ["kernel"]),
   ],
   dependencies: [
     .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(
+      url: "https://github.com/apple/swift-configuration", from: "1.4.0",
+      traits: [.defaults, "YAML", "CommandLineArguments"]),
+    // Yams directly only for what swift-configuration does not surface: the line and column of
+    // a syntax error or of an unknown key.
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.
@@ -30,8 +39,21 @@ let package = Package(
       name: "Store", dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")]),
     // Reads the config and builds the object graph per profile: the one place naming concrete types.
     .target(
-      name: "Composition", dependencies: ["Injection", "Domain", "Api", "Store", "SampleApi"],
+      name: "Composition",
+      dependencies: [
+        "Injection", "Domain", "Api", "Store", "SampleApi",
+        .product(name: "Configuration", package: "swift-configuration"),
+        .product(name: "Yams", package: "Yams"),
+      ],
       path: "Composition"),
+    // The command front: parsing, rendering, exit codes. It resolves protocols, never names a service.
+    .executableTarget(
+      name: "kernel",
+      dependencies: [
+        "Composition", "Domain", "Api", "Store", "Injection", "SampleApi",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // The bundled static API and its loopback fixture server.
     .target(
       name: "SampleApi",
@@ -52,6 +74,8 @@ let package = Package(
       name: "CompositionTests",
       dependencies: ["Composition", "Injection", "Domain", "Api", "Store", "SampleApi"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
+    // The built `kernel` binary, run as a process against `kernel serve`.
+    .testTarget(name: "EndToEndTests", dependencies: ["kernel", "SampleApi"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -41,6 +41,17 @@ public enum KernelComposition {
     return container
   }
 
+  /// The api side alone, whatever the profile's stack: environments, context, transport, auth.
+  /// `kernel auth` and `kernel env` use it, so they work under any profile.
+  public static func bootstrapApi(config: KernelConfig, runtime: Runtime) throws -> Container {
+    let container = Container()
+    try container.register(Runtime.self, scope: .singleton) { _ in runtime }
+    try registerApi(config, runtime, in: container)
+    try container.validate()
+    try container.bootstrap()
+    return container
+  }
+
   /// The registrations for `profile`, not yet validated: tests override parts of it in a child.
   public static func compose(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
     -> Container
@@ -60,6 +71,9 @@ public enum KernelComposition {
         try CacheDatabase.open(
           at: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), warn: runtime.warn)
       }
+      try container.register((any CacheMaintenance).self, scope: .singleton) { r in
+        try r.resolve(CacheDatabase.self)
+      }
     }
     try registerMovies(stack, in: container)
     return container
@@ -70,9 +84,7 @@ public enum KernelComposition {
   private static func registerApi(
     _ config: KernelConfig, _ runtime: Runtime, in container: Container
   ) throws {
-    let environments = try config.environments.keys.sorted().map {
-      try environment($0, in: config, runtime: nil)
-    }
+    let environments = try environments(config)
     let configured = try chosenEnvironment(config, runtime)
     try container.register(ApiEnvironment.self, scope: .singleton) { _ in configured }
     let adapters = try config.adapters.enumerated().map {
@@ -83,23 +95,30 @@ public enum KernelComposition {
     }
 
     try container.register((any ApiContext).self, scope: .singleton) { r in
-      let environment = try r.resolve(ApiEnvironment.self)
+      let configured = try r.resolve(ApiEnvironment.self)
       switch config.context {
       case .memory:
-        return InMemoryApiContext(environment: environment)
+        return InMemoryApiContext(environment: configured)
       case .persistent:
         let context = try PersistentApiContext(
           file: runtime.dataDirectory.appendingPathComponent("context.json"),
-          defaultEnvironment: environment,
+          defaultEnvironment: try environment(config.environment, in: config, runtime: nil),
           environments: environments, warn: runtime.warn)
-        // --environment and --base-url win over the saved environment, for this run only.
-        if runtime.environment != nil || runtime.baseURL != nil { try context.use(environment) }
+        // --environment and --base-url win over the saved environment, for this run only;
+        // --base-url alone replaces the base URL of the saved one.
+        if runtime.environment != nil {
+          context.override(with: configured)
+        } else if runtime.baseURL != nil {
+          context.override(
+            with: try environment(context.environment.name, in: config, runtime: runtime))
+        }
         return context
       }
     }
     try container.register((any Transport).self, scope: .singleton) { r in
-      let environment = try r.resolve(ApiEnvironment.self)
-      if environment.name == "sample" && runtime.baseURL == nil {
+      // The sample environment is answered in process, unless its URL was replaced.
+      let current = try r.resolve((any ApiContext).self).environment
+      if current.name == "sample" && runtime.baseURL == nil {
         return InProcessTransport.sample()
       }
       var transport = URLSessionTransport.Configuration()
@@ -123,6 +142,11 @@ public enum KernelComposition {
   static func chosenEnvironment(_ config: KernelConfig, _ runtime: Runtime) throws -> ApiEnvironment
   {
     try environment(runtime.environment ?? config.environment, in: config, runtime: runtime)
+  }
+
+  /// The environments the config defines, as the api sees them.
+  public static func environments(_ config: KernelConfig) throws -> [ApiEnvironment] {
+    try config.environments.keys.sorted().map { try environment($0, in: config, runtime: nil) }
   }
 
   static func environment(_ name: String, in config: KernelConfig, runtime: Runtime?) throws

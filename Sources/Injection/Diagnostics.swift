@@ -30,8 +30,9 @@ extension Container {
   }
 }
 
-/// Levenshtein distance between two strings, by characters.
-func editDistance(_ a: String, _ b: String) -> Int {
+/// Levenshtein distance between two strings, by characters. `package`: the config loader
+/// suggests the closest valid key with it too.
+package func editDistance(_ a: String, _ b: String) -> Int {
   let a = Array(a)
   let b = Array(b)
   if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
@@ -44,4 +45,14 @@ func editDistance(_ a: String, _ b: String) -> Int {
     previous = current
   }
   return previous[b.count]
+}
+
+/// The candidate a person most likely meant by `name` (case-insensitive, within half of its
+/// length in edits), if any.
+package func closestName(to name: String, in candidates: [String]) -> String? {
+  let wanted = name.lowercased()
+  let limit = max(2, wanted.count / 2)
+  return candidates.map { ($0, editDistance(wanted, $0.lowercased())) }
+    .filter { $0.1 <= limit }
+    .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
 }

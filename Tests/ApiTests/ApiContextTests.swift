@@ -67,6 +67,21 @@ import Testing
     #expect(leftovers == ["context.json"])
   }
 
+  @Test func anOverrideLastsOneProcessAndKeepsTheSavedChoice() throws {
+    let file = temporaryFile()
+    let local = try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:1/")
+    let context = try open(file)
+    try context.use(local)
+    context.override(with: .sample)
+    try context.store(token: AuthToken("for-sample"))  // saving while overridden
+    #expect(context.environment.name == "sample")
+
+    let reopened = try open(file)
+    #expect(reopened.environment.name == "local")
+    reopened.override(with: .sample)
+    #expect(reopened.token == AuthToken("for-sample"))
+  }
+
   @Test func aCorruptContextIsReplacedWithAWarning() throws {
     let file = temporaryFile()
     defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

@@ -30,7 +30,7 @@ import Testing
     async throws
   {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelComposition.bootstrap(config: .builtIn, runtime: runtime())
+    let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
     let (online, onlineOrigin) = try await traced {
       try await layered.resolve((any MovieService).self).topGrossingMovies(year: 2016)
     }
@@ -38,7 +38,7 @@ import Testing
     #expect(onlineOrigin == "network")
 
     let offline = try KernelComposition.bootstrap(
-      config: .builtIn, profile: "offline", runtime: runtime())
+      config: try .builtIn(), profile: "offline", runtime: runtime())
     let (cached, cachedOrigin) = try await traced {
       try await offline.resolve((any MovieService).self).topGrossingMovies(year: 2016)
     }
@@ -49,7 +49,7 @@ import Testing
   @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let offline = try KernelComposition.bootstrap(
-      config: .builtIn, profile: "offline", runtime: runtime())
+      config: try .builtIn(), profile: "offline", runtime: runtime())
     let services = offline.registrations.map(\.service)
     #expect(!services.contains("Transport"))
     #expect(!services.contains("ApiClient"))
@@ -60,7 +60,7 @@ import Testing
 
   @Test func theLayeredStackIsDecoratorsOverTheSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelComposition.bootstrap(config: .builtIn, runtime: runtime())
+    let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
     let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
     #expect(movies.decorators == 3)
     let graph = layered.graph.rendered(as: .text)
@@ -72,7 +72,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: folder) }
     let server = try await FixtureServer.start()
     let api = try KernelComposition.bootstrap(
-      config: .builtIn, profile: "api",
+      config: try .builtIn(), profile: "api",
       runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString))
     let (movies, origin) = try await traced {
       try await api.resolve((any MovieService).self).topRatedMovies(year: 2016)
@@ -85,7 +85,8 @@ import Testing
 
   @Test func aTestOverridesATransportInAChildOfTheRealComposition() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let real = try KernelComposition.compose(config: .builtIn, profile: "api", runtime: runtime())
+    let real = try KernelComposition.compose(
+      config: try .builtIn(), profile: "api", runtime: runtime())
     try real.bootstrap()
     let calls = Mutex(0)
     let test = real.child()
@@ -110,7 +111,7 @@ import Testing
   ])
   func anUnknownProfileListsTheValidOnes(key: String, name: String, message: String) throws {
     let error = #expect(throws: ConfigError.self) {
-      try KernelComposition.bootstrap(config: .builtIn, profile: name, runtime: runtime())
+      try KernelComposition.bootstrap(config: try .builtIn(), profile: name, runtime: runtime())
     }
     #expect(error?.description == message)
     #expect(error.map { ServiceFailure.of($0) } == .configuration)
@@ -120,7 +121,7 @@ import Testing
     func failure(
       _ change: (inout KernelConfig) -> Void, profile: String? = nil, runtime: Runtime? = nil
     ) -> String {
-      var config = KernelConfig.builtIn
+      guard var config = try? KernelConfig.builtIn() else { return "the built-in config fails" }
       config.file = "Config/kernel.yaml"
       change(&config)
       do {

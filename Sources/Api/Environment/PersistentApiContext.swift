@@ -17,7 +17,9 @@ import Synchronization
 public final class PersistentApiContext: ApiContext {
   public let file: URL
   private let environments: [String: ApiEnvironment]
-  private let state: Mutex<(environment: ApiEnvironment, tokens: [String: AuthToken])>
+  /// The environment in use, the one saved (they differ after `override(with:)`), the tokens.
+  private let state:
+    Mutex<(environment: ApiEnvironment, saved: String, tokens: [String: AuthToken])>
 
   /// Opens `file`, or starts from `defaultEnvironment` when there is none. `environments` are
   /// the ones a saved name may refer to (the config's); a saved name not among them falls back
@@ -42,7 +44,7 @@ public final class PersistentApiContext: ApiContext {
             + " using \(defaultEnvironment.name).")
       }
     }
-    state = Mutex((environment, loaded?.tokens ?? [:]))
+    state = Mutex((environment, environment.name, loaded?.tokens ?? [:]))
     if loaded == nil { try save() }
   }
 
@@ -51,8 +53,16 @@ public final class PersistentApiContext: ApiContext {
   public var token: AuthToken? { state.withLock { $0.tokens[$0.environment.name] } }
 
   public func use(_ environment: ApiEnvironment) throws {
-    state.withLock { $0.environment = environment }
+    state.withLock {
+      $0.environment = environment
+      $0.saved = environment.name
+    }
     try save()
+  }
+
+  /// Uses `environment` for this process only: the saved choice stays (`--environment`).
+  public func override(with environment: ApiEnvironment) {
+    state.withLock { $0.environment = environment }
   }
 
   public func store(token: AuthToken?) throws {
@@ -84,7 +94,7 @@ public final class PersistentApiContext: ApiContext {
   /// Writes the state to a new 0600 file beside `file`, flushes it, and renames it over `file`.
   private func save() throws {
     let snapshot = state.withLock {
-      ContextState(environment: $0.environment.name, tokens: $0.tokens)
+      ContextState(environment: $0.saved, tokens: $0.tokens)
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -7,6 +7,12 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
   case stackWithoutSource(file: String, key: String, stack: [String])
   case malformed(file: String, key: String, value: String, expected: String)
   case invalidEnvironment(file: String, key: String, reason: String)
+  /// A key the schema does not know, with the valid key it most likely meant.
+  case unknownKey(file: String, key: String, closest: String?, valid: [String])
+  /// The file is not YAML; `file` ends in `:line:column`.
+  case syntax(file: String, problem: String)
+  /// The file cannot be read, or the data dir cannot be used.
+  case unusable(file: String, key: String, reason: String)
 
   public var failure: ServiceFailure { .configuration }
 
@@ -20,6 +26,14 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
       "\(file): \(key) is \"\(value)\", but it must be \(expected)."
     case .invalidEnvironment(let file, let key, let reason):
       "\(file): \(key) is not usable: \(reason)"
+    case .unknownKey(let file, let key, let closest?, _):
+      "\(file): unknown key \(key); did you mean \(closest)?"
+    case .unknownKey(let file, let key, nil, let valid):
+      "\(file): unknown key \(key); the keys here are: \(valid.joined(separator: ", "))."
+    case .syntax(let file, let problem):
+      "\(file): the file is not valid YAML: \(problem)."
+    case .unusable(let file, let key, let reason):
+      "\(file): \(key) cannot be used: \(reason)."
     }
   }
 }

@@ -5,7 +5,13 @@ import Foundation
 /// holds once read, with the profile's section applied over the top level.
 ///
 /// Keys (file key — type — default):
+/// Every key can also come from a `KERNEL_*` variable (its path in capitals, `_` between words
+/// and levels: `KERNEL_RETRY_MAX_RETRIES`) and from the profile's section (`profiles.<name>.<key>`);
+/// `settings` says where each value came from.
+///
 /// - `profile` — string — `layered`: the profile used when none is named.
+/// - `dataDir` — string — empty: the data dir; empty means `$XDG_DATA_HOME/kernel`, else
+///   `~/.local/share/kernel`. `baseURL` — string — none: replaces the environment's base URL.
 /// - `environment` — string — `sample`: the api environment used when none is chosen.
 /// - `environments.<name>.baseURL` — URL — required; `.tokenHeader` — string — `Authorization`;
 ///   `.tokenScheme` — string or empty — `Bearer`; `.insecure` — bool — false.
@@ -26,6 +32,18 @@ public struct KernelConfig: Sendable, Equatable {
   public var retry: RetryConfig
   public var timeouts: TimeoutConfig
   public var profiles: [String: ProfileConfig]
+  public var dataDir: String = ""
+  public var baseURL: String?
+  /// Each resolved value with its source, in the order `config show` prints them.
+  public var settings: [Setting] = []
+
+  /// One resolved value and where it came from.
+  public struct Setting: Sendable, Equatable {
+    public var key: String
+    /// The value as shown to people: secrets (a password in a URL) are redacted.
+    public var value: String
+    public var source: ConfigDocument.Source
+  }
 
   /// An environment as the file describes it.
   public struct EnvironmentConfig: Sendable, Equatable {
@@ -69,21 +87,9 @@ public struct KernelConfig: Sendable, Equatable {
     public init(movies: [String]) { self.movies = movies }
   }
 
-  /// The configuration built into Kernel: the same as `Config/kernel.yaml`.
-  public static let builtIn = KernelConfig(
-    file: "the built-in config", profile: "layered", environment: "sample",
-    environments: [
-      "production": EnvironmentConfig(
-        baseURL: "https://danielsaidi.com/demo_Alamofire_AlamofireObjectMapper_Realm/api/"),
-      "local": EnvironmentConfig(baseURL: "http://127.0.0.1:8080/api/"),
-      "sample": EnvironmentConfig(baseURL: ApiEnvironment.sample.baseURL.absoluteString),
-    ],
-    context: .persistent, adapters: ["defaultHeaders", "authToken"],
-    retriers: ["authRefresh", "backoff"],
-    retry: RetryConfig(), timeouts: TimeoutConfig(),
-    profiles: [
-      "api": ProfileConfig(movies: ["api"]),
-      "offline": ProfileConfig(movies: ["store"]),
-      "layered": ProfileConfig(movies: ["logging", "dedupe", "cache(networkFirst)", "api"]),
-    ])
+  /// The configuration built into Kernel (`Config/kernel.yaml` as it was built), with
+  /// nothing over it.
+  public static func builtIn(profile: String? = nil) throws -> KernelConfig {
+    try ConfigDocument(text: BuiltInConfig.yaml, file: BuiltInConfig.name).resolve(profile: profile)
+  }
 }

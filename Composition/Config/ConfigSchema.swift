@@ -1,0 +1,102 @@
+import Injection
+import Yams
+
+/// The keys `Config/kernel.yaml` may hold and the shape of each value. The file is checked
+/// against it before anything is read from it, so a misspelt key is an error that names the
+/// closest valid key rather than a setting silently ignored.
+enum ConfigSchema: Equatable, Sendable {
+  case string, integer, boolean, list
+  /// A mapping with these keys only.
+  indirect case section([String: ConfigSchema])
+  /// A mapping from names a person picks (environments, profiles) to sections of this shape.
+  indirect case named(ConfigSchema)
+
+  /// Keys every profile section may set for itself, as at the top level.
+  static let overridable: [String: ConfigSchema] = [
+    "environment": .string,
+    "baseURL": .string,
+    "dataDir": .string,
+    "context": .string,
+    "adapters": .list,
+    "retriers": .list,
+    "retry": .section([
+      "maxRetries": .integer, "baseDelayMs": .integer, "retryAfterCapSeconds": .integer,
+    ]),
+    "timeouts": .section(["requestSeconds": .integer, "resourceSeconds": .integer]),
+    "environments": .named(
+      .section([
+        "baseURL": .string, "tokenHeader": .string, "tokenScheme": .string, "insecure": .boolean,
+      ])),
+  ]
+
+  /// The whole file.
+  static let file: ConfigSchema = .section(
+    overridable.merging([
+      "profile": .string,
+      "profiles": .named(.section(overridable.merging(["movies": .list]) { a, _ in a })),
+    ]) { a, _ in a })
+
+  var expectation: String {
+    switch self {
+    case .string: "a text value"
+    case .integer: "a whole number"
+    case .boolean: "true or false"
+    case .list: "a list such as [a, b]"
+    case .section, .named: "a section of keys"
+    }
+  }
+
+  /// Checks `node` against this shape; `path` is where it sits (`profiles.api`).
+  func check(_ node: Node, path: [String], file: String) throws {
+    func wrongType() -> ConfigError {
+      .malformed(
+        file: location(file, node.mark), key: path.joined(separator: "."),
+        value: node.scalar?.string ?? "a \(node.kind)", expected: expectation)
+    }
+    switch self {
+    case .string:
+      guard node.scalar != nil else { throw wrongType() }
+    case .integer:
+      guard let scalar = node.scalar, Int(scalar.string) != nil else { throw wrongType() }
+    case .boolean:
+      guard let scalar = node.scalar, Bool.construct(from: scalar) != nil else { throw wrongType() }
+    case .list:
+      guard let sequence = node.sequence, sequence.allSatisfy({ $0.scalar != nil }) else {
+        throw wrongType()
+      }
+    case .section(let keys):
+      guard let mapping = node.mapping else { throw wrongType() }
+      for (keyNode, value) in mapping {
+        let key = keyNode.string ?? ""
+        guard let schema = keys[key] else {
+          throw ConfigError.unknownKey(
+            file: location(file, keyNode.mark), key: (path + [key]).joined(separator: "."),
+            closest: closestName(to: key, in: Array(keys.keys)), valid: keys.keys.sorted())
+        }
+        try schema.check(value, path: path + [key], file: file)
+      }
+    case .named(let schema):
+      guard let mapping = node.mapping else { throw wrongType() }
+      for (keyNode, value) in mapping {
+        try schema.check(value, path: path + [keyNode.string ?? ""], file: file)
+      }
+    }
+  }
+
+  /// `file:line:column`, as compilers and editors print places.
+  func location(_ file: String, _ mark: Mark?) -> String {
+    guard let mark else { return file }
+    return "\(file):\(mark.line):\(mark.column)"
+  }
+}
+
+extension Node {
+  fileprivate var kind: String {
+    switch self {
+    case .scalar: "value"
+    case .mapping: "section"
+    case .sequence: "list"
+    case .alias: "alias"
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Composition
+
+/// `kernel config show`: every resolved value of the profile and where it came from.
+struct ConfigCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "config", abstract: "Show the resolved config.", subcommands: [Show.self])
+
+  struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract:
+        "The profile's resolved values, each with its source: flag, variable, profile, file or default.",
+      discussion: "Secrets (a password in a URL) are redacted; the token is never shown.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+      let session = try Session(global)
+      let settings = session.config.settings
+      let dataDir = session.runtime.dataDirectory.path
+      if session.format == .json {
+        let values = settings.map {
+          ["key": $0.key, "value": $0.value, "source": $0.source.description]
+        }
+        Terminal.print(
+          try Reply.json(["file": session.config.file, "dataDir": dataDir, "settings": values]))
+        return
+      }
+      Terminal.print("config: \(session.config.file)")
+      Terminal.print("data dir: \(dataDir)")
+      let width = settings.map(\.key.count).max() ?? 0
+      let valueWidth = min(60, settings.map(\.value.count).max() ?? 0)
+      for setting in settings {
+        let key = setting.key.padding(toLength: width, withPad: " ", startingAt: 0)
+        let value = setting.value.padding(
+          toLength: max(valueWidth, setting.value.count), withPad: " ", startingAt: 0)
+        Terminal.print("\(key)  \(value)  (\(setting.source))")
+      }
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Composition
+import Foundation
+
+/// `kernel doctor`: boots every profile, validates its container, checks the data dir.
+struct DoctorCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "doctor",
+    abstract:
+      "Boot and validate every profile and check the data dir; non-zero exit on any problem.")
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    let first = try Session(global)
+    var problems: [any Error] = []
+    var checks: [[String: any Sendable]] = []
+    func check(_ name: String, _ body: () throws -> String) {
+      do {
+        let detail = try body()
+        checks.append(["check": name, "ok": true, "detail": detail])
+        if first.format == .text { Terminal.print("ok    \(name): \(detail)") }
+      } catch {
+        problems.append(error)
+        checks.append(["check": name, "ok": false, "detail": Failure.sentence(error)])
+        if first.format == .text { Terminal.print("FAIL  \(name): \(Failure.sentence(error))") }
+      }
+    }
+    check("config") { "\(first.config.file), profile \(first.config.profile)" }
+    check("data dir") {
+      try first.prepareDataDirectory()
+      return "\(first.runtime.dataDirectory.path) is writable"
+    }
+    for profile in first.document.profileNames.sorted() {
+      check("profile \(profile)") {
+        let session = try Session(global, profile: profile)
+        let container = try session.container()
+        let stack = session.config.profiles[profile]?.movies.joined(separator: ", ") ?? ""
+        return "[\(stack)] builds and validates (\(container.registrations.count) registrations)"
+      }
+    }
+    if first.format == .json {
+      Terminal.print(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
+    }
+    if let problem = problems.first {
+      Terminal.error(
+        "kernel doctor found \(problems.count) problem(s); the first: \(Failure.sentence(problem))")
+      throw ExitCode(Failure.code(for: problem))
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import Api
+import ArgumentParser
+import Composition
+
+/// `kernel env …`: the api environments and the one in use.
+struct EnvCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "env", abstract: "List the api environments, or choose the one to use.",
+    subcommands: [List.self, Use.self])
+
+  struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "The environments; * marks the one in use.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+      let session = try Session(global)
+      let current = try session.apiContainer().resolve((any ApiContext).self).environment
+      let all = try KernelComposition.environments(session.config)
+      if session.format == .json {
+        let list = all.map {
+          [
+            "name": $0.name, "baseURL": $0.baseURL.absoluteString,
+            "current": $0.name == current.name,
+          ]
+            as [String: any Sendable]
+        }
+        Terminal.print(try Reply.json(["current": current.name, "environments": list]))
+        return
+      }
+      let width = all.map(\.name.count).max() ?? 0
+      for environment in all {
+        let mark = environment.name == current.name ? "*" : " "
+        let url = environment.name == current.name ? current.baseURL : environment.baseURL
+        let note = environment.name == "sample" ? "  (answered in process)" : ""
+        let name = environment.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        Terminal.print("\(mark) \(name)  \(url.absoluteString)\(note)")
+      }
+    }
+  }
+
+  struct Use: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Save NAME as the environment to use; --environment still wins for one run.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "An environment of the config, e.g. local.") var name: String
+
+    func run() async throws {
+      let session = try Session(global)
+      guard
+        let environment = try KernelComposition.environments(session.config).first(where: {
+          $0.name == name
+        })
+      else {
+        throw UsageError(
+          "There is no environment \"\(name)\" in \(session.config.file); the environments are: "
+            + session.config.environments.keys.sorted().joined(separator: ", ") + ".")
+      }
+      let context = try session.apiContainer().resolve((any ApiContext).self)
+      try context.use(environment)
+      let lasting =
+        session.config.context == .persistent
+        ? "saved for later runs" : "for this run only, as the context is memory"
+      try Reply.say(
+        session, "Now using \(name) (\(environment.baseURL.absoluteString)), \(lasting).",
+        ["current": name])
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Domain
+import Foundation
+
+/// Prints movies as a table with a footer naming their origin and age, or as the contract's
+/// JSON: `{"origin": …, "movies": [{"id", "name", "year", "releaseDate", "grossing", "rating",
+/// "cast": [{"name"}]}]}`.
+enum MovieOutput {
+  static func show(_ session: Session, _ fetch: () async throws -> [Movie]) async throws {
+    guard session.format == .text || session.format == .json else {
+      throw UsageError(
+        "--format \(session.format.rawValue) is for graph; movies print text or json.")
+    }
+    let recorder = Provenance.Recorder()
+    let clock = ContinuousClock()
+    let start = clock.now
+    let movies = try await Provenance.$recorder.withValue(recorder) { try await fetch() }
+    let elapsed = clock.now - start
+    let origin = recorder.origin ?? "network"
+    switch session.format {
+    case .json: Terminal.print(try json(movies, origin: origin))
+    default:
+      Terminal.print(table(movies))
+      Terminal.print(
+        footer(count: movies.count, origin: origin, recorder: recorder, elapsed: elapsed))
+    }
+  }
+
+  /// The contract's JSON, keys in the contract's order (JSONEncoder's order is not stable).
+  static func json(_ movies: [Movie], origin: String) throws -> String {
+    let entries = try movies.map { movie in
+      let cast = try movie.cast.map { "{\"name\":\(try quoted($0.name))}" }.joined(separator: ",")
+      return "{\"id\":\(movie.id),\"name\":\(try quoted(movie.name)),\"year\":\(movie.year),"
+        + "\"releaseDate\":\"\(CalendarDay.string(from: movie.releaseDate))\","
+        + "\"grossing\":\(movie.grossing),\"rating\":\(movie.rating.isFinite ? "\(movie.rating)" : "null"),"
+        + "\"cast\":[\(cast)]}"
+    }
+    return "{\"origin\":\(try quoted(origin)),\"movies\":[\(entries.joined(separator: ","))]}"
+  }
+
+  /// `text` as a JSON string, escaped by JSONEncoder.
+  static func quoted(_ text: String) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(text), as: UTF8.self)
+  }
+
+  static func table(_ movies: [Movie]) -> String {
+    let header = ["#", "Title", "Released", "Grossing (USD)", "Rating", "Cast"]
+    let rows = movies.enumerated().map { index, movie in
+      [
+        "\(index + 1)", movie.name, CalendarDay.string(from: movie.releaseDate),
+        grouped(movie.grossing),
+        String(format: "%.1f", movie.rating),
+        movie.cast.prefix(3).map(\.name).joined(separator: ", "),
+      ]
+    }
+    let rightAligned: Set<Int> = [0, 3, 4]
+    let widths = header.indices.map { column in
+      ([header] + rows).map { $0[column].count }.max() ?? 0
+    }
+    return ([header] + rows).map { row in
+      row.enumerated().map { column, cell in
+        let pad = String(repeating: " ", count: widths[column] - cell.count)
+        return rightAligned.contains(column) ? pad + cell : cell + pad
+      }
+      .joined(separator: "  ").replacingOccurrences(
+        of: "\\s+$", with: "", options: .regularExpression)
+    }
+    .joined(separator: "\n")
+  }
+
+  /// `486295561` → `486,295,561`, the same in every locale.
+  static func grouped(_ number: Int) -> String {
+    let digits = Array(String(number.magnitude))
+    var out = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+      out.append(digit)
+    }
+    return number < 0 ? "-" + out : out
+  }
+
+  static func footer(count: Int, origin: String, recorder: Provenance.Recorder, elapsed: Duration)
+    -> String
+  {
+    let what = count == 1 ? "1 movie" : "\(count) movies"
+    let milliseconds = Int(
+      elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    let age = recorder.oldestCacheAge.map(Self.age) ?? "new"
+    switch origin {
+    case "cache": return "\(what) from cache, \(age)"
+    case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
+    default: return "\(what) from the api in \(milliseconds) ms"
+    }
+  }
+
+  /// "12 s old", "3 min old", "5 h old", "2 days old".
+  static func age(_ seconds: TimeInterval) -> String {
+    switch seconds {
+    case ..<60: "\(Int(seconds)) s old"
+    case ..<3600: "\(Int(seconds / 60)) min old"
+    case ..<86400: "\(Int(seconds / 3600)) h old"
+    default: "\(Int(seconds / 86400)) days old"
+    }
+  }
+}

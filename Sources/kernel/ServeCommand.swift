@@ -1,0 +1,122 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SampleApi
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `kernel serve`: the bundled static API over HTTP on loopback, until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Serve the bundled movie API on loopback, with optional latency and faults.",
+    discussion: """
+      Prints its base URL on the first line of stdout (with --port 0, the port the system chose),
+      and on stop a summary of the requests it answered on stderr.
+      """)
+
+  @Option(help: "A loopback address to listen on.") var host = "127.0.0.1"
+  @Option(help: "The port; 0 picks a free one.") var port = 8080
+  @Option(help: "Milliseconds to wait before each answer.") var latency = 0
+  @Option(name: .customLong("fail-rate"), help: "The share of requests answered 503, 0 to 1.")
+  var failRate = 0.0
+  @Option(
+    name: .customLong("fail-first"), help: "Answer the first N requests of every path with 503.")
+  var failFirst = 0
+  @Flag(name: .customLong("require-auth"), help: "Movie routes need the token from GET auth.")
+  var requireAuth = false
+  @Option(
+    name: .customLong("token-ttl"), help: "Seconds a token stays valid (with --require-auth).")
+  var tokenTTL: Int?
+  @Option(
+    name: .customLong("extra-movies"), help: "Also serve generated movies with ids up to 15+N.")
+  var extraMovies = 0
+
+  func validate() throws {
+    guard host == "localhost" || host == "::1" || host.hasPrefix("127.") else {
+      throw ValidationError("--host must be a loopback address such as 127.0.0.1, not \(host).")
+    }
+    guard (0...65535).contains(port) else {
+      throw ValidationError("--port must be 0-65535, not \(port).")
+    }
+    guard (0.0...1.0).contains(failRate) else {
+      throw ValidationError("--fail-rate must be between 0 and 1.")
+    }
+    guard latency >= 0, failFirst >= 0, extraMovies >= 0 else {
+      throw ValidationError("--latency, --fail-first and --extra-movies must not be negative.")
+    }
+    if let tokenTTL, tokenTTL < 1 {
+      throw ValidationError("--token-ttl must be at least 1 second.")
+    }
+  }
+
+  func run() async throws {
+    var options = SampleApiResponder.Options()
+    options.latency = .milliseconds(latency)
+    options.failureRate = failRate
+    options.failFirst = failFirst
+    options.requireAuth = requireAuth
+    options.tokenLifetime = tokenTTL.map { .seconds($0) }
+    options.extraMovies = extraMovies
+    let server: FixtureServer
+    do {
+      server = try await FixtureServer.start(
+        options: options, host: host == "localhost" ? "127.0.0.1" : host, port: UInt16(port))
+    } catch {
+      throw ServeError(
+        description:
+          "kernel serve could not listen on \(host):\(port) (\(error)); is the port in use?")
+    }
+    Terminal.print("Serving the sample API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+    await Self.untilSignalled()
+    let responder = server.responder
+    await server.stop()
+    Terminal.error(
+      "kernel serve: answered \(responder.totalRequests) requests, \(responder.requests(to: "auth")) to auth"
+    )
+  }
+
+  /// Returns when SIGINT or SIGTERM arrives.
+  static func untilSignalled() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let queue = DispatchQueue(label: "kernel.serve.signals")
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let once = Once(continuation)
+      let sources = [SIGINT, SIGTERM].map {
+        DispatchSource.makeSignalSource(signal: $0, queue: queue)
+      }
+      for source in sources {
+        source.setEventHandler { once.resume() }
+        source.resume()
+      }
+      once.keep(sources)
+    }
+  }
+}
+
+struct ServeError: Error, CustomStringConvertible { let description: String }
+
+/// Resumes a continuation once, whichever signal comes first; keeps the signal sources alive.
+private final class Once: @unchecked Sendable {
+  // Guarded by `lock`.
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Void, Never>?
+  private var sources: [any DispatchSourceSignal] = []
+
+  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+  func keep(_ sources: [any DispatchSourceSignal]) { lock.withLock { self.sources = sources } }
+
+  func resume() {
+    let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+      defer { continuation = nil }
+      return continuation
+    }
+    pending?.resume()
+  }
+}

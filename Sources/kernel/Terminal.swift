@@ -1,0 +1,32 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Writing to the terminal: results on stdout, everything else on stderr.
+enum Terminal {
+  static func print(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  }
+
+  static func error(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+
+  static func warn(_ text: String) { error("warning: \(text)") }
+
+  /// Whether stderr is a terminal: progress is shown there and only there.
+  static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
+
+  /// Rewrites the progress line in place.
+  static func progress(_ text: String) {
+    FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+  }
+
+  static func endProgress() {
+    FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+  }
+}

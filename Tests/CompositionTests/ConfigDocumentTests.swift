@@ -1,0 +1,167 @@
+import Composition
+import Domain
+import Foundation
+import Testing
+
+/// Reading `Config/kernel.yaml`: precedence, sources, and an error that names file, line and key
+/// for every way a file can be wrong.
+@Suite struct ConfigDocumentTests {
+  static let repository = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  static var shippedYAML: String {
+    get throws {
+      try String(
+        contentsOf: repository.appendingPathComponent("Config/kernel.yaml"), encoding: .utf8)
+    }
+  }
+
+  @Test func theBuiltInCopyIsTheShippedFile() throws {
+    let shipped = try ConfigDocument(text: try Self.shippedYAML, file: "Config/kernel.yaml")
+      .resolve()
+    let builtIn = try KernelConfig.builtIn()
+    // Same values everywhere; only the file's name differs. Run scripts/embed-config if not.
+    #expect(shipped.settings.map(\.value) == builtIn.settings.map(\.value))
+    #expect(shipped.profiles == builtIn.profiles)
+    #expect(shipped.environments == builtIn.environments)
+    #expect(builtIn.profile == "layered" && builtIn.environment == "sample")
+    #expect(
+      builtIn.environments["production"]?.baseURL
+        == "https://danielsaidi.com/demo_Alamofire_AlamofireObjectMapper_Realm/api/")
+    #expect(builtIn.environments["local"]?.baseURL == "http://127.0.0.1:8080/api/")
+    #expect(builtIn.profiles["layered"]?.movies.last == "api")
+    #expect(builtIn.profiles["offline"]?.movies == ["store"])
+  }
+
+  static let small = """
+    profile: layered
+    environment: sample
+    context: persistent
+    retry:
+      maxRetries: 2
+    environments:
+      sample:
+        baseURL: https://sample.kernel.invalid/api/
+      local:
+        baseURL: http://127.0.0.1:8080/api/
+    profiles:
+      api:
+        movies: [api]
+        context: memory
+        retry:
+          maxRetries: 4
+      layered:
+        movies: [cache(networkFirst), api]
+    """
+
+  @Test func flagBeatsVariableBeatsProfileBeatsFile() throws {
+    func resolved(variables: [String: String] = [:], flags: [String: String] = [:]) throws
+      -> KernelConfig
+    {
+      try ConfigDocument(text: Self.small, file: "k.yaml", variables: variables, flags: flags)
+        .resolve()
+    }
+    let file = try resolved()
+    #expect(file.profile == "layered" && file.context == .persistent && file.retry.maxRetries == 2)
+    #expect(file.settings.first { $0.key == "retry.maxRetries" }?.source == .file("k.yaml"))
+
+    let profile = try resolved(variables: ["KERNEL_PROFILE": "api"])
+    #expect(profile.profile == "api" && profile.context == .memory)
+    #expect(profile.retry.maxRetries == 4)
+    #expect(
+      profile.settings.first { $0.key == "retry.maxRetries" }?.source
+        == .profile("api", file: "k.yaml"))
+    #expect(profile.settings.first { $0.key == "profile" }?.source == .variable("KERNEL_PROFILE"))
+
+    let variable = try resolved(
+      variables: ["KERNEL_PROFILE": "api", "KERNEL_RETRY_MAX_RETRIES": "7"])
+    #expect(variable.retry.maxRetries == 7)
+
+    let flag = try resolved(
+      variables: ["KERNEL_PROFILE": "api", "KERNEL_ENVIRONMENT": "local"],
+      flags: ["profile": "layered", "environment": "sample"])
+    #expect(flag.profile == "layered" && flag.context == .persistent)
+    #expect(flag.environment == "sample")
+    #expect(flag.settings.first { $0.key == "environment" }?.source == .flag("--environment"))
+    #expect(flag.settings.first { $0.key == "timeouts.requestSeconds" }?.source == .builtInDefault)
+  }
+
+  @Test(arguments: [
+    (
+      "profile: layered\nretires: [backoff]\nprofiles:\n  layered:\n    movies: [api]\n",
+      "k.yaml:2:1: unknown key retires; did you mean retriers?"
+    ),
+    (
+      "profiles:\n  layered:\n    movies: [api]\n    timeouts:\n      requestSecond: 3\n",
+      "k.yaml:5:7: unknown key profiles.layered.timeouts.requestSecond; did you mean requestSeconds?"
+    ),
+    (
+      "profile: layered\nprofiles:\n  layered:\n    movies: [api\n",
+      "k.yaml:5:1: the file is not valid YAML: did not find expected ',' or ']' while parsing a flow sequence."
+    ),
+    (
+      "profile: [a, b]\nprofiles:\n  layered:\n    movies: [api]\n",
+      "k.yaml:1:10: profile is \"a list\", but it must be a text value."
+    ),
+    (
+      "retry:\n  maxRetries: many\nprofiles:\n  layered:\n    movies: [api]\n",
+      "k.yaml:2:15: retry.maxRetries is \"many\", but it must be a whole number."
+    ),
+    (
+      "profiles:\n  layered:\n    movies: api\n",
+      "k.yaml:3:13: profiles.layered.movies is \"api\", but it must be a list such as [a, b]."
+    ),
+    (
+      "profile: nightly\nprofiles:\n  layered:\n    movies: [api]\n",
+      "k.yaml: profile names \"nightly\", which is not one of: layered."
+    ),
+    (
+      "profiles:\n  layered:\n    context: disk\n    movies: [api]\n",
+      "k.yaml: profiles.layered.context names \"disk\", which is not one of: memory, persistent."
+    ),
+  ])
+  func everyFileErrorNamesFileLineAndKey(yaml: String, message: String) throws {
+    let error = #expect(throws: ConfigError.self) {
+      try ConfigDocument(text: yaml, file: "k.yaml").resolve()
+    }
+    #expect(error?.description == message)
+    #expect(error.map { ServiceFailure.of($0) } == .configuration)
+  }
+
+  @Test func aVariableOfTheWrongTypeNamesTheVariable() throws {
+    let document = try ConfigDocument(
+      text: Self.small, file: "k.yaml", variables: ["KERNEL_TIMEOUTS_REQUEST_SECONDS": "soon"])
+    let error = #expect(throws: ConfigError.self) { try document.resolve() }
+    #expect(
+      error?.description
+        == "the environment: KERNEL_TIMEOUTS_REQUEST_SECONDS is \"soon\", but it must be a whole number."
+    )
+  }
+
+  @Test func anUnknownProfileFromAFlagNamesTheFlag() throws {
+    let document = try ConfigDocument(text: Self.small, file: "k.yaml", flags: ["profile": "x"])
+    let error = #expect(throws: ConfigError.self) { try document.resolve() }
+    #expect(
+      error?.description
+        == "the command line: --profile names \"x\", which is not one of: api, layered.")
+  }
+
+  @Test func aPasswordInABaseURLIsRedactedInSettings() throws {
+    let config = try ConfigDocument(
+      text: Self.small, file: "k.yaml",
+      flags: ["baseURL": "https://me:hunter2@example.com/api/"]
+    ).resolve()
+    let shown = config.settings.first { $0.key == "baseURL" }
+    #expect(shown?.value == "https://me:REDACTED@example.com/api/")
+    #expect(config.baseURL == "https://me:hunter2@example.com/api/")
+  }
+
+  @Test func aFileThatCannotBeReadIsAConfigError() throws {
+    let error = #expect(throws: ConfigError.self) {
+      try ConfigDocument.load(
+        path: "/nonexistent/kernel.yaml", workingDirectory: URL(fileURLWithPath: "/"))
+    }
+    #expect(
+      error?.description.hasPrefix("/nonexistent/kernel.yaml: --config cannot be used") == true)
+  }
+}
