@@ -1,1 +1,163 @@
+import Foundation
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The built `kernel` binary, run as a separate process with a private home, data dir and
+/// working directory, and no `KERNEL_*` variable but the ones a test sets.
+struct Kernel {
+  let home: URL
+  let workingDirectory: URL
+
+  init() throws {
+    home = FileManager.default.temporaryDirectory
+      .appendingPathComponent("kernel-e2e-\(UUID().uuidString)")
+    workingDirectory = home.appendingPathComponent("work")
+    try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
+  }
+
+  /// The binary SwiftPM built beside this test bundle.
+  static var binary: URL {
+    get throws {
+      let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("kernel")
+      let build = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/kernel")
+      for candidate in [beside, build]
+      where FileManager.default.isExecutableFile(atPath: candidate.path) {
+        return candidate
+      }
+      throw TestFailure(
+        "the kernel binary was not built (looked in \(beside.path)); run swift build")
+    }
+  }
+
+  struct Run: CustomStringConvertible {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+    var json: [String: Any]? {
+      (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+    }
+    var movieNames: [String] {
+      (json?["movies"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+    }
+  }
+
+  var environment: [String: String] {
+    [
+      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+      "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+    ]
+  }
+
+  var dataDirectory: URL { home.appendingPathComponent("data/kernel") }
+
+  /// Runs `kernel arguments` to its end.
+  func run(_ arguments: [String], variables: [String: String] = [:]) throws -> Run {
+    let process = try start(arguments, variables: variables)
+    let out = Reader(process.standardOutput)
+    let err = Reader(process.standardError)
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, stdout: out.text(), stderr: err.text())
+  }
+
+  func start(_ arguments: [String], variables: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    process.executableURL = try Self.binary
+    process.arguments = arguments
+    process.environment = environment.merging(variables) { _, new in new }
+    process.currentDirectoryURL = workingDirectory
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// Writes `text` as `name` under the working directory.
+  func write(_ text: String, to name: String) throws {
+    let file = workingDirectory.appendingPathComponent(name)
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try text.write(to: file, atomically: true, encoding: .utf8)
+  }
+
+  func cleanUp() { try? FileManager.default.removeItem(at: home) }
+}
+
+/// `kernel serve --port 0 …` in its own process; its base URL read from its first line.
+final class Server {
+  let process: Process
+  let baseURL: String
+  private let errors: Reader
+
+  init(_ kernel: Kernel, _ options: [String] = []) throws {
+    process = try kernel.start(["serve", "--port", "0"] + options)
+    guard let pipe = process.standardOutput as? Pipe else { throw TestFailure("no stdout pipe") }
+    errors = Reader(process.standardError)
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = pipe.fileHandleForReading.availableData
+      if chunk.isEmpty { break }  // the server exited
+      line.append(chunk)
+    }
+    let text = String(decoding: line, as: UTF8.self)
+    guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/api/"#, options: .regularExpression)
+    else {
+      process.terminate()
+      throw TestFailure("kernel serve did not start: \(text) \(errors.text())")
+    }
+    baseURL = String(text[range])
+  }
+
+  /// Stops the server with SIGTERM and returns its summary line.
+  @discardableResult func stop() -> String {
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    return errors.text()
+  }
+
+  /// SIGKILL: no goodbye.
+  func kill() {
+    if process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
+    process.waitUntilExit()
+  }
+}
+
+private func sendSignal(_ signal: Int32, to pid: Int32) { _ = kill(pid, signal) }
+
+/// Drains a pipe on its own thread so a chatty process never blocks on a full pipe.
+final class Reader: @unchecked Sendable {
+  // `data` is written once by the reading thread, then read after `done` is signalled.
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ pipe: Any?) {
+    guard let handle = (pipe as? Pipe)?.fileHandleForReading else {
+      done.signal()
+      return
+    }
+    Thread.detachNewThread { [self] in
+      data = handle.readDataToEndOfFile()
+      done.signal()
+    }
+  }
+
+  func text() -> String {
+    done.wait()
+    done.signal()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// Config files, variables and flags as the built binary sees them.
+@Suite(.timeLimit(.minutes(2))) struct ConfigTests {
+  static let offlineByDefault = """
+    profile: offline
+    environments:
+      sample:
+        baseURL: https://sample.kernel.invalid/api/
+    profiles:
+      api:
+        movies: [api]
+      offline:
+        movies: [store]
+    """
+
+  @Test func fileThenVariableThenFlag() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try kernel.write(Self.offlineByDefault, to: "Config/kernel.yaml")
+    func profile(_ run: Kernel.Run) -> (String?, String?) {
+      let settings = run.json?["settings"] as? [[String: String]]
+      let entry = settings?.first { $0["key"] == "profile" }
+      return (entry?["value"], entry?["source"])
+    }
+    let file = try kernel.run(["config", "show", "--format", "json"])
+    #expect(profile(file) == ("offline", "Config/kernel.yaml"), "\(file)")
+    let variable = try kernel.run(
+      ["config", "show", "--format", "json"], variables: ["KERNEL_PROFILE": "api"])
+    #expect(profile(variable) == ("api", "variable KERNEL_PROFILE"))
+    let flag = try kernel.run(
+      ["config", "show", "--format", "json", "--profile", "offline"],
+      variables: ["KERNEL_PROFILE": "api"])
+    #expect(profile(flag) == ("offline", "flag --profile"))
+
+    // And they change what runs: the file's offline profile has nothing cached (69), the
+    // variable's api profile answers from the sample api.
+    #expect(try kernel.run(["movies", "get", "1"]).status == 69)
+    #expect(
+      try kernel.run(["movies", "get", "1"], variables: ["KERNEL_PROFILE": "api"]).status == 0)
+    #expect(
+      try kernel.run(
+        ["movies", "get", "1", "--profile", "offline"], variables: ["KERNEL_PROFILE": "api"]
+      )
+      .status == 69)
+  }
+
+  @Test(arguments: [
+    (
+      "profile: layered\nprofiles:\n  api:\n    movies: [api]\n", [String](),
+      "Config/kernel.yaml: profile names \"layered\", which is not one of: api."
+    ),
+    (
+      ConfigTests.offlineByDefault, ["--profile", "nightly"],
+      "the command line: --profile names \"nightly\", which is not one of: api, offline."
+    ),
+    (
+      ConfigTests.offlineByDefault, ["--profile", "api", "--environment", "staging"],
+      "Config/kernel.yaml: environment names \"staging\", which is not one of: sample."
+    ),
+    (
+      "profile: api\nprofiles:\n  api:\n    movies: [logging, cahce, api]\n", [String](),
+      "Config/kernel.yaml: profiles.api.movies[1] names \"cahce\""
+    ),
+    (
+      "profile: api\nprofiles:\n  api:\n    movies: [logging, dedupe]\n", [String](),
+      "Config/kernel.yaml: the stack profiles.api.movies [logging, dedupe] must end in a source, api or store."
+    ),
+    (
+      "timeouts:\n  requestSeconds: soon\nprofiles:\n  api:\n    movies: [api]\n", [String](),
+      "Config/kernel.yaml:2:19: timeouts.requestSeconds is \"soon\", but it must be a whole number."
+    ),
+    (
+      "profiles:\n  api:\n    movies: [api\n", [String](),
+      "Config/kernel.yaml:4:1: the file is not valid YAML"
+    ),
+    (
+      "retires: [backoff]\nprofiles:\n  api:\n    movies: [api]\n", [String](),
+      "Config/kernel.yaml:1:1: unknown key retires; did you mean retriers?"
+    ),
+    (
+      "profile: api\nenvironment: prod\nenvironments:\n  prod:\n    baseURL: http://example.com/api/\n"
+        + "profiles:\n  api:\n    movies: [api]\n", [String](),
+      "Config/kernel.yaml: environments.prod.baseURL is not usable"
+    ),
+  ])
+  func everyConfigErrorExits78NamingFileAndKey(yaml: String, flags: [String], message: String)
+    throws
+  {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try kernel.write(yaml, to: "Config/kernel.yaml")
+    let run = try kernel.run(flags + ["movies", "get", "1"])
+    #expect(run.status == 78, "\(run)")
+    #expect(run.stderr.hasPrefix(message), "\(run)")
+    #expect(run.stderr.split(separator: "\n").count == 1)
+    #expect(run.stdout.isEmpty)
+  }
+
+  @Test func configAndDataDirComeFromFlagsOrVariablesFromAnyDirectory() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let elsewhere = kernel.home.appendingPathComponent("elsewhere.yaml")
+    try Self.offlineByDefault.write(to: elsewhere, atomically: true, encoding: .utf8)
+    let shown = try kernel.run(["config", "show", "--config", elsewhere.path])
+    #expect(shown.stdout.contains("config: \(elsewhere.path)"), "\(shown)")
+    let variable = try kernel.run(["config", "show"], variables: ["KERNEL_CONFIG": elsewhere.path])
+    #expect(variable.stdout.contains("config: \(elsewhere.path)"))
+    let builtIn = try kernel.run(["config", "show"])
+    #expect(builtIn.stdout.contains("config: the built-in config"))
+
+    let data = kernel.home.appendingPathComponent("elsewhere-data")
+    #expect(try kernel.run(["movies", "get", "1", "--data-dir", data.path]).status == 0)
+    #expect(
+      FileManager.default.fileExists(atPath: data.appendingPathComponent("cache.sqlite").path))
+    let missing = try kernel.run(["config", "show", "--config", "/nonexistent.yaml"])
+    #expect(missing.status == 78)
+    #expect(missing.stderr.hasPrefix("/nonexistent.yaml: --config cannot be used"))
+  }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// The built `kernel` over each profile, against `kernel serve` where the api is real.
+@Suite(.timeLimit(.minutes(2))) struct ProfilesTests {
+  static let tenOf2016 = [
+    "Rogue One: A Star Wars Story", "Finding Dory", "Captain America: Civil War",
+    "The Secret Life of Pets", "The Jungle Book", "Deadpool", "Zootopia",
+    "Batman v Superman: Dawn of Justice", "Suicide Squad", "Doctor Strange",
+  ]
+
+  @Test func layeredAnswersWithNoNetworkThenOfflineAnswersTheSameFromTheCache() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let layered = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    #expect(layered.status == 0, "\(layered)")
+    #expect(layered.stdout.contains("1  Rogue One: A Star Wars Story"))
+    #expect(layered.stdout.contains("532,177,324"))
+    #expect(layered.stdout.contains("10 movies from the api in"))
+
+    let offline = try kernel.run([
+      "--profile", "offline", "movies", "top-grossing", "--year", "2016",
+    ])
+    #expect(offline.status == 0, "\(offline)")
+    #expect(offline.stdout.contains("10 movies from cache, "))
+    let json = try kernel.run(
+      ["movies", "top-grossing", "--year", "2016", "--profile", "offline", "--format", "json"])
+    #expect(json.json?["origin"] as? String == "cache")
+    #expect(json.movieNames == Self.tenOf2016)
+    let first = (json.json?["movies"] as? [[String: Any]])?.first
+    #expect(first?["id"] as? Int == 2 && first?["year"] as? Int == 2016)
+    #expect(first?["releaseDate"] as? String == "2016-12-16")
+    #expect(first?["grossing"] as? Int == 532_177_324)
+    #expect((first?["cast"] as? [[String: Any]])?.first?["name"] as? String == "Felicity Jones")
+  }
+
+  @Test func theApiProfileReachesKernelServeAndFailsWith69WhenItStops() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try Server(kernel)
+    let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
+    let api = try kernel.run(
+      local + ["movies", "top-grossing", "--year", "2016", "--format", "json"])
+    #expect(api.status == 0, "\(api)")
+    #expect(api.json?["origin"] as? String == "network")
+    #expect(api.movieNames == Self.tenOf2016)
+    let summary = server.stop()
+    #expect(summary.contains("answered 1 requests"))
+
+    let down = try kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
+    #expect(down.status == 69, "\(down)")
+    #expect(down.stderr.contains("could not reach 127.0.0.1"))
+    #expect(down.stderr.split(separator: "\n").count == 1)
+    #expect(down.stdout.isEmpty)
+  }
+
+  @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try Server(kernel)
+    let local = ["--environment", "local", "--base-url", server.baseURL]
+    let fresh = try kernel.run(local + ["movies", "top-rated", "--year", "2016"])
+    #expect(fresh.stdout.contains("from the api in"), "\(fresh)")
+    server.kill()
+
+    let cached = try kernel.run(local + ["movies", "top-rated", "--year", "2016"])
+    #expect(cached.status == 0, "\(cached)")
+    #expect(cached.stdout.contains("10 movies from cache, "))
+    let nothing = try kernel.run(local + ["movies", "top-rated", "--year", "2015"])
+    #expect(nothing.status == 69, "\(nothing)")
+    #expect(nothing.stderr.contains("127.0.0.1"))
+  }
+
+  @Test func moviesGetFetchesSeveralInOrderWithNoProgressWhenPiped() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try kernel.run([
+      "movies", "get", "3", "1", "12", "--format", "json", "--concurrency", "2",
+    ])
+    #expect(run.status == 0, "\(run)")
+    #expect(run.movieNames.first == "Captain America: Civil War")
+    #expect(run.movieNames.dropFirst().first == "Finding Dory")
+    #expect(run.movieNames.count == 3)
+    #expect(run.stderr.isEmpty)
+  }
+
+  @Test func theOfflineProfileWithNothingCachedExits69WithOneSentence() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try kernel.run(["--profile", "offline", "movies", "top-rated", "--year", "2016"])
+    #expect(run.status == 69)
+    #expect(run.stderr.hasPrefix("Nothing is cached for the top-rated movies of 2016"))
+    #expect(run.stderr.split(separator: "\n").count == 1)
+  }
+}
