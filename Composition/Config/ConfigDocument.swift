@@ -11,7 +11,8 @@ public struct ConfigDocument: Sendable {
   /// Profile names, as the file lists them.
   public let profileNames: [String]
   private let environmentNames: [String: [String]]
-  private let snapshot: YAMLSnapshot
+  /// The file's values, checked and typed by the schema.
+  private let snapshot: InMemoryProvider
   private let variables: EnvironmentVariablesProvider
   private let flags: InMemoryProvider
   private let flagNames: [String: String]
@@ -28,7 +29,7 @@ public struct ConfigDocument: Sendable {
   ) throws {
     let root: Node?
     do {
-      root = try Yams.compose(yaml: text)
+      root = try Yams.compose(yaml: text, .basic)
     } catch let error as YamlError {
       throw ConfigError.syntax(file: Self.place(of: error, in: file), problem: Self.problem(error))
     }
@@ -37,7 +38,9 @@ public struct ConfigDocument: Sendable {
         file: file, key: "the file", value: root?.scalar?.string ?? "empty",
         expected: "a section of keys such as profile: and profiles:")
     }
-    try ConfigSchema.file.check(root, path: [], file: file)
+    var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    try ConfigSchema.file.check(root, path: [], file: file, into: &values)
+    snapshot = InMemoryProvider(name: file, values: values)
     let profiles = root.mapping?["profiles"]?.mapping
     self.profileNames = profiles?.keys.compactMap(\.string) ?? []
     var environmentNames: [String: [String]] = [
@@ -49,15 +52,9 @@ public struct ConfigDocument: Sendable {
     }
     self.environmentNames = environmentNames
     self.file = file
-    do {
-      snapshot = try YAMLSnapshot(
-        data: Data(text.utf8).bytes, providerName: file, parsingOptions: .default)
-    } catch {
-      throw ConfigError.syntax(file: file, problem: "\(error)")
-    }
     self.variables = EnvironmentVariablesProvider(
       environmentVariables: variables.filter { $0.key.hasPrefix("KERNEL_") })
-    var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    values = [:]
     for (key, value) in flags {
       values[AbsoluteConfigKey([key])] = ConfigValue(.string(value), isSecret: false)
     }

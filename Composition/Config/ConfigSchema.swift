@@ -1,3 +1,4 @@
+import Configuration
 import Injection
 import Yams
 
@@ -46,24 +47,35 @@ enum ConfigSchema: Equatable, Sendable {
     }
   }
 
-  /// Checks `node` against this shape; `path` is where it sits (`profiles.api`).
-  func check(_ node: Node, path: [String], file: String) throws {
+  /// Checks `node` against this shape and adds its values, typed, to `values`; `path` is where
+  /// it sits (`profiles.api`). The file is parsed with Yams' basic resolver (every scalar a
+  /// string; no regular expressions compiled at start-up): the schema gives each its type.
+  func check(
+    _ node: Node, path: [String], file: String,
+    into values: inout [AbsoluteConfigKey: ConfigValue]
+  ) throws {
     func wrongType() -> ConfigError {
       .malformed(
         file: location(file, node.mark), key: path.joined(separator: "."),
         value: node.scalar?.string ?? "a \(node.kind)", expected: expectation)
     }
+    let key = AbsoluteConfigKey(path)
     switch self {
     case .string:
-      guard node.scalar != nil else { throw wrongType() }
+      guard let scalar = node.scalar else { throw wrongType() }
+      values[key] = ConfigValue(.string(scalar.string), isSecret: false)
     case .integer:
-      guard let scalar = node.scalar, Int(scalar.string) != nil else { throw wrongType() }
+      guard let number = node.scalar.flatMap({ Int($0.string) }) else { throw wrongType() }
+      values[key] = ConfigValue(.int(number), isSecret: false)
     case .boolean:
-      guard let scalar = node.scalar, Bool.construct(from: scalar) != nil else { throw wrongType() }
+      guard let flag = node.scalar.flatMap({ Self.boolean($0.string) }) else { throw wrongType() }
+      values[key] = ConfigValue(.bool(flag), isSecret: false)
     case .list:
       guard let sequence = node.sequence, sequence.allSatisfy({ $0.scalar != nil }) else {
         throw wrongType()
       }
+      values[key] = ConfigValue(
+        .stringArray(sequence.compactMap { $0.scalar?.string }), isSecret: false)
     case .section(let keys):
       guard let mapping = node.mapping else { throw wrongType() }
       for (keyNode, value) in mapping {
@@ -73,13 +85,22 @@ enum ConfigSchema: Equatable, Sendable {
             file: location(file, keyNode.mark), key: (path + [key]).joined(separator: "."),
             closest: closestName(to: key, in: Array(keys.keys)), valid: keys.keys.sorted())
         }
-        try schema.check(value, path: path + [key], file: file)
+        try schema.check(value, path: path + [key], file: file, into: &values)
       }
     case .named(let schema):
       guard let mapping = node.mapping else { throw wrongType() }
       for (keyNode, value) in mapping {
-        try schema.check(value, path: path + [keyNode.string ?? ""], file: file)
+        try schema.check(value, path: path + [keyNode.string ?? ""], file: file, into: &values)
       }
+    }
+  }
+
+  /// YAML 1.1's words for true and false.
+  static func boolean(_ text: String) -> Bool? {
+    switch text.lowercased() {
+    case "true", "yes", "on": true
+    case "false", "no", "off": false
+    default: nil
     }
   }
 

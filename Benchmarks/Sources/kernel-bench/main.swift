@@ -1,6 +1,7 @@
 // kernel-bench SUITE...: runs the named suites (all when none is named) and prints one line per
 // case, `suite.case name_ns=<n> ...`, medians of interleaved rounds measured in this process.
 let suites: [String: @Sendable () async throws -> Void] = [
+  "cli": { try CliBench.run() },
   "container": { try ContainerBench.run() },
   "http": { try await HttpBench.run() },
   "store": { try StoreBench.run() },

@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+
+/// `kernel-bench cli`: the whole `kernel --profile offline movies top-grossing --year 2016
+/// --format json` process against the `sqlite3` tool running the same query on the same file and
+/// against the floor of any Swift process here (imports Foundation, prints one encoded JSON
+/// object), medians of interleaved runs. Target: kernel within 2x the floor.
+///
+/// The kernel binaries: `KERNEL_BIN` (default `.build/release/kernel`) and `KERNEL_STATIC_BIN`
+/// (default `.build-static/release/kernel`, from `swift build -c release --static-swift-stdlib
+/// --scratch-path .build-static`); each is built here when missing.
+enum CliBench {
+  static let rounds = 25
+
+  static func run() throws {
+    let work = FileManager.default.temporaryDirectory
+      .appendingPathComponent("kernel-bench-cli-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: work) }
+
+    let kernel = try binary("KERNEL_BIN", ".build/release/kernel", build: [])
+    let staticKernel = try? binary(
+      "KERNEL_STATIC_BIN", ".build-static/release/kernel",
+      build: ["--static-swift-stdlib", "--scratch-path", ".build-static"])
+    let floor = try compileFloor(in: work, static: false)
+    let staticFloor = try? compileFloor(in: work, static: true)
+    guard let sqlite3 = which("sqlite3") else {
+      throw BenchError("sqlite3 is not installed (apt-get install sqlite3)")
+    }
+
+    let data = work.appendingPathComponent("data")
+    let fill = try launch(
+      kernel.path, ["--data-dir", data.path, "movies", "top-grossing", "--year", "2016"], in: work)
+    guard fill == 0 else { throw BenchError("kernel could not fill the cache (exit \(fill))") }
+    let database = data.appendingPathComponent("cache.sqlite").path
+    let command = [
+      "--profile", "offline", "--data-dir", data.path, "movies", "top-grossing", "--year", "2016",
+      "--format", "json",
+    ]
+    var contenders: [(String, String, [String])] = [
+      ("kernel_ms", kernel.path, command),
+      ("sqlite3_cli_ms", sqlite3, ["-json", database, query]),
+      ("swift_floor_ms", floor.path, []),
+    ]
+    if let staticKernel { contenders.append(("kernel_static_ms", staticKernel.path, command)) }
+    if let staticFloor { contenders.append(("swift_static_floor_ms", staticFloor.path, [])) }
+    for contender in contenders {
+      let status = try launch(contender.1, contender.2, in: work)
+      guard status == 0 else { throw BenchError("\(contender.1) exited \(status)") }
+    }
+
+    var samples = Array(repeating: [Double](), count: contenders.count)
+    for _ in 0..<rounds {
+      for (index, contender) in contenders.enumerated() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try launch(contender.1, contender.2, in: work)
+        samples[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+      }
+    }
+    let medians = samples.map(median)
+    let fields = zip(contenders, medians).map { "\($0.0)=\(String(format: "%.1f", $1))" }
+    print("cli.offline_top_grossing \(fields.joined(separator: " "))")
+    if staticKernel == nil {
+      print("# kernel_static_ms: the static build failed; it needs libcurl4-openssl-dev")
+    }
+    let ratio = medians[0] / medians[2]
+    print(
+      ratio <= 2
+        ? "# targets: all met (kernel \(String(format: "%.1f", ratio))x the Swift floor)"
+        : "# targets missed: kernel \(String(format: "%.1f", ratio))x the Swift floor (target 2x)")
+  }
+
+  /// The sqlite3 tool's equivalent of the command: the year's ten highest grossing movies with
+  /// their cast in billing order, as JSON.
+  static let query = """
+    SELECT m.id, m.name, m.year, m.releaseDate, m.grossing, m.rating,
+      (SELECT json_group_array(json_object('name', a.name)) FROM
+        (SELECT a.name FROM movie_cast c JOIN actor a ON a.id = c.actorId
+         WHERE c.movieId = m.id ORDER BY c.position) a) AS "cast"
+    FROM movie m WHERE m.year = 2016 ORDER BY m.grossing DESC LIMIT 10;
+    """
+
+  /// The binary named by `variable`, else at `path`, built with `swift build` when missing.
+  static func binary(_ variable: String, _ path: String, build flags: [String]) throws -> URL {
+    if let given = ProcessInfo.processInfo.environment[variable] {
+      return URL(fileURLWithPath: given)
+    }
+    let url = URL(fileURLWithPath: path)
+    if !FileManager.default.isExecutableFile(atPath: url.path) {
+      print("# building \(path)")
+      let status = try launch(
+        which("swift") ?? "/usr/bin/swift",
+        ["build", "-c", "release", "--product", "kernel"] + flags, in: nil, quiet: false)
+      guard status == 0 else { throw BenchError("swift build \(flags) failed (exit \(status))") }
+    }
+    return url
+  }
+
+  /// A program that imports Foundation and prints one encoded JSON object, release build.
+  static func compileFloor(in directory: URL, static isStatic: Bool) throws -> URL {
+    let source = directory.appendingPathComponent("floor.swift")
+    try """
+    import Foundation
+    struct Answer: Encodable { let origin: String; let movies: [Int] }
+    let data = try JSONEncoder().encode(Answer(origin: "cache", movies: [1, 2, 3]))
+    print(String(decoding: data, as: UTF8.self))
+    """.write(to: source, atomically: true, encoding: .utf8)
+    let output = directory.appendingPathComponent(isStatic ? "floor-static" : "floor")
+    let status = try launch(
+      which("swiftc") ?? "/usr/bin/swiftc",
+      ["-O", source.path, "-o", output.path] + (isStatic ? ["-static-stdlib"] : []), in: directory)
+    guard status == 0 else { throw BenchError("swiftc could not build the floor program") }
+    return output
+  }
+
+  static func which(_ tool: String) -> String? {
+    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+    return paths.map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+
+  /// Runs a program to its end, output discarded unless `quiet` is false; returns its status.
+  @discardableResult
+  static func launch(_ path: String, _ arguments: [String], in directory: URL?, quiet: Bool = true)
+    throws -> Int32
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    if quiet {
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+    }
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
