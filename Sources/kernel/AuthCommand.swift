@@ -10,7 +10,7 @@ struct AuthCommand: AsyncParsableCommand {
 
   struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Fetch a token from the auth route and keep it.")
+      commandName: "login", abstract: "Fetch a token from the auth route and keep it.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -26,7 +26,7 @@ struct AuthCommand: AsyncParsableCommand {
 
   struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Whether a token is kept (never the token).")
+      commandName: "status", abstract: "Whether a token is kept (never the token).")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -43,7 +43,7 @@ struct AuthCommand: AsyncParsableCommand {
 
   struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Forget the current environment's token.")
+      commandName: "logout", abstract: "Forget the current environment's token.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

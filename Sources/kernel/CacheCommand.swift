@@ -10,7 +10,7 @@ struct CacheCommand: AsyncParsableCommand {
 
   struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Movies and answers stored, size, oldest and newest.")
+      commandName: "stats", abstract: "Movies and answers stored, size, oldest and newest.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -40,7 +40,7 @@ struct CacheCommand: AsyncParsableCommand {
 
   struct Clear: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Delete everything cached, in one transaction.")
+      commandName: "clear", abstract: "Delete everything cached, in one transaction.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

@@ -8,6 +8,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
   struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract:
         "The profile's resolved values, each with its source: flag, variable, profile, file or default.",
       discussion: "Secrets (a password in a URL) are redacted; the token is never shown.")

@@ -10,7 +10,7 @@ struct EnvCommand: AsyncParsableCommand {
 
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "The environments; * marks the one in use.")
+      commandName: "list", abstract: "The environments; * marks the one in use.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -41,6 +41,7 @@ struct EnvCommand: AsyncParsableCommand {
 
   struct Use: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "use",
       abstract: "Save NAME as the environment to use; --environment still wins for one run.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "An environment of the config, e.g. local.") var name: String
