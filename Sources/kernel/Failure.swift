@@ -12,23 +12,16 @@ import Foundation
 /// Turns any error into one sentence on stderr and the contract's exit code (sysexits).
 enum Failure {
   static func exit(with error: any Error) -> Never {
-    if let usage = error as? UsageError {
-      Terminal.error(usage.description)
-      Kernel.exit(withError: ExitCode(64))
-    }
     if let code = error as? ExitCode { Kernel.exit(withError: code) }
-    guard let failure = ServiceFailure.of(error) else {
-      // ArgumentParser's own errors: help, version, usage (64); else a plain sentence.
-      if "\(type(of: error))".contains("CommandError") || error is ValidationError
-        || error is CleanExit
-      {
-        Kernel.exit(withError: error)
-      }
-      Terminal.error(sentence(error))
-      Kernel.exit(withError: ExitCode(70))
+    // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
+    // than plain failure: it prints those itself.
+    if !(error is UsageError), ServiceFailure.of(error) == nil,
+      Kernel.exitCode(for: error) != .failure
+    {
+      Kernel.exit(withError: error)
     }
     Terminal.error(sentence(error))
-    Kernel.exit(withError: ExitCode(code(failure)))
+    Kernel.exit(withError: ExitCode(code(for: error)))
   }
 
   /// The exit code `error` calls for.

@@ -5,15 +5,22 @@ import Foundation
 /// JSON: `{"origin": …, "movies": [{"id", "name", "year", "releaseDate", "grossing", "rating",
 /// "cast": [{"name"}]}]}`.
 enum MovieOutput {
-  static func show(_ session: Session, _ fetch: () async throws -> [Movie]) async throws {
+  /// Starts the run, resolves the profile's `MovieService`, and prints what `fetch` gets from it.
+  static func show(
+    _ options: GlobalOptions, _ fetch: (any MovieService) async throws -> [Movie]
+  ) async throws {
+    let session = try Session(options)
     guard session.format == .text || session.format == .json else {
       throw UsageError(
         "--format \(session.format.rawValue) is for graph; movies print text or json.")
     }
+    let service = try session.container().resolve((any MovieService).self)
     let recorder = Provenance.Recorder()
     let clock = ContinuousClock()
     let start = clock.now
-    let movies = try await Provenance.$recorder.withValue(recorder) { try await fetch() }
+    let movies = try await Provenance.$recorder.withValue(recorder) {
+      try await fetch(service)
+    }
     let elapsed = clock.now - start
     let origin = recorder.origin ?? "network"
     switch session.format {

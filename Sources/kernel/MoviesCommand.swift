@@ -14,9 +14,7 @@ struct MoviesCommand: AsyncParsableCommand {
     @OptionGroup var year: YearOption
 
     func run() async throws {
-      let session = try Session(global)
-      let service = try session.container().resolve((any MovieService).self)
-      try await MovieOutput.show(session) { try await service.topGrossingMovies(year: year.year) }
+      try await MovieOutput.show(global) { try await $0.topGrossingMovies(year: year.year) }
     }
   }
 
@@ -27,9 +25,7 @@ struct MoviesCommand: AsyncParsableCommand {
     @OptionGroup var year: YearOption
 
     func run() async throws {
-      let session = try Session(global)
-      let service = try session.container().resolve((any MovieService).self)
-      try await MovieOutput.show(session) { try await service.topRatedMovies(year: year.year) }
+      try await MovieOutput.show(global) { try await $0.topRatedMovies(year: year.year) }
     }
   }
 
@@ -59,13 +55,9 @@ struct MoviesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-      let session = try Session(global)
-      let service = try session.container().resolve((any MovieService).self)
       let ids = self.ids
       let limit = concurrency
-      try await MovieOutput.show(session) {
-        try await Self.fetch(ids, limit: limit, from: service)
-      }
+      try await MovieOutput.show(global) { try await Self.fetch(ids, limit: limit, from: $0) }
     }
 
     /// Fetches `ids` with at most `limit` in flight, keeping their order; the first failure
