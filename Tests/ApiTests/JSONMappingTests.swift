@@ -33,6 +33,8 @@ import Testing
 
   @Test(arguments: [
     ("{\"id\": 1, \"name\": ", "", "the body is not valid JSON"),
+    ("", "", "the body is empty"),
+    (" \r\n", "", "the body is empty"),
     (good.replacingOccurrences(of: "\"year\": 2016, ", with: ""), "year", "the field is missing"),
     (
       good.replacingOccurrences(of: "\"grossing\": 486295561", with: "\"grossing\": \"lots\""),

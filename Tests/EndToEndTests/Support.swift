@@ -59,12 +59,19 @@ struct Kernel {
 
   var dataDirectory: URL { home.appendingPathComponent("data/kernel") }
 
-  /// Runs `kernel arguments` to its end.
-  func run(_ arguments: [String], variables: [String: String] = [:]) throws -> Run {
+  /// Runs `kernel arguments` to its end; kills it and fails when it is still running after
+  /// `limit`, so a hang is reported as one instead of stalling the suite.
+  func run(
+    _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60)
+  ) throws -> Run {
     let process = try start(arguments, variables: variables)
     let out = Reader(process.standardOutput)
     let err = Reader(process.standardError)
-    process.waitUntilExit()
+    guard Exit(process).wait(limit) else {
+      let stderr = err.text()
+      throw TestFailure(
+        "kernel \(arguments.joined(separator: " ")) ran past \(limit); stderr: \(stderr)")
+    }
     return Run(status: process.terminationStatus, stdout: out.text(), stderr: err.text())
   }
 
@@ -131,6 +138,30 @@ final class Server {
   }
 }
 
+/// Waits for a process to end, or kills it with SIGKILL when it takes too long.
+final class Exit: @unchecked Sendable {
+  // `process` is only read (its pid, and waiting for it) after `start`.
+  private let process: Process
+  private let ended = DispatchSemaphore(value: 0)
+
+  init(_ process: Process) {
+    self.process = process
+    Thread.detachNewThread { [self] in
+      self.process.waitUntilExit()
+      ended.signal()
+    }
+  }
+
+  /// True when the process ended within `limit`; otherwise kills it and returns false.
+  func wait(_ limit: Duration) -> Bool {
+    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+    if ended.wait(timeout: .now() + seconds) == .success { return true }
+    sendSignal(SIGKILL, to: process.processIdentifier)
+    ended.wait()
+    return false
+  }
+}
+
 private func sendSignal(_ signal: Int32, to pid: Int32) { _ = kill(pid, signal) }
 
 /// Drains a pipe on its own thread so a chatty process never blocks on a full pipe.
@@ -160,4 +191,26 @@ final class Reader: @unchecked Sendable {
 struct TestFailure: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
+}
+
+extension Kernel {
+  /// The cache database's `PRAGMA integrity_check`, by the `sqlite3` command-line tool.
+  func integrityCheck() throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "sqlite3", dataDirectory.appendingPathComponent("cache.sqlite").path,
+      "PRAGMA integrity_check;",
+    ]
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    let out = Reader(process.standardOutput)
+    let err = Reader(process.standardError)
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw TestFailure("sqlite3 failed (is it installed?): \(err.text())")
+    }
+    return out.text().trimmingCharacters(in: .whitespacesAndNewlines)
+  }
 }

@@ -21,6 +21,9 @@ public struct JSONMapping: Sendable, Hashable {
   /// Decodes a `T` from `data`, whatever the response's content type said. Failures name the
   /// route and the field's path, e.g. `data.cast[2].name`.
   public func decode<T: Decodable>(_ type: T.Type, from data: Data, route: Route) throws -> T {
+    if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+      throw ApiError.decoding(route: route, field: "", reason: "the body is empty")
+    }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .custom(Self.decodeDay)
     if let key = Self.mappingKey { decoder.userInfo[key] = self }
