@@ -129,8 +129,9 @@ public enum KernelComposition {
     }
     try container.register(ApiClient.self, scope: .singleton) { r in
       ApiClient(
-        context: try r.resolve(), transport: try r.resolve(), adapters: adapters, retriers: retriers
-      )
+        context: try r.resolve(), transport: try r.resolve(), adapters: adapters,
+        retriers: retriers,
+        trace: try r.resolve(Runtime.self).log)
     }
     try container.register((any AuthService).self, scope: .singleton) { r in
       ApiAuthService(client: try r.resolve())

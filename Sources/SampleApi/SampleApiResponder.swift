@@ -118,7 +118,8 @@ public final class SampleApiResponder: Sendable {
   private func issueToken() -> SampleResponse {
     let token = state.withLock { state -> String in
       state.issued += 1
-      let token = "sample-\(state.issued)-\(String(Self.next(&state.random), radix: 16))"
+      // Unpredictable, unlike the seeded fault draws: two servers never hand out the same token.
+      let token = "sample-\(state.issued)-\(String(UInt64.random(in: 1 ... .max), radix: 16))"
       // updateValue, not subscript assignment: a nil expiry (never expires) must be stored.
       state.tokens.updateValue(
         options.tokenLifetime.map { ContinuousClock.now.advanced(by: $0) }, forKey: token)

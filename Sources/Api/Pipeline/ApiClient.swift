@@ -18,17 +18,22 @@ public final class ApiClient: Sendable {
   public let adapter: CompositeAdapter
   public let retrier: CompositeRetrier
   public let maxAttempts: Int
+  /// Told one line per try (method, URL, headers with credentials redacted, outcome, time,
+  /// what happens next), for a debug log.
+  public let trace: (@Sendable (String) -> Void)?
 
   public init(
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
-    retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8
+    retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
+    trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
     self.transport = transport
     self.adapter = CompositeAdapter(adapters)
     self.retrier = CompositeRetrier(retriers)
     self.maxAttempts = max(1, maxAttempts)
+    self.trace = trace
   }
 
   /// The validated (2xx) response of `route`.
@@ -41,20 +46,38 @@ public final class ApiClient: Sendable {
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       let outcome: AttemptOutcome
+      let started = ContinuousClock.now
       do {
         let response = try await transport.send(request)
         if (200..<300).contains(response.status) {
+          trace?(Self.traceLine(request, "\(response.status)", since: started, then: ""))
           Self.reportValidators(of: response)
           if route != .auth { Provenance.record(Provenance(origin: .network, age: 0)) }
           return response
         }
-        if response.status == 304 && ConditionalRequest.offered != nil { throw NotModified() }
+        if response.status == 304 && ConditionalRequest.offered != nil {
+          trace?(Self.traceLine(request, "304", since: started, then: "; the cached copy stands"))
+          throw NotModified()
+        }
         outcome = .response(response)
       } catch let error as TransportError {
         outcome = .failure(error)
       }
-      guard attempt.number < maxAttempts else { throw Self.apiError(outcome, route: route) }
+      guard attempt.number < maxAttempts else {
+        trace?(Self.traceLine(request, outcome, since: started, then: "; no tries left"))
+        throw Self.apiError(outcome, route: route)
+      }
       let (decision, retrier) = await retrier.decide(request, for: attempt, after: outcome)
+      if let trace {
+        let next =
+          switch decision {
+          case .retry: "; retried now (\(retrier))"
+          case .retryAfter(let delay): "; retried in \(delay) (\(retrier))"
+          case .doNotRetry: "; not retried"
+          case .fail: "; failed by \(retrier)"
+          }
+        trace(Self.traceLine(request, outcome, since: started, then: next))
+      }
       switch decision {
       case .retry: break
       case .retryAfter(let delay): try await Task.sleep(for: delay)
@@ -88,6 +111,47 @@ public final class ApiClient: Sendable {
     received.set(
       CacheValidators(
         etag: response.headers["etag"], lastModified: response.headers["last-modified"]))
+  }
+
+  /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.
+  /// Every header that may carry a credential is redacted, whatever the environment calls it.
+  static func traceLine(
+    _ request: URLRequest, _ outcome: AttemptOutcome, since started: ContinuousClock.Instant,
+    then next: String
+  ) -> String {
+    let result =
+      switch outcome {
+      case .response(let response): "\(response.status)"
+      case .failure(let error): "\(error)"
+      }
+    return traceLine(request, result, since: started, then: next)
+  }
+
+  static func traceLine(
+    _ request: URLRequest, _ result: String, since started: ContinuousClock.Instant,
+    then next: String
+  ) -> String {
+    let elapsed = (ContinuousClock.now - started).components
+    let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+    let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+      name, value in
+      "\(name): \(Self.mayCarryCredential(name, value) ? "<redacted>" : value)"
+    }
+    var url = request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false) } ?? nil
+    if url?.password != nil { url?.password = "redacted" }
+    return
+      "\(request.httpMethod ?? "GET") \(url?.string ?? "?") [\(headers.joined(separator: ", "))]"
+      + " → \(result) in \(milliseconds) ms\(next)"
+  }
+
+  /// `Authorization`, `Cookie`, anything named like a token, key or secret, and any value with
+  /// an auth scheme in front.
+  static func mayCarryCredential(_ name: String, _ value: String) -> Bool {
+    let lowered = name.lowercased()
+    let named = ["auth", "token", "key", "secret", "cookie", "session", "password"]
+    if named.contains(where: lowered.contains) { return true }
+    let scheme = value.split(separator: " ").first?.lowercased() ?? ""
+    return ["bearer", "basic", "digest", "token"].contains(scheme)
   }
 
   static func apiError(_ outcome: AttemptOutcome, route: Route) -> ApiError {

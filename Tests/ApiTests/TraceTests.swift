@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import Api
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The debug line `ApiClient` writes per try: everything a reader needs, no credential.
+@Suite struct TraceTests {
+  @Test func credentialsAreRedactedWhateverTheirHeaderIsCalled() throws {
+    let url = try #require(URL(string: "https://reader:hunter2@api.example/api/movies/1"))
+    var request = URLRequest(url: url)
+    request.setValue("Bearer abc123", forHTTPHeaderField: "Authorization")
+    request.setValue("k-456", forHTTPHeaderField: "X-Api-Key")
+    request.setValue("Token t-789", forHTTPHeaderField: "X-Custom")
+    request.setValue("s=1", forHTTPHeaderField: "Cookie")
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    let line = ApiClient.traceLine(
+      request, .response(ApiResponse(status: 503, headers: [:])), since: .now,
+      then: "; retried in 200 ms (backoff)")
+    for secret in ["abc123", "k-456", "t-789", "s=1", "hunter2"] {
+      #expect(!line.contains(secret), "\(line)")
+    }
+    #expect(line.hasPrefix("GET https://reader:redacted@api.example/api/movies/1 ["))
+    #expect(line.contains("Accept: application/json"))
+    #expect(line.contains("Authorization: <redacted>") && line.contains("X-Api-Key: <redacted>"))
+    #expect(line.contains("→ 503 in ") && line.hasSuffix("; retried in 200 ms (backoff)"))
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Where the token may be (the context file, 0600, in a 0700 data dir) and everywhere it must
+/// not: stdout and stderr of every command, with `--verbose`, over a run that refreshes it.
+@Suite(.timeLimit(.minutes(2))) struct SecretsTests {
+  @Test func theTokenAppearsNowhereButTheContextFile() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let first = try Server(kernel, ["--require-auth"])
+    let login = try kernel.run(
+      ["-v", "--environment", "local", "--base-url", first.baseURL, "auth", "login"])
+    #expect(login.status == 0, "\(login)")
+    let firstToken = try savedToken(kernel)
+    first.stop()
+
+    // A new server knows no token: the first request gets a 401 and the token is refreshed.
+    let second = try Server(kernel, ["--require-auth"])
+    let local = ["-v", "--environment", "local", "--base-url", second.baseURL]
+    let movies = try kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
+    #expect(movies.status == 0, "\(movies)")
+    #expect(movies.stderr.contains("→ 401"), "\(movies)")
+    #expect(movies.stderr.contains("retried now (authRefresh)"), "\(movies)")
+    #expect(movies.stderr.contains("Authorization: <redacted>"), "\(movies)")
+    let secondToken = try savedToken(kernel)
+    #expect(secondToken != firstToken)
+    var runs = [login, movies]
+    for command in [
+      ["auth", "status"], ["auth", "status", "--format", "json"], ["config", "show"],
+      ["config", "show", "--format", "json"], ["env", "list"], ["doctor"],
+      ["movies", "get", "1", "2", "3"],
+    ] {
+      runs.append(try kernel.run(local + command))
+    }
+    #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.filter { $0.status != 0 })")
+    for run in runs {
+      for token in [firstToken, secondToken] {
+        #expect(!run.stdout.contains(token) && !run.stderr.contains(token), "\(run)")
+      }
+    }
+    #expect(second.stop().contains("1 to auth"))
+
+    let manager = FileManager.default
+    let folder = try manager.attributesOfItem(atPath: kernel.dataDirectory.path)
+    let file = try manager.attributesOfItem(
+      atPath: kernel.dataDirectory.appendingPathComponent("context.json").path)
+    #expect((folder[.posixPermissions] as? Int) == 0o700)
+    #expect((file[.posixPermissions] as? Int) == 0o600)
+  }
+
+  @Test func aPasswordInTheBaseURLIsRedacted() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let variables = ["KERNEL_BASE_URL": "http://reader:hunter2@127.0.0.1:9/api/"]
+    let show = try kernel.run(["--environment", "local", "config", "show"], variables: variables)
+    #expect(show.status == 0, "\(show)")
+    #expect(show.stdout.contains("127.0.0.1:9/api/"), "\(show)")
+    let failed = try kernel.run(
+      ["-v", "--profile", "api", "--environment", "local", "movies", "get", "1"],
+      variables: variables)
+    #expect(failed.status == 69, "\(failed)")
+    #expect(failed.stderr.contains("GET http://reader:redacted@127.0.0.1:9/api/movies/1"))
+    for run in [show, failed] {
+      #expect(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"), "\(run)")
+    }
+  }
+
+  /// The token `auth login` saved for the `local` environment.
+  private func savedToken(_ kernel: Kernel) throws -> String {
+    let data = try Data(contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"))
+    let context = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    let tokens = context?["tokens"] as? [String: [String: Any]]
+    guard let secret = tokens?["local"]?["secret"] as? String, !secret.isEmpty else {
+      throw TestFailure("no token saved for local in \(String(decoding: data, as: UTF8.self))")
+    }
+    return secret
+  }
+}
