@@ -18,10 +18,15 @@ enum MovieOutput {
     let recorder = Provenance.Recorder()
     let clock = ContinuousClock()
     let start = clock.now
+    var missing: MissingMovies?
     let movies = try await Provenance.$recorder.withValue(recorder) {
-      try await fetch(service)
+      do { return try await fetch(service) } catch let partial as MissingMovies {
+        missing = partial
+        return partial.movies
+      }
     }
     let elapsed = clock.now - start
+    if let missing, missing.movies.isEmpty { throw missing }
     let origin = recorder.origin ?? "network"
     switch session.format {
     case .json: Terminal.print(try json(movies, origin: origin))
@@ -30,6 +35,7 @@ enum MovieOutput {
       Terminal.print(
         footer(count: movies.count, origin: origin, recorder: recorder, elapsed: elapsed))
     }
+    if let missing { throw missing }
   }
 
   /// The contract's JSON, keys in the contract's order (JSONEncoder's order is not stable).

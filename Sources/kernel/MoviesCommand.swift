@@ -60,33 +60,67 @@ struct MoviesCommand: AsyncParsableCommand {
       try await MovieOutput.show(global) { try await Self.fetch(ids, limit: limit, from: $0) }
     }
 
-    /// Fetches `ids` with at most `limit` in flight, keeping their order; the first failure
-    /// cancels the rest.
+    /// Fetches `ids` with at most `limit` in flight, keeping their order. An id that fails does
+    /// not stop the others: when any failed, `MissingMovies` carries the ones that arrived.
     static func fetch(_ ids: [Int], limit: Int, from service: any MovieService) async throws
       -> [Movie]
     {
       var found = [Movie?](repeating: nil, count: ids.count)
+      var failures: [(index: Int, error: any Error)] = []
       let progress = Terminal.showsProgress && ids.count > 1
-      try await withThrowingTaskGroup(of: (Int, Movie).self) { group in
+      await withTaskGroup(of: (Int, Result<Movie, any Error>).self) { group in
         var next = 0
         var done = 0
         func start() {
           guard next < ids.count else { return }
           let index = next
           next += 1
-          group.addTask { (index, try await service.movie(id: ids[index])) }
+          group.addTask {
+            do { return (index, .success(try await service.movie(id: ids[index]))) } catch {
+              return (index, .failure(error))
+            }
+          }
         }
         for _ in 0..<min(limit, ids.count) { start() }
-        while let (index, movie) = try await group.next() {
-          found[index] = movie
+        while let (index, result) = await group.next() {
+          switch result {
+          case .success(let movie): found[index] = movie
+          case .failure(let error): failures.append((index, error))
+          }
           done += 1
           if progress { Terminal.progress("movies: \(done)/\(ids.count)") }
           start()
         }
       }
       if progress { Terminal.endProgress() }
-      return found.compactMap { $0 }
+      try Task.checkCancellation()
+      guard let first = failures.min(by: { $0.index < $1.index }) else {
+        return found.compactMap { $0 }
+      }
+      throw MissingMovies(
+        movies: found.compactMap { $0 }, missing: failures.map { ids[$0.index] }.sorted(),
+        requested: ids.count, cause: first.error)
     }
+  }
+}
+
+/// Some of the movies `movies get` asked for could not be had: the others are shown, then this
+/// is the failure, with the exit code of the first id's cause.
+struct MissingMovies: Error, ClassifiedError, CustomStringConvertible {
+  let movies: [Movie]
+  let missing: [Int]
+  let requested: Int
+  let cause: any Error
+
+  var failure: ServiceFailure { ServiceFailure.of(cause) ?? .unavailable }
+
+  var description: String {
+    let shown = missing.prefix(10).map(String.init).joined(separator: ", ")
+    let ids = missing.count > 10 ? "\(shown) and \(missing.count - 10) more" : shown
+    let which = missing.count == 1 ? "Movie \(ids)" : "\(missing.count) movies (\(ids))"
+    let cause = Failure.sentence(cause)
+    if missing.count == requested { return "No movie could be had: \(cause)" }
+    return "\(which) of \(requested) could not be had, the others are shown: \(cause)"
   }
 }
 

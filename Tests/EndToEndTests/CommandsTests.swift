@@ -115,3 +115,19 @@ import Testing
     #expect(format.stderr.contains("KERNEL_FORMAT"))
   }
 }
+
+extension CommandsTests {
+  @Test func moviesGetShowsWhatItHadAndNamesTheRest() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try kernel.run(["--profile", "api", "movies", "get", "1", "999", "2"])
+    #expect(run.status == 65, "\(run)")
+    #expect(run.stdout.contains("Finding Dory") && run.stdout.contains("2 movies from the api"))
+    #expect(
+      run.stderr.hasPrefix("Movie 999 of 3 could not be had, the others are shown: ")
+        && run.stderr.contains("HTTP 404"), "\(run)")
+    let none = try kernel.run(["--profile", "api", "movies", "get", "998", "999"])
+    #expect(none.status == 65 && none.stdout.isEmpty, "\(none)")
+    #expect(none.stderr.hasPrefix("No movie could be had: "), "\(none)")
+  }
+}

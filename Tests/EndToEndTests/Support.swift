@@ -64,15 +64,31 @@ struct Kernel {
   func run(
     _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60)
   ) throws -> Run {
-    let process = try start(arguments, variables: variables)
-    let out = Reader(process.standardOutput)
-    let err = Reader(process.standardError)
-    guard Exit(process).wait(limit) else {
-      let stderr = err.text()
-      throw TestFailure(
-        "kernel \(arguments.joined(separator: " ")) ran past \(limit); stderr: \(stderr)")
+    try launch(arguments, variables: variables).finish(within: limit)
+  }
+
+  /// A `kernel` still running, its output drained as it comes.
+  struct Running {
+    let process: Process
+    let stdout: Reader
+    let stderr: Reader
+
+    /// Waits for the end, killing it and failing past `limit`.
+    func finish(within limit: Duration) throws -> Run {
+      guard Exit(process).wait(limit) else {
+        throw TestFailure(
+          "kernel \(process.arguments?.joined(separator: " ") ?? "") ran past \(limit);"
+            + " stderr: \(stderr.text())")
+      }
+      return Run(status: process.terminationStatus, stdout: stdout.text(), stderr: stderr.text())
     }
-    return Run(status: process.terminationStatus, stdout: out.text(), stderr: err.text())
+  }
+
+  func launch(_ arguments: [String], variables: [String: String] = [:]) throws -> Running {
+    let process = try start(arguments, variables: variables)
+    return Running(
+      process: process, stdout: Reader(process.standardOutput),
+      stderr: Reader(process.standardError))
   }
 
   func start(_ arguments: [String], variables: [String: String] = [:]) throws -> Process {
@@ -164,27 +180,52 @@ final class Exit: @unchecked Sendable {
 
 private func sendSignal(_ signal: Int32, to pid: Int32) { _ = kill(pid, signal) }
 
-/// Drains a pipe on its own thread so a chatty process never blocks on a full pipe.
+/// Drains a pipe on its own thread so a chatty process never blocks on a full pipe; a test can
+/// wait for a line to appear while the process still runs.
 final class Reader: @unchecked Sendable {
-  // `data` is written once by the reading thread, then read after `done` is signalled.
+  // `data` and `ended` are guarded by `condition`.
+  private let condition = NSCondition()
   private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
+  private var ended = false
 
   init(_ pipe: Any?) {
     guard let handle = (pipe as? Pipe)?.fileHandleForReading else {
-      done.signal()
+      ended = true
       return
     }
     Thread.detachNewThread { [self] in
-      data = handle.readDataToEndOfFile()
-      done.signal()
+      while true {
+        let chunk = handle.availableData
+        condition.lock()
+        if chunk.isEmpty { ended = true } else { data.append(chunk) }
+        condition.broadcast()
+        condition.unlock()
+        if chunk.isEmpty { break }
+      }
     }
   }
 
+  /// Everything, once the writer has closed the pipe.
   func text() -> String {
-    done.wait()
-    done.signal()
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended { condition.wait() }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Waits until `fragment` has appeared `count` times: false when the pipe closes first or
+  /// `limit` passes.
+  func wait(for fragment: String, count: Int = 1, limit: Duration) -> Bool {
+    let deadline = Date(
+      timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds)
+        / 1e18)
+    condition.lock()
+    defer { condition.unlock() }
+    while String(decoding: data, as: UTF8.self).components(separatedBy: fragment).count - 1 < count
+    {
+      if ended || !condition.wait(until: deadline) { return false }
+    }
+    return true
   }
 }
 
