@@ -45,6 +45,9 @@ public final class SampleApiResponder: Sendable {
     var issued = 0
     var random: UInt64
     var authCalls = 0
+    var inFlight = 0
+    var peakInFlight = 0
+    var expiredRefused: Set<String> = []
   }
 
   public init(options: Options = Options()) {
@@ -60,6 +63,15 @@ public final class SampleApiResponder: Sendable {
   /// How many requests arrived in all.
   public var totalRequests: Int { state.withLock { $0.counts.values.reduce(0, +) } }
 
+  /// The most requests that were being answered at once.
+  public var peakConcurrency: Int { state.withLock { $0.peakInFlight } }
+
+  /// How many tokens `auth` handed out.
+  public var tokensIssued: Int { state.withLock { $0.issued } }
+
+  /// How many distinct tokens were refused because they had expired.
+  public var expiredTokensRefused: Int { state.withLock { $0.expiredRefused.count } }
+
   /// Makes every token handed out so far invalid, as if each had expired.
   public func expireTokens() { state.withLock { $0.tokens.removeAll() } }
 
@@ -72,8 +84,11 @@ public final class SampleApiResponder: Sendable {
     let (count, injectedFailure) = state.withLock { state -> (Int, Bool) in
       let key = route ?? request.path
       state.counts[key, default: 0] += 1
+      state.inFlight += 1
+      state.peakInFlight = max(state.peakInFlight, state.inFlight)
       return (state.counts[key] ?? 0, Self.draw(&state.random) < options.failureRate)
     }
+    defer { state.withLock { $0.inFlight -= 1 } }
     if options.latency > .zero {
       do { try await Task.sleep(for: options.latency) } catch {
         return .error(503, "request cancelled")
@@ -137,7 +152,9 @@ public final class SampleApiResponder: Sendable {
     return state.withLock { state in
       guard let entry = state.tokens[value] else { return false }
       guard let expiry = entry else { return true }
-      return ContinuousClock.now < expiry
+      if ContinuousClock.now < expiry { return true }
+      state.expiredRefused.insert(value)
+      return false
     }
   }
 

@@ -18,6 +18,10 @@ enum MovieOutput {
     let recorder = Provenance.Recorder()
     let clock = ContinuousClock()
     let start = clock.now
+    defer {
+      let elapsed = Terminal.milliseconds(clock.now - start)
+      session.runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
+    }
     var missing: MissingMovies?
     let movies = try await Provenance.$recorder.withValue(recorder) {
       do { return try await fetch(service) } catch let partial as MissingMovies {
@@ -97,8 +101,7 @@ enum MovieOutput {
     -> String
   {
     let what = count == 1 ? "1 movie" : "\(count) movies"
-    let milliseconds = Int(
-      elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    let milliseconds = Terminal.milliseconds(elapsed)
     let age = recorder.oldestCacheAge.map(Self.age) ?? "new"
     switch origin {
     case "cache": return "\(what) from cache, \(age)"

@@ -16,7 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
     abstract: "Serve the bundled movie API on loopback, with optional latency and faults.",
     discussion: """
       Prints its base URL on the first line of stdout (with --port 0, the port the system chose),
-      and on stop a summary of the requests it answered on stderr.
+      and on stop a summary on stderr: requests answered, calls to auth and tokens issued, the most answered at once
+      and how many expired tokens were refused.
       """)
 
   @Option(help: "A loopback address to listen on.") var host = "127.0.0.1"
@@ -76,8 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
     let responder = server.responder
     await server.stop()
     Terminal.error(
-      "kernel serve: answered \(responder.totalRequests) requests, \(responder.requests(to: "auth")) to auth"
-    )
+      "kernel serve: answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
+        + " to auth (\(responder.tokensIssued) tokens issued), at most \(responder.peakConcurrency) at once;"
+        + " \(responder.expiredTokensRefused) expired tokens refused")
   }
 
   /// Returns when SIGINT or SIGTERM arrives.

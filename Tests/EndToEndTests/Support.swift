@@ -84,23 +84,29 @@ struct Kernel {
     }
   }
 
-  func launch(_ arguments: [String], variables: [String: String] = [:]) throws -> Running {
-    let process = try start(arguments, variables: variables)
+  /// Starts `kernel arguments`; stderr goes to `terminal` when given, else to a pipe.
+  func launch(
+    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil
+  ) throws -> Running {
+    let process = try start(arguments, variables: variables, terminal: terminal)
     return Running(
       process: process, stdout: Reader(process.standardOutput),
       stderr: Reader(process.standardError))
   }
 
-  func start(_ arguments: [String], variables: [String: String] = [:]) throws -> Process {
+  func start(
+    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil
+  ) throws -> Process {
     let process = Process()
     process.executableURL = try Self.binary
     process.arguments = arguments
     process.environment = environment.merging(variables) { _, new in new }
     process.currentDirectoryURL = workingDirectory
     process.standardOutput = Pipe()
-    process.standardError = Pipe()
+    process.standardError = terminal?.child ?? Pipe()
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    terminal?.started()
     return process
   }
 
@@ -226,6 +232,62 @@ final class Reader: @unchecked Sendable {
       if ended || !condition.wait(until: deadline) { return false }
     }
     return true
+  }
+}
+
+/// A pseudo-terminal for a child's stderr, so it behaves as on a user's terminal (progress);
+/// everything the child writes there is collected.
+final class PseudoTerminal: @unchecked Sendable {
+  // `data` and `ended` are guarded by `condition`; `child` is only used before `started()`.
+  let child: FileHandle
+  private let primary: Int32
+  private let condition = NSCondition()
+  private var data = Data()
+  private var ended = false
+
+  init() throws {
+    // Glibc's Swift module leaves out the XSI pseudo-terminal calls: look them up in libc.
+    typealias OpenCall = @convention(c) (Int32) -> Int32
+    typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+    func call<T>(_ name: String, as type: T.Type) throws -> T {
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
+        throw TestFailure("libc has no \(name)")
+      }
+      return unsafeBitCast(symbol, to: type)
+    }
+    primary = try call("posix_openpt", as: OpenCall.self)(O_RDWR | O_NOCTTY)
+    guard primary >= 0, try call("grantpt", as: OpenCall.self)(primary) == 0,
+      try call("unlockpt", as: OpenCall.self)(primary) == 0,
+      let name = try call("ptsname", as: NameCall.self)(primary)
+    else { throw TestFailure("no pseudo-terminal: errno \(errno)") }
+    let secondary = open(String(cString: name), O_RDWR | O_NOCTTY)
+    guard secondary >= 0 else { throw TestFailure("could not open \(String(cString: name))") }
+    child = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+  }
+
+  /// Closes this process's copy of the child's side, so reading ends when the child exits.
+  func started() {
+    try? child.close()
+    Thread.detachNewThread { [self] in
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(primary, &buffer, buffer.count)
+        condition.lock()
+        if count > 0 { data.append(contentsOf: buffer[..<count]) } else { ended = true }
+        condition.broadcast()
+        condition.unlock()
+        if count <= 0 { break }
+      }
+      close(primary)
+    }
+  }
+
+  /// Everything the child wrote, once it has exited.
+  func text() -> String {
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended { condition.wait() }
+    return String(decoding: data, as: UTF8.self)
   }
 }
 

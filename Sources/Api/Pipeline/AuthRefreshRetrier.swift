@@ -45,7 +45,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
     let token: AuthToken?
   }
 
-  public init(maxRefreshes: Int = 5, window: Duration = .seconds(30)) {
+  public init(maxRefreshes: Int = 5, window: Duration = .seconds(5)) {
     self.maxRefreshes = maxRefreshes
     self.window = window
   }
@@ -161,6 +161,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
 }
 
 extension RequestRetrier where Self == AuthRefreshRetrier {
-  /// One token refresh for any number of 401s at once; at most 5 in 30 seconds.
+  /// One token refresh for any number of 401s at once; at most 5 in 5 seconds (tokens that live
+  /// two seconds still refresh; a server that rejects every new token at once is caught).
   public static var authRefresh: Self { AuthRefreshRetrier() }
 }

@@ -27,6 +27,9 @@ public final class URLSessionTransport: Transport {
     /// Removed from a request redirected to another origin; `Authorization` always is.
     public var credentialHeaders: Set<String> = ["Authorization"]
     public var maximumRedirects = 10
+    /// Connections open to one host at once: requests beyond it wait for one to be free.
+    /// (URLSession's default is 6, which would cap any higher concurrency of the callers.)
+    public var maximumConnectionsPerHost = 64
 
     public init() {}
   }
@@ -44,6 +47,7 @@ public final class URLSessionTransport: Transport {
     sessionConfiguration.httpShouldSetCookies = false
     sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout.wholeSeconds
     sessionConfiguration.timeoutIntervalForResource = configuration.resourceTimeout.wholeSeconds + 1
+    sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
     delegate = SessionDelegate(
       credentialHeaders: Set(
         configuration.credentialHeaders.map { $0.lowercased() } + ["authorization"]),

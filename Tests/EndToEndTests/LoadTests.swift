@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// A thousand movies through a faulty, slow server whose tokens live two seconds.
+@Suite(.timeLimit(.minutes(3))) struct LoadTests {
+  @Test func aThousandMoviesArriveThroughFaultsAndExpiringTokens() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    // Every path answers 503 once, every answer waits 50 ms, tokens expire after 2 s.
+    let server = try Server(
+      kernel,
+      [
+        "--extra-movies", "1000", "--fail-first", "1", "--latency", "50", "--require-auth",
+        "--token-ttl", "2",
+      ])
+    let terminal = try PseudoTerminal()
+    let ids = Array(1...1000)
+    let running = try kernel.launch(
+      ["-v", "--environment", "local", "--base-url", server.baseURL, "movies", "get"]
+        + ids.map(String.init) + ["--concurrency", "16", "--format", "json"],
+      variables: ["KERNEL_RETRY_BASE_DELAY_MS": "20"], terminal: terminal)
+    let run = try running.finish(within: .seconds(150))
+    let shown = terminal.text()
+    let summary = server.stop()
+
+    #expect(run.status == 0, "\(shown.suffix(2000))")
+    let got = (run.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+    #expect(got == ids)
+    // Progress is drawn in place on the terminal.
+    #expect(shown.contains("\rmovies: 1/1000") || shown.contains("movies: 1/1000"))
+    #expect(shown.contains("movies: 1000/1000"))
+    let peak = try #require(number(in: shown, after: "peak memory "))
+    #expect(peak > 0 && peak < 100, "peak memory \(peak) MB")
+
+    // At most 16 movie requests and one token refresh at the server at once; more than
+    // URLSession's default of 6 connections per host, which would cap them unseen.
+    let atOnce = try #require(number(in: summary, after: "at most "))
+    #expect(atOnce > 6 && atOnce <= 17, "\(summary)")
+    // One token for the start, and exactly one more for each token that expired (auth's own
+    // first answer is a 503 like every path's, so it is asked once more than tokens issued).
+    let issued = try #require(number(in: summary, after: "to auth ("))
+    let expired = try #require(number(in: summary, after: "once; "))
+    #expect(expired >= 2, "\(summary)")
+    #expect(issued == expired + 1, "\(summary)")
+  }
+
+  /// The whole number right after `marker`, e.g. 42 in "peak memory 42 MB".
+  private func number(in text: String, after marker: String) -> Int? {
+    guard let range = text.range(of: marker, options: .backwards) else { return nil }
+    return Int(text[range.upperBound...].prefix { $0.isNumber })
+  }
+}
