@@ -18,6 +18,9 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
 
   public var description: String {
     switch self {
+    case .unknownName(let file, let key, let name, let valid) where valid.isEmpty:
+      "\(file): \(key) names \"\(name)\", but the file defines none; a config file replaces the"
+        + " built-in one, so it needs its own (see kernel config show)."
     case .unknownName(let file, let key, let name, let valid):
       "\(file): \(key) names \"\(name)\", which is not one of: \(valid.joined(separator: ", "))."
     case .stackWithoutSource(let file, let key, let stack):

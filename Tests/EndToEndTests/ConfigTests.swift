@@ -119,3 +119,27 @@ import Testing
     #expect(missing.stderr.hasPrefix("/nonexistent.yaml: --config cannot be used"))
   }
 }
+
+extension ConfigTests {
+  @Test func aDataDirInTheFileThatCannotBeUsedExits78NamingTheKey() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let blocker = kernel.home.appendingPathComponent("a-file")
+    try "not a folder".write(to: blocker, atomically: true, encoding: .utf8)
+    let folder = blocker.appendingPathComponent("kernel").path
+    try kernel.write("dataDir: \(folder)\n", to: "Config/kernel.yaml")
+    let bare = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    #expect(bare.status == 78, "\(bare)")
+    #expect(
+      bare.stderr.hasPrefix(
+        "Config/kernel.yaml: profile names \"layered\", but the file defines none; "), "\(bare)")
+
+    try kernel.write(
+      "dataDir: \(folder)\nprofile: offline\nprofiles:\n  offline:\n    movies: [store]\n",
+      to: "Config/kernel.yaml")
+    let run = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    #expect(run.status == 78, "\(run)")
+    #expect(run.stderr.hasPrefix("Config/kernel.yaml: dataDir \(folder)"), "\(run)")
+    #expect(run.stderr.split(separator: "\n").count == 1 && run.stdout.isEmpty, "\(run)")
+  }
+}
