@@ -16,27 +16,51 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
 
   public var failure: ServiceFailure { .configuration }
 
-  public var description: String {
+  /// One line whatever the file held: control characters are escaped, long values cut.
+  public var description: String { Self.oneLine(text) }
+
+  private var text: String {
     switch self {
     case .unknownName(let file, let key, let name, let valid) where valid.isEmpty:
-      "\(file): \(key) names \"\(name)\", but the file defines none; a config file replaces the"
+      "\(file): \(key) names \"\(Self.shown(name))\", but the file defines none; a config file replaces the"
         + " built-in one, so it needs its own (see kernel config show)."
     case .unknownName(let file, let key, let name, let valid):
-      "\(file): \(key) names \"\(name)\", which is not one of: \(valid.joined(separator: ", "))."
+      "\(file): \(key) names \"\(Self.shown(name))\", which is not one of: \(valid.joined(separator: ", "))."
     case .stackWithoutSource(let file, let key, let stack):
       "\(file): the stack \(key) [\(stack.joined(separator: ", "))] must end in a source, api or store."
     case .malformed(let file, let key, let value, let expected):
-      "\(file): \(key) is \"\(value)\", but it must be \(expected)."
+      "\(file): \(key) is \"\(Self.shown(value))\", but it must be \(expected)."
     case .invalidEnvironment(let file, let key, let reason):
       "\(file): \(key) is not usable: \(reason)"
     case .unknownKey(let file, let key, let closest?, _):
-      "\(file): unknown key \(key); did you mean \(closest)?"
+      "\(file): unknown key \(Self.shown(key)); did you mean \(closest)?"
     case .unknownKey(let file, let key, nil, let valid):
-      "\(file): unknown key \(key); the keys here are: \(valid.joined(separator: ", "))."
+      "\(file): unknown key \(Self.shown(key)); the keys here are: \(valid.joined(separator: ", "))."
     case .syntax(let file, let problem):
       "\(file): the file is not valid YAML: \(problem)."
     case .unusable(let file, let key, let reason):
       "\(file): \(key) cannot be used: \(reason)."
     }
+  }
+
+  /// A value from the file as shown in a message: at most 60 characters.
+  static func shown(_ value: String) -> String {
+    value.count > 60 ? String(value.prefix(59)) + "…" : value
+  }
+
+  /// `text` with newlines, tabs and other control characters written as escapes.
+  static func oneLine(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.properties.generalCategory == .control:
+        out += "\\u{\(String(scalar.value, radix: 16))}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
 }

@@ -128,6 +128,27 @@ import Testing
     #expect(error.map { ServiceFailure.of($0) } == .configuration)
   }
 
+  /// The inputs fuzz-config found (Fuzz/Regressions/config), e.g. a file that is one scalar
+  /// full of carriage returns, which made a message of many lines: each now fails in one line.
+  @Test func fuzzRegressionsFailInOneLine() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/Regressions/config")
+    let files = try FileManager.default.contentsOfDirectory(
+      at: folder, includingPropertiesForKeys: nil)
+    #expect(!files.isEmpty)
+    for file in files {
+      let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+      let error = #expect(throws: ConfigError.self) {
+        try ConfigDocument(text: text, file: "k.yaml").resolve()
+      }
+      let message = error?.description ?? ""
+      #expect(message.hasPrefix("k.yaml"), "\(file.lastPathComponent): \(message)")
+      #expect(!message.contains("\r") && !message.contains("\n"), "\(message)")
+      #expect(message.count < 300, "\(message)")
+    }
+  }
+
   @Test func aVariableOfTheWrongTypeNamesTheVariable() throws {
     let document = try ConfigDocument(
       text: Self.small, file: "k.yaml", variables: ["KERNEL_TIMEOUTS_REQUEST_SECONDS": "soon"])

@@ -1,0 +1,40 @@
+import Api
+import Domain
+import Foundation
+import FuzzDriver
+
+/// libFuzzer's entry: decoding any body must either give movies or throw an `ApiError`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzMapping(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
+  let body = Data(UnsafeBufferPointer(start: bytes, count: count))
+  let mappings = [
+    JSONMapping.body, JSONMapping(keyPath: "data"), JSONMapping(envelope: true),
+    JSONMapping(keyPath: "info.items", envelope: true),
+  ]
+  for mapping in mappings {
+    expectApiError {
+      _ = try mapping.decode([ApiMovie].self, from: body, route: .topGrossingMovies(year: 2016))
+        .map { $0.convert() }
+    }
+    expectApiError {
+      _ = try mapping.decode(ApiMovie.self, from: body, route: .movie(id: 1)).convert()
+    }
+    expectApiError { _ = try mapping.decode(String.self, from: body, route: .auth) }
+  }
+  return 0
+}
+
+/// Anything but an `ApiError` escaping the decoders is a bug: crash so libFuzzer keeps the input.
+private func expectApiError(_ body: () throws -> Void) {
+  do { try body() } catch is ApiError {} catch {
+    fatalError("the decoders threw \(type(of: error)), not an ApiError: \(error)")
+  }
+}
+
+/// The process entry (SwiftPM's name for this target's `main`).
+@_cdecl("fuzz_mapping_main")
+public func fuzzMain(
+  _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+  runFuzzer(argc, argv, fuzzMapping)
+}
