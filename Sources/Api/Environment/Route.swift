@@ -8,6 +8,9 @@ public enum Route: Sendable, Hashable, CustomStringConvertible {
   case movie(id: Int)
   case topGrossingMovies(year: Int)
   case topRatedMovies(year: Int)
+  /// A GET of a path below the base URL (`shows/7`), for a service of your own; it cannot leave
+  /// the environment's host (see `url(in:)`).
+  case get(String)
 
   public var method: String { "GET" }
 
@@ -18,6 +21,7 @@ public enum Route: Sendable, Hashable, CustomStringConvertible {
     case .movie(let id): "movies/\(id)"
     case .topGrossingMovies(let year): "movies/topGrossing/\(year)"
     case .topRatedMovies(let year): "movies/topRated/\(year)"
+    case .get(let path): String(path.drop { $0 == "/" })
     }
   }
 
@@ -26,8 +30,20 @@ public enum Route: Sendable, Hashable, CustomStringConvertible {
     method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE"
   }
 
+  /// The route's URL under the environment's base URL. A path that would resolve elsewhere
+  /// (`//other.host/x`, `https://other.host/`) is taken literally, escaped, below the base URL.
   public func url(in environment: ApiEnvironment) -> URL {
-    URL(string: path, relativeTo: environment.baseURL)?.absoluteURL ?? environment.baseURL
+    let base = environment.baseURL
+    if let url = URL(string: path, relativeTo: base)?.absoluteURL,
+      url.scheme == base.scheme, url.host == base.host, url.port == base.port
+    {
+      return url
+    }
+    let escaped =
+      path.addingPercentEncoding(
+        withAllowedCharacters: .urlPathAllowed.subtracting(
+          CharacterSet(charactersIn: ":/"))) ?? ""
+    return URL(string: escaped, relativeTo: base)?.absoluteURL ?? base
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

@@ -1,0 +1,98 @@
+import Api
+import Composition
+import Domain
+import Foundation
+import Injection
+import SampleApi
+import Store
+import Testing
+
+// README "Add your own service", runnable: a second domain (TV shows) with an api layer, the
+// cache over it and an offline answer, in the lines below and nothing else.
+
+// 1. The domain: a value and a protocol.
+struct Show: Codable, Sendable, Equatable {
+  let id: Int
+  let title: String
+}
+
+protocol ShowService: Sendable {
+  func show(id: Int) async throws -> Show
+}
+
+// 2. The api layer: a route below the environment's base URL, decoded by the shared client
+//    (adapters, token refresh, backoff, errors that name the route all come with it).
+struct ApiShowService: ShowService {
+  let client: ApiClient
+  func show(id: Int) async throws -> Show {
+    try await client.value(Show.self, for: .get("shows/\(id)"))
+  }
+}
+
+// 3. The cache and offline layers: one call description; the layers are the movies' own.
+struct LayeredShowService: ShowService {
+  let base: any ShowService
+  let layer: any ServiceLayer
+  func show(id: Int) async throws -> Show {
+    try await layer.run(
+      ServiceCall(
+        name: "show", key: "shows/\(id)", summary: "show \(id)", cache: .json(key: "shows/\(id)"))
+    ) { try await base.show(id: id) }
+  }
+}
+
+// 4. The wiring: register it beside the movies in the profile's container.
+func registerShows(in container: Container, policy: CachePolicy) throws {
+  try container.register((any ShowService).self, scope: .singleton) { r in
+    LayeredShowService(
+      base: ApiShowService(client: try r.resolve()),
+      layer: CachingLayer(database: try r.resolve(), policy: policy))
+  }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct AddYourOwnServiceTests {
+  @Test func showsGetTheApiTheCacheAndAnOfflineAnswer() async throws {
+    let server = try await FixtureServer.start()
+    server.handle("GET", "/api/shows/7") { _ in
+      SampleResponse(status: 200, body: Data(#"{"id": 7, "title": "Twin Peaks"}"#.utf8))
+    }
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kernel-shows-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
+    let runtime = Runtime(
+      dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
+    let container = try KernelComposition.compose(
+      config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime)
+    try registerShows(in: container, policy: .networkFirst)
+    try container.validate()
+    let shows = try container.resolve((any ShowService).self)
+
+    #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))
+    await server.stop()
+    // The server is gone: the same call answers from the cache, and says so.
+    let recorder = Provenance.Recorder()
+    let cached = try await Provenance.$recorder.withValue(recorder) {
+      try await shows.show(id: 7)
+    }
+    #expect(cached.title == "Twin Peaks" && recorder.origin == "cache")
+    // Offline: cache only, never the api.
+    let offline = LayeredShowService(
+      base: ApiShowService(client: try container.resolve()),
+      layer: CachingLayer(database: try container.resolve(), policy: .cacheOnly))
+    #expect(try await offline.show(id: 7).id == 7)
+    await #expect(throws: CacheMiss.self) { try await offline.show(id: 8) }
+  }
+
+  @Test func aRouteOfYourOwnCannotLeaveTheEnvironmentsHost() throws {
+    let environment = try ApiEnvironment(
+      name: "local", baseURL: #require(URL(string: "http://127.0.0.1:8080/api/")))
+    for path in ["//evil.example/x", "https://evil.example/x", "http://127.0.0.1:9/x"] {
+      let url = Route.get(path).url(in: environment)
+      #expect(url.host == "127.0.0.1" && url.port == 8080, "\(path) → \(url)")
+      #expect(url.path.hasPrefix("/api/"), "\(path) → \(url)")
+    }
+    #expect(
+      Route.get("/shows/7").url(in: environment).absoluteString
+        == "http://127.0.0.1:8080/api/shows/7")
+  }
+}

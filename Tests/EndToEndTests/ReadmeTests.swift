@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// The README's picture and config reference stay true to the built `kernel`.
+@Suite(.timeLimit(.minutes(1))) struct ReadmeTests {
+  static var readme: String {
+    get throws {
+      let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+      return try String(contentsOf: file, encoding: .utf8)
+    }
+  }
+
+  @Test func thePictureIsWhatGraphDraws() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let graph = try kernel.run(["graph", "--format", "mermaid"])
+    #expect(graph.status == 0, "\(graph)")
+    let readme = try Self.readme
+    guard let start = readme.range(of: "```mermaid\n"),
+      let end = readme.range(of: "\n```", range: start.upperBound..<readme.endIndex)
+    else { throw TestFailure("README.md has no mermaid block") }
+    #expect(
+      String(readme[start.upperBound..<end.lowerBound])
+        == graph.stdout.trimmingCharacters(in: .newlines))
+  }
+
+  @Test func everyKeyConfigShowPrintsIsInTheReference() throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let shown = try kernel.run(["config", "show", "--format", "json"])
+    let settings = try #require(shown.json?["settings"] as? [[String: Any]], "\(shown)")
+    let keys = Set(
+      settings.compactMap { $0["key"] as? String }.map { key -> String in
+        let parts = key.split(separator: ".")
+        return parts.first == "environments" && parts.count == 3
+          ? "environments.NAME.\(parts[2])" : key
+      })
+    #expect(keys.count > 10)
+    let readme = try Self.readme
+    for key in keys.sorted() {
+      #expect(readme.contains("| `\(key)`"), "README's config reference lacks \(key)")
+    }
+  }
+}
