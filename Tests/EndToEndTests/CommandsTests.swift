@@ -3,17 +3,17 @@ import Testing
 
 /// env, auth, graph, doctor, cache and the command line itself, on the built binary.
 @Suite(.timeLimit(.minutes(2))) struct CommandsTests {
-  @Test func envUseIsSavedAndEnvironmentStillWinsForOneRun() throws {
+  @Test func envUseIsSavedAndEnvironmentStillWinsForOneRun() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let server = try Server(kernel)
     defer { server.stop() }
-    let use = try kernel.run(["env", "use", "local"])
+    let use = try await kernel.run(["env", "use", "local"])
     #expect(use.status == 0, "\(use)")
-    #expect(try kernel.run(["env", "list"]).stdout.contains("* local"))
+    #expect(try await kernel.run(["env", "list"]).stdout.contains("* local"))
 
     // The saved environment is used: its base URL replaced by the variable reaches the server.
-    let saved = try kernel.run(
+    let saved = try await kernel.run(
       ["--profile", "api", "movies", "get", "1", "--format", "json"],
       variables: ["KERNEL_BASE_URL": server.baseURL])
     #expect(saved.status == 0, "\(saved)")
@@ -21,26 +21,29 @@ import Testing
     #expect(server.stop().contains("answered 1 requests"))
 
     // --environment wins for one run, and is not saved.
-    let once = try kernel.run(["--profile", "api", "--environment", "sample", "movies", "get", "2"])
+    let once = try await kernel.run([
+      "--profile", "api", "--environment", "sample", "movies", "get", "2",
+    ])
     #expect(once.status == 0, "\(once)")
-    #expect(try kernel.run(["env", "list"]).stdout.contains("* local"))
+    #expect(try await kernel.run(["env", "list"]).stdout.contains("* local"))
 
-    let unknown = try kernel.run(["env", "use", "staging"])
+    let unknown = try await kernel.run(["env", "use", "staging"])
     #expect(unknown.status == 64)
     #expect(unknown.stderr.contains("There is no environment \"staging\""))
   }
 
-  @Test func authLoginStatusLogoutNeverPrintTheToken() throws {
+  @Test func authLoginStatusLogoutNeverPrintTheToken() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let server = try Server(kernel, ["--require-auth"])
     let local = ["--environment", "local", "--base-url", server.baseURL]
-    #expect(try kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in to local"))
-    let login = try kernel.run(local + ["auth", "login"])
+    #expect(
+      try await kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in to local"))
+    let login = try await kernel.run(local + ["auth", "login"])
     #expect(login.status == 0, "\(login)")
-    let status = try kernel.run(local + ["auth", "status", "--format", "json"])
+    let status = try await kernel.run(local + ["auth", "status", "--format", "json"])
     #expect(status.json?["loggedIn"] as? Bool == true)
-    let movies = try kernel.run(local + ["--profile", "api", "movies", "get", "4"])
+    let movies = try await kernel.run(local + ["--profile", "api", "movies", "get", "4"])
     #expect(movies.status == 0, "\(movies)")
 
     let saved = try String(
@@ -51,38 +54,38 @@ import Testing
     for run in [login, status, movies] {
       #expect(!run.stdout.contains(token) && !run.stderr.contains(token))
     }
-    let logout = try kernel.run(local + ["auth", "logout"])
+    let logout = try await kernel.run(local + ["auth", "logout"])
     #expect(logout.stdout.contains("Logged out of local"))
-    #expect(try kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in"))
+    #expect(try await kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in"))
     #expect(server.stop().contains("1 to auth"))
   }
 
-  @Test func theOfflineGraphHasNoTransportAndTheLayeredOneHas() throws {
+  @Test func theOfflineGraphHasNoTransportAndTheLayeredOneHas() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let offline = try kernel.run(["--profile", "offline", "graph"])
+    let offline = try await kernel.run(["--profile", "offline", "graph"])
     #expect(offline.status == 0, "\(offline)")
     #expect(offline.stdout.contains("MovieService"))
     #expect(!offline.stdout.contains("Transport") && !offline.stdout.contains("ApiClient"))
-    let layered = try kernel.run(["graph", "--format", "mermaid"])
+    let layered = try await kernel.run(["graph", "--format", "mermaid"])
     #expect(layered.stdout.hasPrefix("graph"))
     #expect(layered.stdout.contains("Transport") && layered.stdout.contains("CacheDatabase"))
-    let dot = try kernel.run(["graph", "--profile", "api", "--format", "dot"])
+    let dot = try await kernel.run(["graph", "--profile", "api", "--format", "dot"])
     #expect(dot.stdout.hasPrefix("digraph"))
-    #expect(try kernel.run(["graph", "--format", "json"]).status == 64)
+    #expect(try await kernel.run(["graph", "--format", "json"]).status == 64)
   }
 
-  @Test func doctorBootsEveryProfileAndFailsOnAnUnwritableDataDir() throws {
+  @Test func doctorBootsEveryProfileAndFailsOnAnUnwritableDataDir() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let healthy = try kernel.run(["doctor"])
+    let healthy = try await kernel.run(["doctor"])
     #expect(healthy.status == 0, "\(healthy)")
     for profile in ["api", "layered", "offline"] {
       #expect(healthy.stdout.contains("ok    profile \(profile)"))
     }
     let blocked = kernel.home.appendingPathComponent("blocked")
     try "not a folder".write(to: blocked, atomically: true, encoding: .utf8)
-    let broken = try kernel.run([
+    let broken = try await kernel.run([
       "doctor", "--data-dir", blocked.appendingPathComponent("kernel").path,
     ])
     #expect(broken.status == 78, "\(broken)")
@@ -90,43 +93,44 @@ import Testing
     #expect(broken.stderr.contains("--data-dir"))
   }
 
-  @Test func cacheStatsAndClear() throws {
+  @Test func cacheStatsAndClear() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    _ = try kernel.run(["movies", "top-grossing", "--year", "2016"])
-    let stats = try kernel.run(["cache", "stats", "--format", "json"])
+    _ = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
+    let stats = try await kernel.run(["cache", "stats", "--format", "json"])
     #expect(stats.json?["movies"] as? Int == 10, "\(stats)")
-    let clear = try kernel.run(["cache", "clear"])
+    let clear = try await kernel.run(["cache", "clear"])
     #expect(clear.stdout.contains("10 movies removed"))
-    #expect(try kernel.run(["cache", "stats", "--format", "json"]).json?["movies"] as? Int == 0)
+    #expect(
+      try await kernel.run(["cache", "stats", "--format", "json"]).json?["movies"] as? Int == 0)
   }
 
-  @Test func usageErrorsExit64AndHelpExplains() throws {
+  @Test func usageErrorsExit64AndHelpExplains() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let help = try kernel.run(["--help"])
+    let help = try await kernel.run(["--help"])
     #expect(help.status == 0)
     #expect(help.stdout.contains("--profile") && help.stdout.contains("KERNEL_PROFILE"))
-    #expect(try kernel.run(["movies", "top-grossing"]).status == 64)
-    #expect(try kernel.run(["movies", "top-grossing", "--year", "twenty"]).status == 64)
-    #expect(try kernel.run(["movies", "get"]).status == 64)
-    let format = try kernel.run(["movies", "get", "1"], variables: ["KERNEL_FORMAT": "xml"])
+    #expect(try await kernel.run(["movies", "top-grossing"]).status == 64)
+    #expect(try await kernel.run(["movies", "top-grossing", "--year", "twenty"]).status == 64)
+    #expect(try await kernel.run(["movies", "get"]).status == 64)
+    let format = try await kernel.run(["movies", "get", "1"], variables: ["KERNEL_FORMAT": "xml"])
     #expect(format.status == 64)
     #expect(format.stderr.contains("KERNEL_FORMAT"))
   }
 }
 
 extension CommandsTests {
-  @Test func moviesGetShowsWhatItHadAndNamesTheRest() throws {
+  @Test func moviesGetShowsWhatItHadAndNamesTheRest() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let run = try kernel.run(["--profile", "api", "movies", "get", "1", "999", "2"])
+    let run = try await kernel.run(["--profile", "api", "movies", "get", "1", "999", "2"])
     #expect(run.status == 65, "\(run)")
     #expect(run.stdout.contains("Finding Dory") && run.stdout.contains("2 movies from the api"))
     #expect(
       run.stderr.hasPrefix("Movie 999 of 3 could not be had, the others are shown: ")
         && run.stderr.contains("HTTP 404"), "\(run)")
-    let none = try kernel.run(["--profile", "api", "movies", "get", "998", "999"])
+    let none = try await kernel.run(["--profile", "api", "movies", "get", "998", "999"])
     #expect(none.status == 65 && none.stdout.isEmpty, "\(none)")
     #expect(none.stderr.hasPrefix("No movie could be had: "), "\(none)")
   }

@@ -15,7 +15,7 @@ import Testing
         movies: [store]
     """
 
-  @Test func fileThenVariableThenFlag() throws {
+  @Test func fileThenVariableThenFlag() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     try kernel.write(Self.offlineByDefault, to: "Config/kernel.yaml")
@@ -24,23 +24,24 @@ import Testing
       let entry = settings?.first { $0["key"] == "profile" }
       return (entry?["value"], entry?["source"])
     }
-    let file = try kernel.run(["config", "show", "--format", "json"])
+    let file = try await kernel.run(["config", "show", "--format", "json"])
     #expect(profile(file) == ("offline", "Config/kernel.yaml"), "\(file)")
-    let variable = try kernel.run(
+    let variable = try await kernel.run(
       ["config", "show", "--format", "json"], variables: ["KERNEL_PROFILE": "api"])
     #expect(profile(variable) == ("api", "variable KERNEL_PROFILE"))
-    let flag = try kernel.run(
+    let flag = try await kernel.run(
       ["config", "show", "--format", "json", "--profile", "offline"],
       variables: ["KERNEL_PROFILE": "api"])
     #expect(profile(flag) == ("offline", "flag --profile"))
 
     // And they change what runs: the file's offline profile has nothing cached (69), the
     // variable's api profile answers from the sample api.
-    #expect(try kernel.run(["movies", "get", "1"]).status == 69)
+    #expect(try await kernel.run(["movies", "get", "1"]).status == 69)
     #expect(
-      try kernel.run(["movies", "get", "1"], variables: ["KERNEL_PROFILE": "api"]).status == 0)
+      try await kernel.run(["movies", "get", "1"], variables: ["KERNEL_PROFILE": "api"]).status == 0
+    )
     #expect(
-      try kernel.run(
+      try await kernel.run(
         ["movies", "get", "1", "--profile", "offline"], variables: ["KERNEL_PROFILE": "api"]
       )
       .status == 69)
@@ -86,49 +87,50 @@ import Testing
     ),
   ])
   func everyConfigErrorExits78NamingFileAndKey(yaml: String, flags: [String], message: String)
-    throws
+    async throws
   {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     try kernel.write(yaml, to: "Config/kernel.yaml")
-    let run = try kernel.run(flags + ["movies", "get", "1"])
+    let run = try await kernel.run(flags + ["movies", "get", "1"])
     #expect(run.status == 78, "\(run)")
     #expect(run.stderr.hasPrefix(message), "\(run)")
     #expect(run.stderr.split(separator: "\n").count == 1)
     #expect(run.stdout.isEmpty)
   }
 
-  @Test func configAndDataDirComeFromFlagsOrVariablesFromAnyDirectory() throws {
+  @Test func configAndDataDirComeFromFlagsOrVariablesFromAnyDirectory() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let elsewhere = kernel.home.appendingPathComponent("elsewhere.yaml")
     try Self.offlineByDefault.write(to: elsewhere, atomically: true, encoding: .utf8)
-    let shown = try kernel.run(["config", "show", "--config", elsewhere.path])
+    let shown = try await kernel.run(["config", "show", "--config", elsewhere.path])
     #expect(shown.stdout.contains("config: \(elsewhere.path)"), "\(shown)")
-    let variable = try kernel.run(["config", "show"], variables: ["KERNEL_CONFIG": elsewhere.path])
+    let variable = try await kernel.run(
+      ["config", "show"], variables: ["KERNEL_CONFIG": elsewhere.path])
     #expect(variable.stdout.contains("config: \(elsewhere.path)"))
-    let builtIn = try kernel.run(["config", "show"])
+    let builtIn = try await kernel.run(["config", "show"])
     #expect(builtIn.stdout.contains("config: the built-in config"))
 
     let data = kernel.home.appendingPathComponent("elsewhere-data")
-    #expect(try kernel.run(["movies", "get", "1", "--data-dir", data.path]).status == 0)
+    #expect(try await kernel.run(["movies", "get", "1", "--data-dir", data.path]).status == 0)
     #expect(
       FileManager.default.fileExists(atPath: data.appendingPathComponent("cache.sqlite").path))
-    let missing = try kernel.run(["config", "show", "--config", "/nonexistent.yaml"])
+    let missing = try await kernel.run(["config", "show", "--config", "/nonexistent.yaml"])
     #expect(missing.status == 78)
     #expect(missing.stderr.hasPrefix("/nonexistent.yaml: --config cannot be used"))
   }
 }
 
 extension ConfigTests {
-  @Test func aDataDirInTheFileThatCannotBeUsedExits78NamingTheKey() throws {
+  @Test func aDataDirInTheFileThatCannotBeUsedExits78NamingTheKey() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let blocker = kernel.home.appendingPathComponent("a-file")
     try "not a folder".write(to: blocker, atomically: true, encoding: .utf8)
     let folder = blocker.appendingPathComponent("kernel").path
     try kernel.write("dataDir: \(folder)\n", to: "Config/kernel.yaml")
-    let bare = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    let bare = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
     #expect(bare.status == 78, "\(bare)")
     #expect(
       bare.stderr.hasPrefix(
@@ -137,7 +139,7 @@ extension ConfigTests {
     try kernel.write(
       "dataDir: \(folder)\nprofile: offline\nprofiles:\n  offline:\n    movies: [store]\n",
       to: "Config/kernel.yaml")
-    let run = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    let run = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
     #expect(run.status == 78, "\(run)")
     #expect(run.stderr.hasPrefix("Config/kernel.yaml: dataDir \(folder)"), "\(run)")
     #expect(run.stderr.split(separator: "\n").count == 1 && run.stdout.isEmpty, "\(run)")

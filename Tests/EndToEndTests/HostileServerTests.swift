@@ -63,11 +63,11 @@ import Testing
       layered: (0, ""), api: (69, "retry after 99999 s")),
   ]
 
-  @Test(arguments: scenarios) func endsCleanlyAndKeepsTheCache(_ scenario: Scenario) throws {
+  @Test(arguments: scenarios) func endsCleanlyAndKeepsTheCache(_ scenario: Scenario) async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     // The ten of 2016 cached from the in-process sample api.
-    let seeded = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    let seeded = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
     #expect(seeded.status == 0, "\(seeded)")
 
     let elsewhere = try HostileServer(host: "127.0.0.2") { _ in
@@ -84,13 +84,13 @@ import Testing
       "KERNEL_TIMEOUTS_RESOURCE_SECONDS": "2", "KERNEL_TIMEOUTS_REQUEST_SECONDS": "2",
       "KERNEL_RETRY_MAX_RETRIES": "1", "KERNEL_RETRY_BASE_DELAY_MS": "50",
     ]
-    let login = try kernel.run(local + ["auth", "login"], variables: variables)
+    let login = try await kernel.run(local + ["auth", "login"], variables: variables)
     #expect(login.status == 0, "\(login)")
 
     var profiles = [("layered", scenario.layered)]
     if let api = scenario.api { profiles.append(("api", api)) }
     for (profile, (code, fragment)) in profiles {
-      let run = try kernel.run(
+      let run = try await kernel.run(
         local + ["--profile", profile, "movies", "top-grossing", "--year", "2016"],
         variables: variables, within: .seconds(30))
       #expect(run.status == code, "\(profile): \(run)")
@@ -111,14 +111,14 @@ import Testing
       #expect(!request.headers.values.contains { $0.contains(Self.token) }, "\(request)")
     }
 
-    let offline = try kernel.run([
+    let offline = try await kernel.run([
       "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
     ])
     #expect(offline.movieNames == ProfilesTests.tenOf2016, "\(offline)")
     #expect(try kernel.integrityCheck() == "ok")
   }
 
-  @Test func aRedirectToAnotherHostIsFollowedWithoutTheToken() throws {
+  @Test func aRedirectToAnotherHostIsFollowedWithoutTheToken() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let elsewhere = try HostileServer(host: "127.0.0.2") { _ in
@@ -132,8 +132,8 @@ import Testing
     }
     defer { server.stop() }
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
-    #expect(try kernel.run(local + ["auth", "login"]).status == 0)
-    let run = try kernel.run(local + ["movies", "get", "1"])
+    #expect(try await kernel.run(local + ["auth", "login"]).status == 0)
+    let run = try await kernel.run(local + ["movies", "get", "1"])
     #expect(run.status == 65, "\(run)")
     #expect(server.requests.contains { $0.headers["authorization"] == "Bearer \(Self.token)" })
     #expect(elsewhere.requests.map(\.path) == ["/api/movies/1"])

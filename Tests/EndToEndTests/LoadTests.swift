@@ -3,7 +3,7 @@ import Testing
 
 /// A thousand movies through a faulty, slow server whose tokens live two seconds.
 @Suite(.timeLimit(.minutes(3))) struct LoadTests {
-  @Test func aThousandMoviesArriveThroughFaultsAndExpiringTokens() throws {
+  @Test func aThousandMoviesArriveThroughFaultsAndExpiringTokens() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     // Every path answers 503 once, every answer waits 50 ms, tokens expire after 2 s.
@@ -19,7 +19,7 @@ import Testing
       ["-v", "--environment", "local", "--base-url", server.baseURL, "movies", "get"]
         + ids.map(String.init) + ["--concurrency", "16", "--format", "json"],
       variables: ["KERNEL_RETRY_BASE_DELAY_MS": "20"], terminal: terminal)
-    let run = try running.finish(within: .seconds(150))
+    let run = try await running.finish(within: .seconds(150))
     let shown = terminal.text()
     let summary = server.stop()
 

@@ -9,21 +9,21 @@ import Testing
     "Batman v Superman: Dawn of Justice", "Suicide Squad", "Doctor Strange",
   ]
 
-  @Test func layeredAnswersWithNoNetworkThenOfflineAnswersTheSameFromTheCache() throws {
+  @Test func layeredAnswersWithNoNetworkThenOfflineAnswersTheSameFromTheCache() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let layered = try kernel.run(["movies", "top-grossing", "--year", "2016"])
+    let layered = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
     #expect(layered.status == 0, "\(layered)")
     #expect(layered.stdout.contains("1  Rogue One: A Star Wars Story"))
     #expect(layered.stdout.contains("532,177,324"))
     #expect(layered.stdout.contains("10 movies from the api in"))
 
-    let offline = try kernel.run([
+    let offline = try await kernel.run([
       "--profile", "offline", "movies", "top-grossing", "--year", "2016",
     ])
     #expect(offline.status == 0, "\(offline)")
     #expect(offline.stdout.contains("10 movies from cache, "))
-    let json = try kernel.run(
+    let json = try await kernel.run(
       ["movies", "top-grossing", "--year", "2016", "--profile", "offline", "--format", "json"])
     #expect(json.json?["origin"] as? String == "cache")
     #expect(json.movieNames == Self.tenOf2016)
@@ -34,12 +34,12 @@ import Testing
     #expect((first?["cast"] as? [[String: Any]])?.first?["name"] as? String == "Felicity Jones")
   }
 
-  @Test func theApiProfileReachesKernelServeAndFailsWith69WhenItStops() throws {
+  @Test func theApiProfileReachesKernelServeAndFailsWith69WhenItStops() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let server = try Server(kernel)
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
-    let api = try kernel.run(
+    let api = try await kernel.run(
       local + ["movies", "top-grossing", "--year", "2016", "--format", "json"])
     #expect(api.status == 0, "\(api)")
     #expect(api.json?["origin"] as? String == "network")
@@ -47,34 +47,34 @@ import Testing
     let summary = server.stop()
     #expect(summary.contains("answered 1 requests"))
 
-    let down = try kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
+    let down = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
     #expect(down.status == 69, "\(down)")
     #expect(down.stderr.contains("could not reach 127.0.0.1"))
     #expect(down.stderr.split(separator: "\n").count == 1)
     #expect(down.stdout.isEmpty)
   }
 
-  @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() throws {
+  @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let server = try Server(kernel)
     let local = ["--environment", "local", "--base-url", server.baseURL]
-    let fresh = try kernel.run(local + ["movies", "top-rated", "--year", "2016"])
+    let fresh = try await kernel.run(local + ["movies", "top-rated", "--year", "2016"])
     #expect(fresh.stdout.contains("from the api in"), "\(fresh)")
     server.kill()
 
-    let cached = try kernel.run(local + ["movies", "top-rated", "--year", "2016"])
+    let cached = try await kernel.run(local + ["movies", "top-rated", "--year", "2016"])
     #expect(cached.status == 0, "\(cached)")
     #expect(cached.stdout.contains("10 movies from cache, "))
-    let nothing = try kernel.run(local + ["movies", "top-rated", "--year", "2015"])
+    let nothing = try await kernel.run(local + ["movies", "top-rated", "--year", "2015"])
     #expect(nothing.status == 69, "\(nothing)")
     #expect(nothing.stderr.contains("127.0.0.1"))
   }
 
-  @Test func moviesGetFetchesSeveralInOrderWithNoProgressWhenPiped() throws {
+  @Test func moviesGetFetchesSeveralInOrderWithNoProgressWhenPiped() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let run = try kernel.run([
+    let run = try await kernel.run([
       "movies", "get", "3", "1", "12", "--format", "json", "--concurrency", "2",
     ])
     #expect(run.status == 0, "\(run)")
@@ -84,10 +84,12 @@ import Testing
     #expect(run.stderr.isEmpty)
   }
 
-  @Test func theOfflineProfileWithNothingCachedExits69WithOneSentence() throws {
+  @Test func theOfflineProfileWithNothingCachedExits69WithOneSentence() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let run = try kernel.run(["--profile", "offline", "movies", "top-rated", "--year", "2016"])
+    let run = try await kernel.run([
+      "--profile", "offline", "movies", "top-rated", "--year", "2016",
+    ])
     #expect(run.status == 69)
     #expect(run.stderr.hasPrefix("Nothing is cached for the top-rated movies of 2016"))
     #expect(run.stderr.split(separator: "\n").count == 1)

@@ -11,10 +11,10 @@ import Testing
     }
   }
 
-  @Test func thePictureIsWhatGraphDraws() throws {
+  @Test func thePictureIsWhatGraphDraws() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let graph = try kernel.run(["graph", "--format", "mermaid"])
+    let graph = try await kernel.run(["graph", "--format", "mermaid"])
     #expect(graph.status == 0, "\(graph)")
     let readme = try Self.readme
     guard let start = readme.range(of: "```mermaid\n"),
@@ -25,10 +25,10 @@ import Testing
         == graph.stdout.trimmingCharacters(in: .newlines))
   }
 
-  @Test func everyKeyConfigShowPrintsIsInTheReference() throws {
+  @Test func everyKeyConfigShowPrintsIsInTheReference() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let shown = try kernel.run(["config", "show", "--format", "json"])
+    let shown = try await kernel.run(["config", "show", "--format", "json"])
     let settings = try #require(shown.json?["settings"] as? [[String: Any]], "\(shown)")
     let keys = Set(
       settings.compactMap { $0["key"] as? String }.map { key -> String in

@@ -4,11 +4,11 @@ import Testing
 /// Where the token may be (the context file, 0600, in a 0700 data dir) and everywhere it must
 /// not: stdout and stderr of every command, with `--verbose`, over a run that refreshes it.
 @Suite(.timeLimit(.minutes(2))) struct SecretsTests {
-  @Test func theTokenAppearsNowhereButTheContextFile() throws {
+  @Test func theTokenAppearsNowhereButTheContextFile() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let first = try Server(kernel, ["--require-auth"])
-    let login = try kernel.run(
+    let login = try await kernel.run(
       ["-v", "--environment", "local", "--base-url", first.baseURL, "auth", "login"])
     #expect(login.status == 0, "\(login)")
     let firstToken = try savedToken(kernel)
@@ -17,7 +17,7 @@ import Testing
     // A new server knows no token: the first request gets a 401 and the token is refreshed.
     let second = try Server(kernel, ["--require-auth"])
     let local = ["-v", "--environment", "local", "--base-url", second.baseURL]
-    let movies = try kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
+    let movies = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
     #expect(movies.status == 0, "\(movies)")
     #expect(movies.stderr.contains("→ 401"), "\(movies)")
     #expect(movies.stderr.contains("retried now (authRefresh)"), "\(movies)")
@@ -30,7 +30,7 @@ import Testing
       ["config", "show", "--format", "json"], ["env", "list"], ["doctor"],
       ["movies", "get", "1", "2", "3"],
     ] {
-      runs.append(try kernel.run(local + command))
+      runs.append(try await kernel.run(local + command))
     }
     #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.filter { $0.status != 0 })")
     for run in runs {
@@ -48,14 +48,15 @@ import Testing
     #expect((file[.posixPermissions] as? Int) == 0o600)
   }
 
-  @Test func aPasswordInTheBaseURLIsRedacted() throws {
+  @Test func aPasswordInTheBaseURLIsRedacted() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let variables = ["KERNEL_BASE_URL": "http://reader:hunter2@127.0.0.1:9/api/"]
-    let show = try kernel.run(["--environment", "local", "config", "show"], variables: variables)
+    let show = try await kernel.run(
+      ["--environment", "local", "config", "show"], variables: variables)
     #expect(show.status == 0, "\(show)")
     #expect(show.stdout.contains("127.0.0.1:9/api/"), "\(show)")
-    let failed = try kernel.run(
+    let failed = try await kernel.run(
       ["-v", "--profile", "api", "--environment", "local", "movies", "get", "1"],
       variables: variables)
     #expect(failed.status == 69, "\(failed)")

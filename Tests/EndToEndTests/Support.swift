@@ -61,10 +61,13 @@ struct Kernel {
 
   /// Runs `kernel arguments` to its end; kills it and fails when it is still running after
   /// `limit`, so a hang is reported as one instead of stalling the suite.
+  ///
+  /// Async, and waiting on a thread of its own: a test blocked on a child would hold one of the
+  /// few threads of Swift's cooperative pool and starve the async tests running beside it.
   func run(
     _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60)
-  ) throws -> Run {
-    try launch(arguments, variables: variables).finish(within: limit)
+  ) async throws -> Run {
+    try await launch(arguments, variables: variables).finish(within: limit)
   }
 
   /// A `kernel` still running, its output drained as it comes.
@@ -74,8 +77,8 @@ struct Kernel {
     let stderr: Reader
 
     /// Waits for the end, killing it and failing past `limit`.
-    func finish(within limit: Duration) throws -> Run {
-      guard Exit(process).wait(limit) else {
+    func finish(within limit: Duration) async throws -> Run {
+      guard await Exit(process).wait(limit) else {
         throw TestFailure(
           "kernel \(process.arguments?.joined(separator: " ") ?? "") ran past \(limit);"
             + " stderr: \(stderr.text())")
@@ -174,13 +177,21 @@ final class Exit: @unchecked Sendable {
     }
   }
 
-  /// True when the process ended within `limit`; otherwise kills it and returns false.
-  func wait(_ limit: Duration) -> Bool {
+  /// True when the process ended within `limit`; otherwise kills it and returns false. The
+  /// waiting happens on a thread of its own, not on the caller's.
+  func wait(_ limit: Duration) async -> Bool {
     let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-    if ended.wait(timeout: .now() + seconds) == .success { return true }
-    sendSignal(SIGKILL, to: process.processIdentifier)
-    ended.wait()
-    return false
+    return await withCheckedContinuation { continuation in
+      Thread.detachNewThread { [self] in
+        if ended.wait(timeout: .now() + seconds) == .success {
+          continuation.resume(returning: true)
+          return
+        }
+        sendSignal(SIGKILL, to: process.processIdentifier)
+        ended.wait()
+        continuation.resume(returning: false)
+      }
+    }
   }
 }
 
@@ -220,8 +231,16 @@ final class Reader: @unchecked Sendable {
   }
 
   /// Waits until `fragment` has appeared `count` times: false when the pipe closes first or
-  /// `limit` passes.
-  func wait(for fragment: String, count: Int = 1, limit: Duration) -> Bool {
+  /// `limit` passes. (On a thread of its own, like `Exit.wait`.)
+  func wait(for fragment: String, count: Int = 1, limit: Duration) async -> Bool {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { [self] in
+        continuation.resume(returning: waitHere(for: fragment, count: count, limit: limit))
+      }
+    }
+  }
+
+  private func waitHere(for fragment: String, count: Int, limit: Duration) -> Bool {
     let deadline = Date(
       timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds)
         / 1e18)
