@@ -19,7 +19,7 @@ import Testing
       base: api, layers: [CachingLayer(database: database, policy: policy)])
   }
 
-  @Test func networkFirstFallsBackOnARefusedConnectionWithin100ms() async throws {
+  @Test func networkFirstFallsBackOnARefusedConnectionWithoutWaiting() async throws {
     let server = try await FixtureServer.start()
     let database = try CacheDatabase.inMemory()
     let service = try layered(server, .networkFirst, database: database)
@@ -31,7 +31,10 @@ import Testing
     let movies = try await Provenance.$recorder.withValue(recorder) {
       try await service.topGrossingMovies(year: 2016)
     }
-    #expect(ContinuousClock.now - started < .milliseconds(100))
+    // A refused connection is not waited on: far below the 30 s request timeout. (It takes
+    // under 100 ms on a quiet machine; a bound that tight failed when the whole suite ran at
+    // once on two cores, so this checks the behaviour, not the speed.)
+    #expect(ContinuousClock.now - started < .seconds(2))
     #expect(movies.first?.name == "Rogue One: A Star Wars Story")
     #expect(recorder.origin == "cache")
   }
