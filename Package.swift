@@ -13,6 +13,9 @@ let package = Package(
     .library(name: "SampleApi", targets: ["SampleApi"]),
     .library(name: "Store", targets: ["Store"]),
     .library(name: "Composition", targets: ["Composition"]),
+    // Test support for Kernel's tests and an app's: test clocks, counters, temporary dirs, a
+    // loopback api, a recording transport, a composed container with overrides.
+    .library(name: "KernelTesting", targets: ["KernelTesting"]),
     .executable(name: "kernel", targets: ["kernel"]),
   ],
   dependencies: [
@@ -62,20 +65,32 @@ let package = Package(
         .product(name: "FlyingSocks", package: "FlyingFox"),
       ]
     ),
-    .testTarget(name: "InjectionTests", dependencies: ["Injection"]),
+    // What tests need, as a product an app's tests import too (HummingbirdTesting is the model).
+    .target(
+      name: "KernelTesting",
+      dependencies: ["Injection", "Domain", "Api", "SampleApi", "Composition"]),
+    .testTarget(name: "InjectionTests", dependencies: ["Injection", "KernelTesting"]),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
-    .testTarget(name: "ApiTests", dependencies: ["Api", "SampleApi", "Domain", "Composition"]),
+    .testTarget(
+      name: "ApiTests",
+      dependencies: ["Api", "SampleApi", "Domain", "Composition", "KernelTesting"]),
     .testTarget(
       name: "StoreTests",
-      dependencies: ["Store", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "Store", "Domain", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
-    .testTarget(name: "IntegrationTests", dependencies: ["Store", "Api", "SampleApi", "Domain"]),
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["Store", "Api", "SampleApi", "Domain", "KernelTesting"]),
     .testTarget(
       name: "CompositionTests",
-      dependencies: ["Composition", "Injection", "Domain", "Api", "Store", "SampleApi"]),
-    .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain"]),
+      dependencies: [
+        "Composition", "Injection", "Domain", "Api", "Store", "SampleApi", "KernelTesting",
+      ]),
+    .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
-    .testTarget(name: "EndToEndTests", dependencies: ["kernel", "SampleApi"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["kernel", "SampleApi", "KernelTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -46,6 +46,7 @@ public enum KernelComposition {
   public static func bootstrapApi(config: KernelConfig, runtime: Runtime) throws -> Container {
     let container = Container()
     try container.register(Runtime.self, scope: .singleton) { _ in runtime }
+    try registerTime(in: container)
     try registerApi(config, runtime, in: container)
     try container.validate()
     try container.bootstrap()
@@ -65,6 +66,7 @@ public enum KernelComposition {
       chosen.movies, file: config.file, key: "profiles.\(name).movies")
     let container = Container()
     try container.register(Runtime.self, scope: .singleton) { _ in runtime }
+    try registerTime(in: container)
     if stack.source == .api { try registerApi(config, runtime, in: container) }
     if stack.usesStore {
       try container.register(CacheDatabase.self, scope: .singleton) { _ in
@@ -77,6 +79,13 @@ public enum KernelComposition {
     }
     try registerMovies(stack, in: container)
     return container
+  }
+
+  /// The clock every delay, timeout and duration is measured on, and the source of jitter:
+  /// dependencies like any other, so a test overrides them in a child container.
+  private static func registerTime(in container: Container) throws {
+    try container.register((any Clock<Duration>).self, scope: .singleton) { _ in ContinuousClock() }
+    try container.register(RandomSource.self, scope: .singleton) { _ in .system }
   }
 
   // MARK: The api side
@@ -125,12 +134,14 @@ public enum KernelComposition {
       transport.requestTimeout = .seconds(config.timeouts.requestSeconds)
       transport.resourceTimeout = .seconds(config.timeouts.resourceSeconds)
       transport.credentialHeaders = Set(environments.map(\.tokenHeader))
-      return URLSessionTransport(configuration: transport)
+      return URLSessionTransport(configuration: transport, clock: try r.resolve())
     }
     try container.register(ApiClient.self, scope: .singleton) { r in
-      ApiClient(
+      let clock = try r.resolve((any Clock<Duration>).self)
+      let random = try r.resolve(RandomSource.self)
+      return ApiClient(
         context: try r.resolve(), transport: try r.resolve(), adapters: adapters,
-        retriers: retriers,
+        retriers: retriers.map { $0(clock, random) }, clock: clock,
         trace: try r.resolve(Runtime.self).log)
     }
     try container.register((any AuthService).self, scope: .singleton) { r in
@@ -180,17 +191,22 @@ public enum KernelComposition {
     }
   }
 
+  /// A retrier named in the config, made once the clock and random source are resolved.
+  private typealias RetrierFactory =
+    @Sendable (any Clock<Duration>, RandomSource) ->
+    any RequestRetrier
+
   private static func retrier(_ name: String, _ config: KernelConfig, key: String) throws
-    -> any RequestRetrier
+    -> RetrierFactory
   {
     switch name {
-    case "authRefresh": return .authRefresh
+    case "authRefresh": return { clock, _ in .authRefresh(clock: clock) }
     case "backoff":
       var policy = BackoffRetrier.Policy()
       policy.maxRetries = config.retry.maxRetries
       policy.baseDelay = .milliseconds(config.retry.baseDelayMs)
       policy.retryAfterCap = .seconds(config.retry.retryAfterCapSeconds)
-      return .backoff(policy)
+      return { [policy] _, random in .backoff(policy, random: random) }
     default:
       throw ConfigError.unknownName(
         file: config.file, key: key, name: name, valid: ["authRefresh", "backoff"])
@@ -221,7 +237,7 @@ public enum KernelComposition {
 
   private static func layer(_ entry: StackEntry.Layer, _ r: Resolver) throws -> any ServiceLayer {
     switch entry {
-    case .logging: LoggingLayer(log: try r.resolve(Runtime.self).log)
+    case .logging: LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve())
     case .dedupe: DedupeLayer()
     case .memory(let capacity, let seconds):
       MemoryLayer(capacity: capacity, maxAge: .seconds(seconds))

@@ -31,7 +31,8 @@ public final class FixtureServer: Sendable {
     let server = HTTPServer(
       address: address, timeout: 60, pool: pool, logger: .disabled, handler: routes)
     let task = Task { try await server.run() }
-    try await server.waitUntilListening(timeout: 10)
+    // A deadline against a hang only: on a loaded machine listening can take seconds.
+    try await server.waitUntilListening(timeout: 60)
     guard case .ip4(_, let bound) = await server.listeningAddress else {
       task.cancel()
       throw FixtureServerError.notListening(host: host, port: port)

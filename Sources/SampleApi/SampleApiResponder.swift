@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Synchronization
 
@@ -32,16 +33,21 @@ public final class SampleApiResponder: Sendable {
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
     public var tokenHeader = "Authorization"
     public var tokenScheme: String? = "Bearer"
+    /// Latency is waited, and token lifetimes measured, on this clock: a test clock lets a test
+    /// hold an answer back, or expire a token, without waiting.
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     public init() {}
   }
 
   public let options: Options
   private let state: Mutex<State>
+  /// Time since the responder was made, on its clock: when each token expires.
+  private let stopwatch: Stopwatch
 
   private struct State {
     var counts: [String: Int] = [:]
-    var tokens: [String: ContinuousClock.Instant?] = [:]
+    var tokens: [String: Duration?] = [:]
     var issued = 0
     var random: UInt64
     var authCalls = 0
@@ -53,6 +59,7 @@ public final class SampleApiResponder: Sendable {
   public init(options: Options = Options()) {
     self.options = options
     state = Mutex(State(random: options.seed | 1))
+    stopwatch = Stopwatch(options.clock)
   }
 
   // MARK: Counters, for tests
@@ -90,7 +97,7 @@ public final class SampleApiResponder: Sendable {
     }
     defer { state.withLock { $0.inFlight -= 1 } }
     if options.latency > .zero {
-      do { try await Task.sleep(for: options.latency) } catch {
+      do { try await options.clock.sleep(for: options.latency) } catch {
         return .error(503, "request cancelled")
       }
     }
@@ -137,7 +144,7 @@ public final class SampleApiResponder: Sendable {
       let token = "sample-\(state.issued)-\(String(UInt64.random(in: 1 ... .max), radix: 16))"
       // updateValue, not subscript assignment: a nil expiry (never expires) must be stored.
       state.tokens.updateValue(
-        options.tokenLifetime.map { ContinuousClock.now.advanced(by: $0) }, forKey: token)
+        options.tokenLifetime.map { stopwatch.elapsed + $0 }, forKey: token)
       return token
     }
     return .staticFile(Data(token.utf8))
@@ -152,7 +159,7 @@ public final class SampleApiResponder: Sendable {
     return state.withLock { state in
       guard let entry = state.tokens[value] else { return false }
       guard let expiry = entry else { return true }
-      if ContinuousClock.now < expiry { return true }
+      if stopwatch.elapsed < expiry { return true }
       state.expiredRefused.insert(value)
       return false
     }

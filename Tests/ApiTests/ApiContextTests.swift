@@ -1,6 +1,7 @@
 import Api
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 

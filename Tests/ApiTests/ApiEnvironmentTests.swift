@@ -1,5 +1,6 @@
 import Api
 import Foundation
+import KernelTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ApiEnvironmentTests {

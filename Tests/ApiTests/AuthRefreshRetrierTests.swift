@@ -1,6 +1,7 @@
 import Api
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -25,7 +26,7 @@ final class Count: Sendable {
   }
 
   /// Fifty different movies at once, through `harness`.
-  private func storm(_ harness: Harness) async -> [Result<Movie, any Error>] {
+  private func storm(_ harness: LoopbackApi) async -> [Result<Movie, any Error>] {
     await withTaskGroup(of: Result<Movie, any Error>.self) { group in
       for id in 1...50 {
         group.addTask {
@@ -38,9 +39,9 @@ final class Count: Sendable {
     }
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func fiftyRequestsWithAnExpiredTokenCauseOneRefresh(kind: TransportKind) async throws {
-    try await withHarness(kind, options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func fiftyRequestsWithAnExpiredTokenCauseOneRefresh(kind: LoopbackApi.Route) async throws {
+    try await withLoopbackApi(kind, options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
       harness in
       let old = try await ApiAuthService(client: harness.client).authorize()
       harness.server.responder.expireTokens()
@@ -54,17 +55,17 @@ final class Count: Sendable {
   }
 
   @Test func whenTheRefreshFailsAllFiftyFailAndAuthIsCalledOnce() async throws {
-    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
       harness in
       harness.context.store(token: AuthToken("expired-long-ago"))
-      let authCalls = Count()
+      let authCalls = Counter()
       harness.server.handle("GET", "/api/auth") { _ in
         authCalls.increment()
         return htmlResponse("{\"error\": \"account locked\"}", status: 403)
       }
 
       let results = await storm(harness)
-      #expect(authCalls.current == 1)
+      #expect(authCalls.value == 1)
       for result in results {
         guard case .failure(let error) = result, case .authenticationFailed = error as? ApiError
         else {
@@ -75,12 +76,12 @@ final class Count: Sendable {
       }
       // No refresh starts again for the same credentials: another request fails at once.
       await #expect(throws: ApiError.self) { try await harness.movies.movie(id: 1) }
-      #expect(authCalls.current == 1)
+      #expect(authCalls.value == 1)
     }
   }
 
   @Test func newCredentialsAllowARefreshAgain() async throws {
-    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
       harness.context.store(token: AuthToken("stale"))
       let fail = Mutex(true)
       harness.server.handle("GET", "/api/auth") { _ in
@@ -95,13 +96,19 @@ final class Count: Sendable {
     }
   }
 
-  @Test func theSixthRefreshWithinFiveSecondsIsExcessive() async throws {
-    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+  @Test func theSixthRefreshWithinFiveSecondsIsExcessiveAndTheWindowMovesOnItsClock()
+    async throws
+  {
+    let clock = TestClock()
+    try await withLoopbackApi(
+      options: Self.requireAuth, retriers: [.authRefresh(clock: clock)]
+    ) { harness in
       try await ApiAuthService(client: harness.client).authorize()
       for round in 1...5 {
         harness.server.responder.expireTokens()
         let fetched = try await harness.movies.movie(id: round)
         #expect(fetched.id == round)
+        clock.advance(by: .milliseconds(900))  // 4.5 s in all: still inside the window
       }
       harness.server.responder.expireTokens()
       let error = await apiError { try await harness.movies.movie(id: 6) }
@@ -111,6 +118,29 @@ final class Count: Sendable {
       }
       #expect(error?.failure == .authentication)
       #expect(harness.server.responder.requests(to: "auth") == 6)
+
+      // Once the first refresh is more than 5 s old, one more may start.
+      clock.advance(by: .seconds(1))
+      #expect(try await harness.movies.movie(id: 6).id == 6)
+      #expect(harness.server.responder.requests(to: "auth") == 7)
+    }
+  }
+
+  @Test func aTokenThatOutlivesItsLifetimeOnTheServersClockIsRefreshedOnce() async throws {
+    let server = TestClock()
+    var options = Self.requireAuth
+    options.tokenLifetime = .seconds(2)
+    options.clock = server
+    try await withLoopbackApi(options: options, retriers: [.authRefresh]) { harness in
+      try await ApiAuthService(client: harness.client).authorize()
+      _ = try await harness.movies.movie(id: 1)
+      server.advance(by: .milliseconds(1999))
+      _ = try await harness.movies.movie(id: 2)
+      #expect(harness.server.responder.requests(to: "auth") == 1)
+      server.advance(by: .milliseconds(1))
+      _ = try await harness.movies.movie(id: 3)
+      #expect(harness.server.responder.requests(to: "auth") == 2)
+      #expect(harness.server.responder.expiredTokensRefused == 1)
     }
   }
 
@@ -125,7 +155,7 @@ final class Count: Sendable {
         return stale
       }
     }
-    try await withHarness(
+    try await withLoopbackApi(
       options: Self.requireAuth, adapters: [.authToken, StaleFirstTry()], retriers: [.authRefresh]
     ) { harness in
       try await ApiAuthService(client: harness.client).authorize()
@@ -137,7 +167,7 @@ final class Count: Sendable {
   }
 
   @Test func aTokenRefusedRightAfterARefreshFailsInsteadOfLooping() async throws {
-    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse("{}", status: 401) }
       let error = await apiError { try await harness.movies.movie(id: 1) }
       guard case .authenticationFailed(.movie(1), let reason) = error else {
@@ -149,25 +179,27 @@ final class Count: Sendable {
     }
   }
 
-  @Test func cancellingWhileWaitingForARefreshEndsPromptly() async throws {
-    try await withHarness(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
-      let authReached = Count()
+  @Test func cancellingWhileWaitingForARefreshEndsIt() async throws {
+    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+      let authReached = Counter()
+      let never = TestClock()
       harness.server.handle("GET", "/api/auth") { _ in
         authReached.increment()
-        try? await Task.sleep(for: .seconds(20))  // a slow auth server
+        try? await never.sleep(for: .seconds(20))  // an auth server that does not answer
         return htmlResponse("late-token")
       }
-      await expectPromptCancellation(
-        of: { try await harness.movies.movie(id: 1) }, once: { authReached.current > 0 })
+      await expectCancellation(
+        of: { try await harness.movies.movie(id: 1) }, once: { await authReached.reach(1) })
     }
   }
 
   @Test func aCancelledRequestNeverStartsARefresh() async throws {
-    var options = Self.requireAuth
-    options.latency = .seconds(20)
-    try await withHarness(options: options, retriers: [.authRefresh]) { harness in
+    let server = TestClock()
+    try await withLoopbackApi(
+      options: heldBack(by: server, Self.requireAuth), retriers: [.authRefresh]
+    ) { harness in
       let task = Task { try await harness.movies.movie(id: 1) }
-      while harness.server.responder.requests(to: "movies/1") == 0 { await Task.yield() }
+      await server.waitForSleepers()
       task.cancel()
       _ = await task.result
       #expect(harness.server.responder.requests(to: "auth") == 0)

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
@@ -20,42 +21,48 @@ private struct AsPost: RequestAdapter {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct BackoffRetrierTests {
-  private static var quick: BackoffRetrier.Policy {
-    var policy = BackoffRetrier.Policy()
-    policy.baseDelay = .milliseconds(5)
-    return policy
-  }
+  /// The default policy with the jitter factor fixed at 1: delays are exactly 200 ms, 400 ms, …
+  private static var exact: BackoffRetrier { BackoffRetrier(random: .fixed(0.5)) }
 
   @Test func fiftyMoviesWhoseFirstTwoTriesFailAllArriveWithTwoRetries() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 2
     options.extraMovies = 50
-    try await withHarness(options: options, retriers: [.backoff(Self.quick)]) { harness in
+    let clock = ImmediateClock()
+    try await withLoopbackApi(options: options, retriers: [Self.exact], clock: clock) { harness in
       let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
         for id in 1...50 { group.addTask { try await harness.movies.movie(id: id) } }
         return try await group.reduce(into: [Movie]()) { $0.append($1) }
       }
       #expect(Set(movies.map(\.id)) == Set(1...50))
       #expect(harness.server.responder.totalRequests == 150)
+      let waits = clock.sleeps
+      #expect(waits.filter { $0 == .milliseconds(200) }.count == 50)
+      #expect(waits.filter { $0 == .milliseconds(400) }.count == 50)
+      #expect(waits.count == 100)
     }
   }
 
   @Test func threeFailuresAreOneTooManyForTheDefaultTwoRetries() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 3
-    try await withHarness(options: options, retriers: [.backoff(Self.quick)]) { harness in
+    let clock = ImmediateClock()
+    try await withLoopbackApi(options: options, retriers: [Self.exact], clock: clock) { harness in
       let error = await apiError { try await harness.movies.movie(id: 1) }
       guard case .status(.movie(1), 503, _) = error else {
         Issue.record("expected the last 503, got \(String(describing: error))")
         return
       }
       #expect(harness.server.responder.requests(to: "movies/1") == 3)
+      #expect(clock.sleeps == [.milliseconds(200), .milliseconds(400)])
     }
   }
 
   @Test func aPostIsNeverRetried() async throws {
-    try await withHarness(adapters: [AsPost()], retriers: [.backoff(Self.quick)]) { harness in
-      let calls = Count()
+    let clock = ImmediateClock()
+    try await withLoopbackApi(adapters: [AsPost()], retriers: [Self.exact], clock: clock) {
+      harness in
+      let calls = Counter()
       harness.server.handle("POST", "/api/movies/1") { _ in
         calls.increment()
         return htmlResponse("{}", status: 503)
@@ -65,38 +72,54 @@ private struct AsPost: RequestAdapter {
         Issue.record("expected a 503, got \(String(describing: error))")
         return
       }
-      #expect(calls.current == 1)
+      #expect(calls.value == 1)
+      #expect(clock.sleeps.isEmpty)
     }
   }
 
-  @Test func retryAfterIsHonoured() async throws {
-    try await withHarness(retriers: [.backoff(Self.quick)]) { harness in
-      let calls = Count()
+  @Test func retryAfterIsWaitedOnTheClockBeforeTheNextTry() async throws {
+    let clock = TestClock()
+    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+      let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
-        if calls.current == 1 {
+        if calls.value == 1 {
           return SampleResponse(status: 503, headers: ["Retry-After": "1"])
         }
         return await harness.server.responder.respond(to: SampleRequest(path: "/api/movies/1"))
       }
-      let started = ContinuousClock.now
-      let movie = try await harness.movies.movie(id: 1)
-      #expect(movie.id == 1)
-      #expect(ContinuousClock.now - started >= .seconds(1))
-      #expect(calls.current == 2)
+      let movie = Task { try await harness.movies.movie(id: 1) }
+      await clock.waitForSleepers()
+      #expect(clock.sleeps == [.seconds(1)])
+      #expect(calls.value == 1)  // the second try waits for the clock
+      clock.advance(by: .milliseconds(999))
+      #expect(clock.pendingSleeps == 1)
+      clock.advance(by: .milliseconds(1))
+      let fetched = try await movie.value
+      #expect(fetched.id == 1)
+      #expect(calls.value == 2)
     }
   }
 
+  @Test func anHttpDateRetryAfterIsMeasuredFromTheInjectedWallClock() {
+    let now = Date(timeIntervalSince1970: 1_500_000_000)  // Fri, 14 Jul 2017 02:40:00 GMT
+    #expect(
+      BackoffRetrier.retryAfter("Fri, 14 Jul 2017 02:40:07 GMT", now: now) == .seconds(7))
+    #expect(BackoffRetrier.retryAfter("Fri, 14 Jul 2017 02:39:00 GMT", now: now) == .zero)
+    #expect(BackoffRetrier.retryAfter("soon", now: now) == nil)
+  }
+
   @Test func aRetryAfterPastTheCapGivesUpAtOnceWithAClearError() async throws {
-    try await withHarness(retriers: [.backoff(Self.quick)]) { harness in
-      let calls = Count()
+    let clock = ImmediateClock()
+    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+      let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
         return SampleResponse(status: 503, headers: ["Retry-After": "99999"])
       }
       let error = await apiError { try await harness.movies.movie(id: 1) }
-      // One call and this error: it did not wait (a wait would be 99999 s, past the test's limit).
-      #expect(calls.current == 1)
+      #expect(calls.value == 1)
+      #expect(clock.sleeps.isEmpty)  // it did not wait
       guard case .retryAfterTooLong(.movie(1), 99999, 30) = error else {
         Issue.record("expected retryAfterTooLong, got \(String(describing: error))")
         return
@@ -105,59 +128,64 @@ private struct AsPost: RequestAdapter {
         error?.description
           == "GET movies/1 was asked to retry after 99999 s, longer than the 30 s this client waits; try again later."
       )
-      #expect(calls.current == 1)
     }
   }
 
   @Test func aRefusedConnectionIsRetriedThenReportedAsUnreachable() async throws {
-    let client = try await clientOfStoppedServer(retriers: [.backoff(Self.quick)])
-    let started = ContinuousClock.now
+    let clock = ImmediateClock()
+    let client = try await clientOfStoppedServer(retriers: [Self.exact], clock: clock)
     let error = await apiError { try await ApiMovieService(client: client).movie(id: 1) }
     guard case .unreachable(.movie(1), "127.0.0.1", _) = error else {
       Issue.record("expected unreachable, got \(String(describing: error))")
       return
     }
-    #expect(ContinuousClock.now - started >= .milliseconds(5))
+    #expect(clock.sleeps == [.milliseconds(200), .milliseconds(400)])
   }
 
   @Test(arguments: [400, 401, 404, 501])
   func statusesThatWillNotPassAreNotRetried(status: Int) async throws {
-    try await withHarness(retriers: [.backoff(Self.quick)]) { harness in
-      let calls = Count()
+    let clock = ImmediateClock()
+    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+      let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
         return htmlResponse("{}", status: status)
       }
       _ = await apiError { try await harness.movies.movie(id: 1) }
-      #expect(calls.current == 1)
+      #expect(calls.value == 1)
+      #expect(clock.sleeps.isEmpty)
     }
   }
 
-  @Test func cancellingDuringARetryDelayEndsPromptly() async throws {
-    try await withHarness(retriers: [.backoff]) { harness in
-      let calls = Count()
+  @Test func cancellingDuringARetryDelayEndsIt() async throws {
+    let clock = TestClock()
+    try await withLoopbackApi(retriers: [.backoff], clock: clock) { harness in
+      let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
         return SampleResponse(status: 503, headers: ["Retry-After": "20"])
       }
-      await expectPromptCancellation(
-        of: { try await harness.movies.movie(id: 1) }, once: { calls.current > 0 })
-      #expect(calls.current == 1)
+      await expectCancellation(
+        of: { try await harness.movies.movie(id: 1) }, once: { await clock.waitForSleepers() })
+      #expect(calls.value == 1)
+      #expect(clock.sleeps == [.seconds(20)])
     }
   }
 
-  @Test func delaysGrowExponentiallyWithinTheirJitter() {
+  @Test func delaysGrowExponentiallyAndAreCappedWithinTheirJitter() {
     var policy = BackoffRetrier.Policy()
     policy.baseDelay = .milliseconds(100)
     policy.maxDelay = .milliseconds(350)
-    let retrier = BackoffRetrier(policy: policy)
-    for _ in 0..<100 {
-      let first = retrier.delay(afterRetries: 0)
-      let second = retrier.delay(afterRetries: 1)
-      let capped = retrier.delay(afterRetries: 5)
-      #expect(first >= .milliseconds(50) && first <= .milliseconds(150))
-      #expect(second >= .milliseconds(100) && second <= .milliseconds(300))
-      #expect(capped >= .milliseconds(175) && capped <= .milliseconds(525))
-    }
+    let lowest = BackoffRetrier(policy: policy, random: .fixed(0))
+    let highest = BackoffRetrier(policy: policy, random: .fixed(1))
+    #expect(
+      (0...5).map { lowest.delay(afterRetries: $0) }.map(\.wholeMilliseconds) == [
+        50, 100, 175, 175, 175, 175,
+      ])
+    #expect(
+      (0...2).map { highest.delay(afterRetries: $0) }.map(\.wholeMilliseconds) == [150, 300, 525])
+    // A random source out of range is clamped into the jitter.
+    let wild = BackoffRetrier(policy: policy, random: RandomSource { _ in 7 })
+    #expect(wild.delay(afterRetries: 0) == .milliseconds(150))
   }
 }

@@ -1,6 +1,7 @@
 import Api
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
   private func decodeMovie(
     _ body: String, mapping: JSONMapping = .body
   ) async throws -> Result<Movie, ApiError> {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
       do {
         return .success(
@@ -115,7 +116,7 @@ import Testing
   }
 
   @Test func aTokenCanComeAtAKeyPath() async throws {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       harness.server.handle("GET", "/api/auth") { _ in
         htmlResponse("{\"info\": {\"token\": \"abc123\"}}")
       }
@@ -129,7 +130,7 @@ import Testing
   }
 
   @Test func anEmptyTokenIsRefusedAndNothingIsStored() async throws {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       harness.server.handle("GET", "/api/auth") { _ in htmlResponse("  \n") }
       let error = await apiError { try await ApiAuthService(client: harness.client).authorize() }
       guard case .decoding(.auth, _, let reason) = error else {

@@ -1,13 +1,14 @@
 import Api
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct MovieRoutesTests {
-  @Test(arguments: TransportKind.allCases)
-  func aMovieByIdDecodesToTheDomainValue(kind: TransportKind) async throws {
-    try await withHarness(kind) { harness in
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func aMovieByIdDecodesToTheDomainValue(kind: LoopbackApi.Route) async throws {
+    try await withLoopbackApi(kind) { harness in
       let movie = try await harness.movies.movie(id: 1)
       #expect(movie == (try expected(try #require(SampleMovie.movie(id: 1)))))
       #expect(movie.name == "Finding Dory")
@@ -16,9 +17,9 @@ import Testing
     }
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func theYearlyListsDecodeInTheServersOrder(kind: TransportKind) async throws {
-    try await withHarness(kind) { harness in
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func theYearlyListsDecodeInTheServersOrder(kind: LoopbackApi.Route) async throws {
+    try await withLoopbackApi(kind) { harness in
       let grossing = try await harness.movies.topGrossingMovies(year: 2016)
       #expect(grossing == (try SampleMovie.topGrossing(year: 2016).map(expected)))
       #expect(grossing.count == 10)
@@ -30,9 +31,9 @@ import Testing
     }
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func authStoresThePlainTextTokenInTheContext(kind: TransportKind) async throws {
-    try await withHarness(kind) { harness in
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func authStoresThePlainTextTokenInTheContext(kind: LoopbackApi.Route) async throws {
+    try await withLoopbackApi(kind) { harness in
       #expect(harness.context.token == nil)
       let token = try await ApiAuthService(client: harness.client).authorize()
       #expect(token.secret.hasPrefix("sample-1-"))
@@ -42,9 +43,9 @@ import Testing
     }
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func anUnknownMovieIsARejectionNamingTheRoute(kind: TransportKind) async throws {
-    try await withHarness(kind) { harness in
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func anUnknownMovieIsARejectionNamingTheRoute(kind: LoopbackApi.Route) async throws {
+    try await withLoopbackApi(kind) { harness in
       let error = await apiError { try await harness.movies.movie(id: 999) }
       guard case .status(let route, let code, let excerpt) = error else {
         Issue.record("expected a status error, got \(String(describing: error))")
@@ -58,11 +59,11 @@ import Testing
     }
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func serverErrorsAreUnavailableAndNameTheRoute(kind: TransportKind) async throws {
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func serverErrorsAreUnavailableAndNameTheRoute(kind: LoopbackApi.Route) async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1
-    try await withHarness(kind, options: options) { harness in
+    try await withLoopbackApi(kind, options: options) { harness in
       let error = await apiError { try await harness.movies.topRatedMovies(year: 2016) }
       #expect(error?.failure == .unavailable)
       guard case .status(.topRatedMovies(2016), 503, _) = error else {

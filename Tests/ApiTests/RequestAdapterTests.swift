@@ -1,6 +1,7 @@
 import Api
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
@@ -29,13 +30,11 @@ private struct RefusingAdapter: RequestAdapter {
   @Test func adaptersRunInOrderBeforeEveryTry() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1
-    var policy = BackoffRetrier.Policy()
-    policy.baseDelay = .milliseconds(1)
     let notes = Recorder<String>()
-    try await withHarness(
+    try await withLoopbackApi(
       options: options,
       adapters: [NotingAdapter(name: "a", notes: notes), NotingAdapter(name: "b", notes: notes)],
-      retriers: [.backoff(policy)]
+      retriers: [.backoff], clock: ImmediateClock()
     ) { harness in
       _ = try await harness.movies.movie(id: 1)
     }
@@ -44,7 +43,7 @@ private struct RefusingAdapter: RequestAdapter {
 
   @Test func aThrowingAdapterStopsTheRequestBeforeItIsSent() async throws {
     let notes = Recorder<String>()
-    try await withHarness(
+    try await withLoopbackApi(
       adapters: [
         NotingAdapter(name: "a", notes: notes), RefusingAdapter(),
         NotingAdapter(name: "b", notes: notes),
@@ -57,7 +56,7 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func defaultHeadersNameThePackage() async throws {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       _ = try? await harness.movies.movie(id: 1)
       let headers = try #require(seen.all.first)
@@ -67,7 +66,7 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func theTokenGoesInTheEnvironmentsHeaderAndScheme() async throws {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       let talkStyle = try ApiEnvironment(
         name: "talk", baseURL: harness.server.baseURL, tokenHeader: "AUTH_TOKEN", tokenScheme: nil)
@@ -80,7 +79,7 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func theTokenAdapterNeverAddsTheTokenForAnotherOrigin() async throws {
-    try await withHarness { harness in
+    try await withLoopbackApi { harness in
       harness.context.store(token: AuthToken("secret"))
       let client = harness.client
       let adapter = AuthTokenAdapter()

@@ -1,4 +1,6 @@
+import Domain
 import Foundation
+import KernelTesting
 import Testing
 
 @testable import Api
@@ -18,7 +20,8 @@ import Testing
     request.setValue("s=1", forHTTPHeaderField: "Cookie")
     request.setValue("application/json", forHTTPHeaderField: "Accept")
     let line = ApiClient.traceLine(
-      request, .response(ApiResponse(status: 503, headers: [:])), since: .now,
+      request, .response(ApiResponse(status: 503, headers: [:])),
+      since: Stopwatch(ContinuousClock()),
       then: "; retried in 200 ms (backoff)")
     for secret in ["abc123", "k-456", "t-789", "s=1", "hunter2"] {
       #expect(!line.contains(secret), "\(line)")

@@ -1,5 +1,6 @@
 import Api
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
@@ -114,43 +115,46 @@ import Testing
       SampleResponse(
         status: 401, headers: ["WWW-Authenticate": "Basic realm=\"movies\""], body: Data("no".utf8))
     }
-    var configuration = URLSessionTransport.Configuration()
-    configuration.requestTimeout = .seconds(5)
-    configuration.resourceTimeout = .seconds(5)
-    let started = ContinuousClock.now
-    let response = try await URLSessionTransport(configuration: configuration)
+    // The deadline's clock never moves: a 401 can only come back because the challenge was
+    // answered, never because a timeout ended the wait (which would be `timedOut`).
+    let deadline = TestClock()
+    let response = try await URLSessionTransport(clock: deadline)
       .send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/private"))))
     await server.stop()
     #expect(response.status == 401)
-    #expect(ContinuousClock.now - started < .seconds(5))
   }
 
-  @Test(arguments: TransportKind.allCases)
-  func cancellingATaskMidRequestEndsItPromptly(kind: TransportKind) async throws {
-    var options = SampleApiResponder.Options()
-    options.latency = .seconds(30)
-    try await withHarness(kind, options: options) { harness in
-      // Cancel once the request has reached the server, so it is truly in flight.
-      await expectPromptCancellation(
-        of: { try await harness.movies.movie(id: 1) },
-        once: { harness.server.responder.requests(to: "movies/1") > 0 })
+  @Test(arguments: LoopbackApi.Route.allCases)
+  func cancellingATaskMidRequestEndsIt(route: LoopbackApi.Route) async throws {
+    let server = TestClock()
+    let deadline = TestClock()
+    try await withLoopbackApi(route, options: heldBack(by: server), deadlineClock: deadline) {
+      harness in
+      // Cancel once the request is held at the server, so it is truly in flight.
+      await expectCancellation(
+        of: { try await harness.movies.movie(id: 1) }, once: { await server.waitForSleepers() })
+      #expect(harness.server.responder.requests(to: "movies/1") == 1)
     }
   }
 
-  @Test func aSlowAnswerTimesOut() async throws {
-    var options = SampleApiResponder.Options()
-    options.latency = .seconds(30)
+  @Test func anAnswerSlowerThanTheDeadlineTimesOut() async throws {
+    let server = TestClock()
+    let deadline = TestClock()
     var configuration = URLSessionTransport.Configuration()
     configuration.resourceTimeout = .milliseconds(300)
-    try await withHarness(options: options, transport: configuration) { harness in
-      let started = ContinuousClock.now
-      let error = await apiError { try await harness.movies.movie(id: 2) }
-      #expect(ContinuousClock.now - started >= .milliseconds(300))
+    try await withLoopbackApi(
+      options: heldBack(by: server), transport: configuration, deadlineClock: deadline
+    ) { harness in
+      let call = Task { await apiError { try await harness.movies.movie(id: 2) } }
+      await server.waitForSleepers()  // the request is at the server, held
+      await deadline.waitForSleepers()  // the watchdog is armed
+      #expect(deadline.sleeps == [.milliseconds(300)])
+      deadline.advance(by: .milliseconds(300))
+      let error = await call.value
       guard case .timedOut(.movie(2), "127.0.0.1") = error else {
         Issue.record("expected timedOut, got \(String(describing: error))")
         return
       }
-      #expect(ContinuousClock.now - started < .seconds(5))
       #expect(error?.failure == .unreachable)
     }
   }

@@ -11,13 +11,16 @@ import Foundation
 ///
 /// Each try is built anew from the route and the current environment, then adapted, so a
 /// retry carries the newest token. The retriers decide in order (see `RequestRetrier`); at most
-/// `maxAttempts` tries are made in all, whatever they decide.
+/// `maxAttempts` tries are made in all, whatever they decide. A delay a retrier asks for is
+/// waited on `clock`, so a test advances a test clock instead of sleeping.
 public final class ApiClient: Sendable {
   public let context: any ApiContext
   public let transport: any Transport
   public let adapter: CompositeAdapter
   public let retrier: CompositeRetrier
   public let maxAttempts: Int
+  /// Waits out retry delays and times each try.
+  public let clock: any Clock<Duration>
   /// Told one line per try (method, URL, headers with credentials redacted, outcome, time,
   /// what happens next), for a debug log.
   public let trace: (@Sendable (String) -> Void)?
@@ -26,13 +29,14 @@ public final class ApiClient: Sendable {
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
     retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
-    trace: (@Sendable (String) -> Void)? = nil
+    clock: any Clock<Duration> = ContinuousClock(), trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
     self.transport = transport
     self.adapter = CompositeAdapter(adapters)
     self.retrier = CompositeRetrier(retriers)
     self.maxAttempts = max(1, maxAttempts)
+    self.clock = clock
     self.trace = trace
   }
 
@@ -46,7 +50,7 @@ public final class ApiClient: Sendable {
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       let outcome: AttemptOutcome
-      let started = ContinuousClock.now
+      let started = Stopwatch(clock)
       do {
         let response = try await transport.send(request)
         if (200..<300).contains(response.status) {
@@ -80,7 +84,7 @@ public final class ApiClient: Sendable {
       }
       switch decision {
       case .retry: break
-      case .retryAfter(let delay): try await Task.sleep(for: delay)
+      case .retryAfter(let delay): try await clock.sleep(for: delay)
       case .doNotRetry: throw Self.apiError(outcome, route: route)
       case .fail(let error): throw error
       }
@@ -116,7 +120,7 @@ public final class ApiClient: Sendable {
   /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.
   /// Every header that may carry a credential is redacted, whatever the environment calls it.
   static func traceLine(
-    _ request: URLRequest, _ outcome: AttemptOutcome, since started: ContinuousClock.Instant,
+    _ request: URLRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
     then next: String
   ) -> String {
     let result =
@@ -128,11 +132,10 @@ public final class ApiClient: Sendable {
   }
 
   static func traceLine(
-    _ request: URLRequest, _ result: String, since started: ContinuousClock.Instant,
+    _ request: URLRequest, _ result: String, since started: Stopwatch,
     then next: String
   ) -> String {
-    let elapsed = (ContinuousClock.now - started).components
-    let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+    let milliseconds = started.milliseconds
     let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
       name, value in
       "\(name): \(Self.mayCarryCredential(name, value) ? "<redacted>" : value)"

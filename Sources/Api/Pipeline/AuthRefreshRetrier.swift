@@ -19,9 +19,13 @@ import Synchronization
 ///   `excessiveRefresh`.
 /// - A cancelled request never starts a refresh, and stops waiting for one at once; the
 ///   refresh goes on for the others.
+///
+/// The window is measured on `clock`, so a test moves a test clock past it.
 public final class AuthRefreshRetrier: RequestRetrier {
   public let maxRefreshes: Int
   public let window: Duration
+  /// Time since this retrier was made, on its clock: when each refresh started.
+  private let stopwatch: Stopwatch
   public var name: String { "authRefresh" }
 
   private let state = Mutex(State())
@@ -29,7 +33,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
   private struct State {
     var flight: [Int: Waiter]?
     var failedFor: Credential?
-    var starts: [ContinuousClock.Instant] = []
+    var starts: [Duration] = []
     var nextWaiter = 0
     var refreshes = 0
   }
@@ -45,9 +49,13 @@ public final class AuthRefreshRetrier: RequestRetrier {
     let token: AuthToken?
   }
 
-  public init(maxRefreshes: Int = 5, window: Duration = .seconds(5)) {
+  public init(
+    maxRefreshes: Int = 5, window: Duration = .seconds(5),
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
     self.maxRefreshes = maxRefreshes
     self.window = window
+    self.stopwatch = Stopwatch(clock)
   }
 
   /// How many refreshes this retrier started, for tests and logs.
@@ -116,7 +124,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
         state.flight?[id] = waiter
         return .joined
       }
-      let now = ContinuousClock.now
+      let now = stopwatch.elapsed
       state.starts.removeAll { now - $0 > window }
       guard state.starts.count < maxRefreshes else {
         return .failed(
@@ -164,4 +172,9 @@ extension RequestRetrier where Self == AuthRefreshRetrier {
   /// One token refresh for any number of 401s at once; at most 5 in 5 seconds (tokens that live
   /// two seconds still refresh; a server that rejects every new token at once is caught).
   public static var authRefresh: Self { AuthRefreshRetrier() }
+
+  /// The same, with its refresh window measured on `clock`.
+  public static func authRefresh(clock: any Clock<Duration>) -> Self {
+    AuthRefreshRetrier(clock: clock)
+  }
 }

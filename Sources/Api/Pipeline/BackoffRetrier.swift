@@ -8,6 +8,10 @@ import Foundation
 /// 408, 429, 500, 502, 503, 504, a timeout, a refused or lost connection. It waits with
 /// exponential backoff and jitter, or as long as `Retry-After` asks, up to `retryAfterCap`; a
 /// longer `Retry-After` fails the request at once rather than leave it hanging.
+///
+/// It decides how long to wait; `ApiClient` does the waiting on its clock. The jitter comes from
+/// `random` and an HTTP-date `Retry-After` is read against `now`, so a test can assert the exact
+/// delay asked for.
 public struct BackoffRetrier: RequestRetrier {
   /// The knobs, with their defaults.
   public struct Policy: Sendable {
@@ -26,9 +30,20 @@ public struct BackoffRetrier: RequestRetrier {
   }
 
   public let policy: Policy
+  /// Draws the jitter factor.
+  public let random: RandomSource
+  /// The wall clock an HTTP-date `Retry-After` is measured from.
+  public let now: @Sendable () -> Date
   public var name: String { "backoff" }
 
-  public init(policy: Policy = Policy()) { self.policy = policy }
+  public init(
+    policy: Policy = Policy(), random: RandomSource = .system,
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.policy = policy
+    self.random = random
+    self.now = now
+  }
 
   public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
@@ -39,7 +54,7 @@ public struct BackoffRetrier: RequestRetrier {
     switch outcome {
     case .response(let response):
       guard policy.statuses.contains(response.status) else { return .doNotRetry }
-      if let asked = response.headers["retry-after"].flatMap(Self.retryAfter) {
+      if let asked = response.headers["retry-after"].flatMap({ Self.retryAfter($0, now: now()) }) {
         guard asked <= policy.retryAfterCap else {
           return .fail(
             ApiError.retryAfterTooLong(
@@ -58,15 +73,15 @@ public struct BackoffRetrier: RequestRetrier {
   func delay(afterRetries retries: Int) -> Duration {
     let exponential = policy.baseDelay * (1 << min(retries, 20))
     let capped = min(exponential, policy.maxDelay)
-    return capped * Double.random(in: policy.jitter)
+    return capped * random.next(in: policy.jitter)
   }
 
   static func isIdempotent(_ method: String) -> Bool {
     ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method.uppercased())
   }
 
-  /// `Retry-After` as seconds (`120`) or an HTTP date; nil when it is neither.
-  static func retryAfter(_ value: String) -> Duration? {
+  /// `Retry-After` as seconds (`120`) or an HTTP date (as seen at `now`); nil when it is neither.
+  static func retryAfter(_ value: String, now: Date) -> Duration? {
     let text = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
     let formatter = DateFormatter()
@@ -74,7 +89,9 @@ public struct BackoffRetrier: RequestRetrier {
     formatter.timeZone = TimeZone(identifier: "GMT")
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
     guard let date = formatter.date(from: text) else { return nil }
-    return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+    let seconds = date.timeIntervalSince(now).rounded(.up)
+    // A date centuries away is no wait to honour; Int(_:) would trap on it.
+    return seconds < 1e9 ? .seconds(max(0, Int(seconds))) : .seconds(1_000_000_000)
   }
 }
 
@@ -82,8 +99,10 @@ extension RequestRetrier where Self == BackoffRetrier {
   /// Exponential backoff with jitter for idempotent requests, two retries.
   public static var backoff: Self { BackoffRetrier() }
 
-  /// Backoff with other knobs.
-  public static func backoff(_ policy: BackoffRetrier.Policy) -> Self {
-    BackoffRetrier(policy: policy)
+  /// Backoff with other knobs, and the random source its jitter comes from.
+  public static func backoff(_ policy: BackoffRetrier.Policy, random: RandomSource = .system)
+    -> Self
+  {
+    BackoffRetrier(policy: policy, random: random)
   }
 }

@@ -18,7 +18,8 @@ import Synchronization
 /// Timeouts: `requestTimeout` bounds the wait for each piece of the response (in whole seconds,
 /// rounded up: FoundationNetworking on Linux treats a fraction of a second as no time at all);
 /// `resourceTimeout` bounds the whole exchange, enforced here to the millisecond, so a body that
-/// drips forever still ends.
+/// drips forever still ends. That deadline is kept on `clock`, so a test can pass it by advancing
+/// a test clock.
 public final class URLSessionTransport: Transport {
   /// Timeouts and the headers a cross-origin redirect must not carry.
   public struct Configuration: Sendable {
@@ -37,9 +38,14 @@ public final class URLSessionTransport: Transport {
   private let session: URLSession
   private let delegate: SessionDelegate
   public let configuration: Configuration
+  /// Keeps the whole-exchange deadline.
+  public let clock: any Clock<Duration>
 
-  public init(configuration: Configuration = Configuration()) {
+  public init(
+    configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()
+  ) {
     self.configuration = configuration
+    self.clock = clock
     let sessionConfiguration = URLSessionConfiguration.ephemeral
     sessionConfiguration.urlCache = nil
     sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -65,8 +71,8 @@ public final class URLSessionTransport: Transport {
     let host = request.url?.host ?? "the server"
     let handle = TaskHandle()
     let deadline = configuration.resourceTimeout
-    let watchdog = Task {
-      try await Task.sleep(for: deadline)
+    let watchdog = Task { [clock] in
+      try await clock.sleep(for: deadline)
       handle.timeOut()
     }
     defer { watchdog.cancel() }

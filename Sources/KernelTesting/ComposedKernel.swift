@@ -1,0 +1,28 @@
+import Composition
+import Foundation
+import Injection
+
+/// The real composition of a profile, with parts swapped in a child container: what a test of an
+/// app's wiring starts from. Everything not overridden is Kernel's own registration; everything
+/// resolved through the child sees the overrides (a `TestClock`, a `RecordingTransport`, a
+/// fixed `RandomSource`).
+///
+/// ```swift
+/// let clock = TestClock()
+/// let container = try composedContainer(profile: "api", dataDirectory: dir.url) { child in
+///   try child.register((any Clock<Duration>).self) { _ in clock }
+/// }
+/// ```
+public func composedContainer(
+  profile: String? = nil, config: KernelConfig? = nil, dataDirectory: URL,
+  environment: String? = nil, baseURL: String? = nil,
+  overriding: (Container) throws -> Void = { _ in }
+) throws -> Container {
+  let runtime = Runtime(dataDirectory: dataDirectory, environment: environment, baseURL: baseURL)
+  let real = try KernelComposition.compose(
+    config: try config ?? .builtIn(), profile: profile, runtime: runtime)
+  let child = real.child()
+  try overriding(child)
+  try child.validate()
+  return child
+}

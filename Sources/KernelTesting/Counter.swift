@@ -1,0 +1,60 @@
+import Synchronization
+
+/// Counts events from any thread or task, and lets a test wait, without polling, until a count
+/// is reached: "the request reached the server", "ten calls are inside the layer".
+public final class Counter: Sendable {
+  private struct State {
+    var value = 0
+    var waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  }
+
+  private let state = Mutex(State())
+
+  public init() {}
+
+  /// The count now.
+  public var value: Int { state.withLock { $0.value } }
+
+  /// Adds one, waking whoever waits for the new count.
+  public func increment() {
+    let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.value += 1
+      let value = state.value
+      let ready = state.waiters.filter { $0.target <= value }.map(\.continuation)
+      state.waiters.removeAll { $0.target <= value }
+      return ready
+    }
+    for continuation in ready { continuation.resume() }
+  }
+
+  /// Returns once the count is at least `target`.
+  public func reach(_ target: Int) async {
+    await withCheckedContinuation { continuation in
+      let done = state.withLock { state -> Bool in
+        if state.value >= target { return true }
+        state.waiters.append((target, continuation))
+        return false
+      }
+      if done { continuation.resume() }
+    }
+  }
+}
+
+/// Values recorded from any thread, e.g. by a server route or a fake transport, in order.
+public final class Recorder<Value: Sendable>: Sendable {
+  private let values = Mutex<[Value]>([])
+  private let counter = Counter()
+
+  public init() {}
+
+  public func append(_ value: Value) {
+    values.withLock { $0.append(value) }
+    counter.increment()
+  }
+
+  /// Everything recorded so far.
+  public var all: [Value] { values.withLock { $0 } }
+
+  /// Returns once at least `count` values are recorded.
+  public func reach(_ count: Int) async { await counter.reach(count) }
+}

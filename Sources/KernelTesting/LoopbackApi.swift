@@ -1,0 +1,95 @@
+import Api
+import Composition
+import Foundation
+import SampleApi
+
+/// A fixture server on a loopback port and an `ApiClient` pointed at it: an api test's whole
+/// setup in one value. The server's faults (latency, 503s, required and expiring tokens) come
+/// from `options`; its latency and token lifetimes run on `options.clock`.
+public struct LoopbackApi: Sendable {
+  /// How the client reaches the server.
+  public enum Route: String, CaseIterable, Sendable {
+    /// Over real loopback HTTP, through `URLSessionTransport`.
+    case http
+    /// In process, through the server's responder: no socket, same answers.
+    case inProcess
+  }
+
+  public let server: FixtureServer
+  public let context: InMemoryApiContext
+  public let client: ApiClient
+
+  /// Starts a server and a client. `clock` is the client's (retry delays), `deadlineClock` the
+  /// transport's (the whole-request deadline), `options.clock` the server's (latency, tokens).
+  public static func start(
+    _ route: Route = .http, options: SampleApiResponder.Options = .init(),
+    transport configuration: URLSessionTransport.Configuration = .init(),
+    adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+    retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
+    deadlineClock: any Clock<Duration> = ContinuousClock()
+  ) async throws -> LoopbackApi {
+    let server = try await FixtureServer.start(options: options)
+    let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
+    let context = InMemoryApiContext(environment: environment)
+    let transport: any Transport =
+      switch route {
+      case .http: URLSessionTransport(configuration: configuration, clock: deadlineClock)
+      case .inProcess: InProcessTransport.sample(server.responder)
+      }
+    let client = ApiClient(
+      context: context, transport: transport, adapters: adapters, retriers: retriers,
+      clock: clock)
+    return LoopbackApi(server: server, context: context, client: client)
+  }
+
+  /// The movie service over this client.
+  public var movies: ApiMovieService { ApiMovieService(client: client) }
+
+  /// The server's counters and options.
+  public var responder: SampleApiResponder { server.responder }
+}
+
+/// Runs `body` with a started `LoopbackApi` and stops its server afterwards, whatever happens.
+public func withLoopbackApi<R>(
+  _ route: LoopbackApi.Route = .http, options: SampleApiResponder.Options = .init(),
+  transport: URLSessionTransport.Configuration = .init(),
+  adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+  retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
+  deadlineClock: any Clock<Duration> = ContinuousClock(),
+  _ body: (LoopbackApi) async throws -> R
+) async throws -> R {
+  let api = try await LoopbackApi.start(
+    route, options: options, transport: transport, adapters: adapters, retriers: retriers,
+    clock: clock, deadlineClock: deadlineClock)
+  do {
+    let result = try await body(api)
+    await api.server.stop()
+    return result
+  } catch {
+    await api.server.stop()
+    throw error
+  }
+}
+
+/// Runs `body` with a fixture server of its own and stops it afterwards, whatever happens.
+public func withFixtureServer<R>(
+  options: SampleApiResponder.Options = .init(), _ body: (FixtureServer) async throws -> R
+) async throws -> R {
+  let server = try await FixtureServer.start(options: options)
+  do {
+    let result = try await body(server)
+    await server.stop()
+    return result
+  } catch {
+    await server.stop()
+    throw error
+  }
+}
+
+/// The base URL of a server that has stopped: every connection to it is refused.
+public func urlOfStoppedServer() async throws -> URL {
+  let server = try await FixtureServer.start()
+  let url = server.baseURL
+  await server.stop()
+  return url
+}

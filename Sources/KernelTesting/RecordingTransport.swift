@@ -1,0 +1,27 @@
+import Api
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A transport that records every request it is given, then hands it to another transport (or
+/// answers it with a closure): what was sent, with which headers, in which order.
+public struct RecordingTransport: Transport {
+  /// Every request sent, in order.
+  public let requests = Recorder<URLRequest>()
+  private let base: any Transport
+
+  /// Records, then sends through `base`.
+  public init(_ base: any Transport) { self.base = base }
+
+  /// Records, then answers with `handler`, in process.
+  public init(answering handler: @escaping InProcessTransport.Handler) {
+    base = InProcessTransport(handler)
+  }
+
+  public func send(_ request: URLRequest) async throws -> ApiResponse {
+    requests.append(request)
+    return try await base.send(request)
+  }
+}
