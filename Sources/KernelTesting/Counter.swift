@@ -15,16 +15,18 @@ public final class Counter: Sendable {
   /// The count now.
   public var value: Int { state.withLock { $0.value } }
 
-  /// Adds one, waking whoever waits for the new count.
-  public func increment() {
-    let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+  /// Adds one, waking whoever waits for the new count; returns the new count.
+  @discardableResult
+  public func increment() -> Int {
+    let (value, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, Never>]) in
       state.value += 1
       let value = state.value
       let ready = state.waiters.filter { $0.target <= value }.map(\.continuation)
       state.waiters.removeAll { $0.target <= value }
-      return ready
+      return (value, ready)
     }
     for continuation in ready { continuation.resume() }
+    return value
   }
 
   /// Returns once the count is at least `target`.

@@ -1,4 +1,5 @@
 import Dispatch
+import KernelTesting
 import Testing
 
 @testable import Injection
@@ -33,31 +34,34 @@ import Testing
     #expect(identities.count == 1)
   }
 
-  @Test func aContendedFirstResolveMakesExactlyOneSingleton() throws {
-    for _ in 0..<5 {
-      let made = Counter()
-      let arrivals = Counter()
-      let container = Container()
-      try container.register(Wheel.self, scope: .singleton) { _ in
-        made.increment()
-        // Keep the making open until the other thread is resolving too, so a container that
-        // let both in would run this factory twice. The deadline only bounds a scheduler that
-        // runs the threads one after the other.
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(500))
-        while arrivals.value < 2 && ContinuousClock.now < deadline {}
-        return Wheel()
-      }
-      try container.bootstrap()
-      let seen = Locked<Set<ObjectIdentifier>>([])
-      DispatchQueue.concurrentPerform(iterations: 2) { _ in
-        arrivals.increment()
-        if let wheel = try? container.resolve(Wheel.self) {
-          _ = seen.withLock { $0.insert(ObjectIdentifier(wheel)) }
+  /// Runs on threads of its own (not the cooperative pool): the two resolving threads block.
+  @Test func aContendedFirstResolveMakesExactlyOneSingleton() async throws {
+    try await onThreadOfItsOwn {
+      for _ in 0..<5 {
+        let made = Counter()
+        let arrivals = Counter()
+        let bothArrived = DispatchSemaphore(value: 0)
+        let container = Container()
+        try container.register(Wheel.self, scope: .singleton) { _ in
+          made.increment()
+          // Keep the making open until the other thread is resolving too, so a container that
+          // let both in would run this factory twice. The timeout only bounds a scheduler that
+          // runs the threads one after the other; it is waited, not spun.
+          _ = bothArrived.wait(timeout: .now() + .milliseconds(500))
+          return Wheel()
         }
+        try container.bootstrap()
+        let seen = Locked<Set<ObjectIdentifier>>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+          if arrivals.increment() == 2 { bothArrived.signal() }
+          if let wheel = try? container.resolve(Wheel.self) {
+            _ = seen.withLock { $0.insert(ObjectIdentifier(wheel)) }
+          }
+        }
+        #expect(arrivals.value == 2)
+        #expect(made.value == 1)
+        #expect(seen.withLock { $0.count } == 1)
       }
-      #expect(arrivals.value == 2)
-      #expect(made.value == 1)
-      #expect(seen.withLock { $0.count } == 1)
     }
   }
 
@@ -80,7 +84,11 @@ import Testing
     #expect(try container.resolve(String.self, tag: 499) == "499")
   }
 
-  @Test func singletonsWithPropertyHooksArePublishedComplete() throws {
+  @Test func singletonsWithPropertyHooksArePublishedComplete() async throws {
+    try await onThreadOfItsOwn { try Self.publishComplete() }
+  }
+
+  private static func publishComplete() throws {
     for _ in 0..<20 {
       let container = Container()
       try container.register(Parent.self, scope: .singleton) { r in Parent(child: try r.resolve()) }

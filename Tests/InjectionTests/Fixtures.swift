@@ -1,14 +1,7 @@
+import KernelTesting
 import Synchronization
 
 @testable import Injection
-
-/// Counts calls from any thread: how many times a factory ran.
-final class Counter: Sendable {
-  private let count = Atomic<Int>(0)
-  @discardableResult
-  func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
-  var value: Int { count.load(ordering: .relaxed) }
-}
 
 protocol Engine: Sendable {
   var name: String { get }

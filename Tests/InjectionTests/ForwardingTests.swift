@@ -1,3 +1,4 @@
+import KernelTesting
 import Testing
 
 @testable import Injection

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KernelTesting
 import SampleApi
 import Testing
 
@@ -105,13 +106,32 @@ import Testing
     #expect(await get(responder, "movies/1", token: token).status == 401)
   }
 
-  @Test func tokensExpireAfterTheirLifetime() async throws {
+  @Test func tokensExpireAfterTheirLifetimeOnTheServersClock() async throws {
+    let clock = TestClock()
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    options.tokenLifetime = .zero
+    options.tokenLifetime = .seconds(60)
+    options.clock = clock
     let responder = SampleApiResponder(options: options)
     let token = String(decoding: await get(responder, "auth").body, as: UTF8.self)
+    clock.advance(by: .seconds(59))
+    #expect(await get(responder, "movies/1", token: token).status == 200)
+    clock.advance(by: .seconds(1))
     #expect(await get(responder, "movies/1", token: token).status == 401)
+    #expect(responder.expiredTokensRefused == 1)
+  }
+
+  @Test func latencyIsWaitedOnTheServersClock() async throws {
+    let clock = TestClock()
+    var options = SampleApiResponder.Options()
+    options.latency = .milliseconds(250)
+    options.clock = clock
+    let responder = SampleApiResponder(options: options)
+    let answer = Task { await get(responder, "movies/1") }
+    await clock.waitForSleepers()
+    #expect(clock.sleeps == [.milliseconds(250)])
+    clock.advance(by: .milliseconds(250))
+    #expect(await answer.value.status == 200)
   }
 
   @Test func theFixtureServerServesOverLoopback() async throws {

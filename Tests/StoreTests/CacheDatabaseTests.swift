@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
+import KernelTesting
 import Store
 import Synchronization
 import Testing
 
 @Suite struct CacheDatabaseTests {
   @Test func theCacheIsOneFileInWALMode() throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanUp() }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
     _ = try CacheDatabase.open(at: folder.cache)
     let mode = try DatabaseQueue(path: folder.cache.path).read { db in
       try String.fetchOne(db, sql: "PRAGMA journal_mode")
@@ -16,16 +17,17 @@ import Testing
   }
 
   @Test func aFileThatIsNotADatabaseIsMovedAsideWithAWarning() throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanUp() }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
     try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
     try Data(repeating: 0x42, count: 8192).write(to: folder.cache)
     let context = folder.url.appendingPathComponent("context.json")
     let saved = Data(#"{"environment": "local", "tokens": {}}"#.utf8)
     try saved.write(to: context)
-    let warnings = Warnings()
+    let warnings = Recorder<String>()
 
-    let store = MovieStore(database: try CacheDatabase.open(at: folder.cache, warn: warnings.add))
+    let store = MovieStore(
+      database: try CacheDatabase.open(at: folder.cache, warn: warnings.append))
     try store.store([try movie(1, "After the damage")])
     #expect(try store.count() == 1)
     #expect(warnings.all.count == 1)
@@ -36,8 +38,8 @@ import Testing
   }
 
   @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftAlone() throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanUp() }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
     let store = MovieStore(database: try CacheDatabase.open(at: folder.cache))
     try store.store([try movie(1, "Keep me")])
     try DatabaseQueue(path: folder.cache.path).write { db in
@@ -55,11 +57,4 @@ import Testing
     }
     #expect(kept == "Keep me")
   }
-}
-
-/// Warnings collected from any thread.
-final class Warnings: Sendable {
-  private let lines = Mutex<[String]>([])
-  func add(_ line: String) { lines.withLock { $0.append(line) } }
-  var all: [String] { lines.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import GRDB
+import KernelTesting
 import Store
 import Testing
 
@@ -30,8 +31,8 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
 
   @Test(.enabled(if: writerChildFile == nil), .timeLimit(.minutes(1)))
   func aWriterKilledMidTransactionLeavesOldOrNewData() async throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanUp() }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
     _ = try CacheDatabase.open(at: folder.cache)
 
     let child = Process()
@@ -49,7 +50,7 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
     let seen = await lines(
       of: output.fileHandleForReading, until: "KERNEL-CHILD: round 2 stored 5000")
     kill(child.processIdentifier, SIGKILL)
-    child.waitUntilExit()
+    await onThreadOfItsOwn { child.waitUntilExit() }
     #expect(seen.contains("KERNEL-CHILD: committed 1"))
     #expect(child.terminationReason == .uncaughtSignal)
 
@@ -69,26 +70,21 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
 
   /// The lines `handle` gives until one equals `last`, read off the cooperative pool.
   private func lines(of handle: FileHandle, until last: String) async -> [String] {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        var buffer = ""
-        var lines: [String] = []
-        while true {
-          let data = handle.availableData
-          if data.isEmpty { break }
-          buffer += String(decoding: data, as: UTF8.self)
-          while let newline = buffer.firstIndex(of: "\n") {
-            let line = String(buffer[..<newline])
-            buffer.removeSubrange(...newline)
-            lines.append(line)
-            if line == last {
-              continuation.resume(returning: lines)
-              return
-            }
-          }
+    await onThreadOfItsOwn {
+      var buffer = ""
+      var lines: [String] = []
+      while true {
+        let data = handle.availableData
+        if data.isEmpty { break }
+        buffer += String(decoding: data, as: UTF8.self)
+        while let newline = buffer.firstIndex(of: "\n") {
+          let line = String(buffer[..<newline])
+          buffer.removeSubrange(...newline)
+          lines.append(line)
+          if line == last { return lines }
         }
-        continuation.resume(returning: lines)
       }
+      return lines
     }
   }
 }

@@ -1,12 +1,13 @@
 import Domain
 import Foundation
+import KernelTesting
 import Store
 import Testing
 
 @Suite struct MovieStoreTests {
   @Test func storingAgainReplacesFieldsAndCastKeepingOrder() throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanUp() }
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
     let store = MovieStore(database: try CacheDatabase.open(at: folder.cache))
     try store.store([
       try movie(

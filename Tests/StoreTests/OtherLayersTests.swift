@@ -1,17 +1,17 @@
 import Domain
 import Foundation
+import KernelTesting
 import Store
 import Synchronization
 import Testing
 
 /// Counts the calls that reach it, then passes them on.
 private final class CountingLayer: ServiceLayer {
-  private let count = Mutex(0)
-  var arrived: Int { count.withLock { $0 } }
+  let arrived = Counter()
   func run<Value: Sendable>(
     _ operation: ServiceCall<Value>, next: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    count.withLock { $0 += 1 }
+    arrived.increment()
     return try await next()
   }
 }
@@ -55,7 +55,7 @@ private final class GatedMovies: MovieService {
     let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
       for _ in 0..<10 { group.addTask { try await service.movie(id: 1) } }
       // Open the base once every call has reached the dedupe layer.
-      while counting.arrived < 10 { await Task.yield() }
+      await counting.arrived.reach(10)
       base.open()
       return try await group.reduce(into: [Movie]()) { $0.append($1) }
     }
@@ -66,9 +66,9 @@ private final class GatedMovies: MovieService {
   }
 
   @Test func theMemoryLayerKeepsRecentResultsForTheirMaxAge() async throws {
-    let clock = TestClock()
+    let clock = TestWallClock()
     let base = ScriptedMovieService([try movie(1, "A"), try movie(2, "B"), try movie(3, "C")])
-    let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), now: { clock.now })
+    let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), now: clock.read)
     let service = LayeredMovieService(base: base, layers: [memory])
 
     _ = try await service.movie(id: 1)
@@ -94,12 +94,12 @@ private final class GatedMovies: MovieService {
   }
 
   @Test func theLoggingLayerNamesTheOperationOriginAndFailure() async throws {
-    let lines = Warnings()
+    let lines = Recorder<String>()
     let base = ScriptedMovieService([try movie(1, "A")])
     let service = LayeredMovieService(
       base: base,
       layers: [
-        LoggingLayer(log: lines.add),
+        LoggingLayer(log: lines.append),
         CachingLayer(database: try .inMemory(), policy: .networkFirst),
       ])
     _ = try await service.movie(id: 1)

@@ -42,10 +42,3 @@ final class ScriptedMovieService: MovieService {
     try next().filter { $0.year == year }.sorted { $0.rating > $1.rating }
   }
 }
-
-/// A clock a test moves by hand.
-final class TestClock: Sendable {
-  private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
-  var now: Date { current.withLock { $0 } }
-  func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}

@@ -1,14 +1,12 @@
 import Domain
 import Foundation
+import KernelTesting
 import Store
 import Testing
 
-/// A folder of its own under the system's temporary folder, removed by `cleanUp()`.
-struct TemporaryFolder {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "kernel-store-\(UUID().uuidString)")
-  var cache: URL { url.appendingPathComponent("cache.sqlite") }
-  func cleanUp() { try? FileManager.default.removeItem(at: url) }
+extension TemporaryDirectory {
+  /// The cache database's file inside it.
+  var cache: URL { appending("cache.sqlite") }
 }
 
 func day(_ text: String) throws -> Date { try #require(CalendarDay.date(from: text)) }

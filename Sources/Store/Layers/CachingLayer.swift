@@ -25,6 +25,7 @@ public struct CachingLayer: ServiceLayer {
   public let database: CacheDatabase
   public let policy: CachePolicy
   let now: @Sendable () -> Date
+  private let background = PendingWork()
 
   public init(
     database: CacheDatabase, policy: CachePolicy, now: @escaping @Sendable () -> Date = { Date() }
@@ -33,6 +34,10 @@ public struct CachingLayer: ServiceLayer {
     self.policy = policy
     self.now = now
   }
+
+  /// Returns once every refresh this layer started behind an answer (stale-while-revalidate)
+  /// has stored its result or failed.
+  public func settle() async { await background.settle() }
 
   public func run<Value: Sendable>(
     _ operation: ServiceCall<Value>, next: @escaping @Sendable () async throws -> Value
@@ -62,7 +67,7 @@ public struct CachingLayer: ServiceLayer {
     case .staleWhileRevalidate(let maxAge):
       guard let stored else { return try await fetch(operation, mapping, next, stored: nil) }
       if stored.age > maxAge.seconds {
-        Task { _ = try? await fetch(operation, mapping, next, stored: stored) }
+        background.start { _ = try? await fetch(operation, mapping, next, stored: stored) }
       }
       return stored
     }
