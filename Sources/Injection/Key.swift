@@ -33,7 +33,20 @@ struct Key: Hashable, Sendable, CustomStringConvertible {
     ObjectIdentifier(type) == ObjectIdentifier(other.type) && tag == other.tag
   }
 
-  var typeName: String { String(describing: type) }
+  var typeName: String { Self.readable(String(describing: type)) }
+
+  /// A constrained existential as a person writes it: Swift prints `any Clock<Duration>` as
+  /// `any Clock<Self.Clock.Duration == Duration>`; this gives `Clock<Duration>`.
+  static func readable(_ name: String) -> String {
+    guard name.hasPrefix("any "), let open = name.firstIndex(of: "<"), name.hasSuffix(">")
+    else { return name }
+    let base = name[name.index(name.startIndex, offsetBy: 4)..<open]
+    let constraints = name[name.index(after: open)..<name.index(before: name.endIndex)]
+    let values = constraints.split(separator: ",").map { constraint in
+      String(constraint.split(separator: "=").last?.drop { $0 == " " } ?? constraint)
+    }
+    return "\(base)<\(values.joined(separator: ", "))>"
+  }
 
   /// The argument list as a person writes it: `()`, `(Int)`, `(Int, String)`.
   var signature: String {

@@ -6,8 +6,8 @@ import Testing
   @Test func envUseIsSavedAndEnvironmentStillWinsForOneRun() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel)
-    defer { server.stop() }
+    let server = try await Server(kernel)
+    defer { server.terminate() }
     let use = try await kernel.run(["env", "use", "local"])
     #expect(use.status == 0, "\(use)")
     #expect(try await kernel.run(["env", "list"]).stdout.contains("* local"))
@@ -18,7 +18,7 @@ import Testing
       variables: ["KERNEL_BASE_URL": server.baseURL])
     #expect(saved.status == 0, "\(saved)")
     #expect(saved.json?["origin"] as? String == "network")
-    #expect(server.stop().contains("answered 1 requests"))
+    #expect(await server.stop().contains("answered 1 requests"))
 
     // --environment wins for one run, and is not saved.
     let once = try await kernel.run([
@@ -35,7 +35,7 @@ import Testing
   @Test func authLoginStatusLogoutNeverPrintTheToken() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel, ["--require-auth"])
+    let server = try await Server(kernel, ["--require-auth"])
     let local = ["--environment", "local", "--base-url", server.baseURL]
     #expect(
       try await kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in to local"))
@@ -57,7 +57,7 @@ import Testing
     let logout = try await kernel.run(local + ["auth", "logout"])
     #expect(logout.stdout.contains("Logged out of local"))
     #expect(try await kernel.run(local + ["auth", "status"]).stdout.contains("Not logged in"))
-    #expect(server.stop().contains("1 to auth"))
+    #expect(await server.stop().contains("1 to auth"))
   }
 
   @Test func theOfflineGraphHasNoTransportAndTheLayeredOneHas() async throws {

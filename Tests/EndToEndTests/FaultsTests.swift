@@ -13,7 +13,7 @@ import Testing
   @Test func aServerKilledMidRunLeavesTheCachedMoviesAndNamesTheOthers() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel, ["--latency", "200"])
+    let server = try await Server(kernel, ["--latency", "200"])
     let local = ["--environment", "local", "--base-url", server.baseURL]
     let seeded = try await kernel.run(local + ["movies", "get", "1", "2", "3", "4", "5"])
     #expect(seeded.status == 0, "\(seeded)")
@@ -26,7 +26,7 @@ import Testing
         + ["--concurrency", "1", "--format", "json"],
       variables: ["KERNEL_RETRY_MAX_RETRIES": "0"])
     #expect(await running.stderr.wait(for: "→ 200", limit: .seconds(30)))
-    server.kill()
+    await server.kill()
     let run = try await running.finish(within: .seconds(60))
 
     #expect(run.status == 69, "\(run)")
@@ -42,14 +42,14 @@ import Testing
         && sentence.contains(" of 20 could not be had, the others are shown")
         || sentence.hasPrefix("Movie \(missing.first ?? 0) of 20 could not be had"), "\(run)")
     #expect(sentence.contains("could not reach 127.0.0.1"), "\(run)")
-    #expect(try kernel.integrityCheck() == "ok")
+    #expect(try await kernel.integrityCheck() == "ok")
   }
 
   @Test func aKernelKilledWhileStoringLeavesACacheTheNextRunOpens() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel, ["--extra-movies", "2000"])
-    defer { server.stop() }
+    let server = try await Server(kernel, ["--extra-movies", "2000"])
+    defer { server.terminate() }
     let local = ["--environment", "local", "--base-url", server.baseURL]
     #expect(try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"]).status == 0)
 
@@ -66,14 +66,14 @@ import Testing
     #expect(offline.movieNames == ProfilesTests.tenOf2016, "\(offline)")
     let again = try await kernel.run(local + ["movies", "get", "1", "1999", "2000"])
     #expect(again.status == 0, "\(again)")
-    #expect(try kernel.integrityCheck() == "ok")
+    #expect(try await kernel.integrityCheck() == "ok")
   }
 
   @Test func twoKernelsWritingOneCacheBothSucceedAndNothingIsLost() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel, ["--extra-movies", "600"])
-    defer { server.stop() }
+    let server = try await Server(kernel, ["--extra-movies", "600"])
+    defer { server.terminate() }
     let local = ["--environment", "local", "--base-url", server.baseURL]
     // Both start on an empty data dir: they also race to create and migrate the database.
     let halves = try [1...300, 301...600].map { ids in
@@ -94,6 +94,6 @@ import Testing
     #expect(offline.status == 0, "\(offline.stderr)")
     let ids = (offline.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
     #expect(ids == Array(1...600))
-    #expect(try kernel.integrityCheck() == "ok")
+    #expect(try await kernel.integrityCheck() == "ok")
   }
 }

@@ -115,7 +115,7 @@ import Testing
       "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
     ])
     #expect(offline.movieNames == ProfilesTests.tenOf2016, "\(offline)")
-    #expect(try kernel.integrityCheck() == "ok")
+    #expect(try await kernel.integrityCheck() == "ok")
   }
 
   @Test func aRedirectToAnotherHostIsFollowedWithoutTheToken() async throws {

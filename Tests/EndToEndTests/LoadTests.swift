@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// A thousand movies through a faulty, slow server whose tokens live two seconds.
@@ -7,7 +8,7 @@ import Testing
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     // Every path answers 503 once, every answer waits 50 ms, tokens expire after 2 s.
-    let server = try Server(
+    let server = try await Server(
       kernel,
       [
         "--extra-movies", "1000", "--fail-first", "1", "--latency", "50", "--require-auth",
@@ -20,8 +21,8 @@ import Testing
         + ids.map(String.init) + ["--concurrency", "16", "--format", "json"],
       variables: ["KERNEL_RETRY_BASE_DELAY_MS": "20"], terminal: terminal)
     let run = try await running.finish(within: .seconds(150))
-    let shown = terminal.text()
-    let summary = server.stop()
+    let shown = await onThreadOfItsOwn { terminal.text() }
+    let summary = await server.stop()
 
     #expect(run.status == 0, "\(shown.suffix(2000))")
     let got = (run.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }

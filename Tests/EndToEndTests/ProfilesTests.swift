@@ -37,14 +37,14 @@ import Testing
   @Test func theApiProfileReachesKernelServeAndFailsWith69WhenItStops() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel)
+    let server = try await Server(kernel)
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
     let api = try await kernel.run(
       local + ["movies", "top-grossing", "--year", "2016", "--format", "json"])
     #expect(api.status == 0, "\(api)")
     #expect(api.json?["origin"] as? String == "network")
     #expect(api.movieNames == Self.tenOf2016)
-    let summary = server.stop()
+    let summary = await server.stop()
     #expect(summary.contains("answered 1 requests"))
 
     let down = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
@@ -57,11 +57,11 @@ import Testing
   @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try Server(kernel)
+    let server = try await Server(kernel)
     let local = ["--environment", "local", "--base-url", server.baseURL]
     let fresh = try await kernel.run(local + ["movies", "top-rated", "--year", "2016"])
     #expect(fresh.stdout.contains("from the api in"), "\(fresh)")
-    server.kill()
+    await server.kill()
 
     let cached = try await kernel.run(local + ["movies", "top-rated", "--year", "2016"])
     #expect(cached.status == 0, "\(cached)")

@@ -7,15 +7,15 @@ import Testing
   @Test func theTokenAppearsNowhereButTheContextFile() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let first = try Server(kernel, ["--require-auth"])
+    let first = try await Server(kernel, ["--require-auth"])
     let login = try await kernel.run(
       ["-v", "--environment", "local", "--base-url", first.baseURL, "auth", "login"])
     #expect(login.status == 0, "\(login)")
     let firstToken = try savedToken(kernel)
-    first.stop()
+    await first.stop()
 
     // A new server knows no token: the first request gets a 401 and the token is refreshed.
-    let second = try Server(kernel, ["--require-auth"])
+    let second = try await Server(kernel, ["--require-auth"])
     let local = ["-v", "--environment", "local", "--base-url", second.baseURL]
     let movies = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
     #expect(movies.status == 0, "\(movies)")
@@ -38,7 +38,7 @@ import Testing
         #expect(!run.stdout.contains(token) && !run.stderr.contains(token), "\(run)")
       }
     }
-    #expect(second.stop().contains("1 to auth"))
+    #expect(await second.stop().contains("1 to auth"))
 
     let manager = FileManager.default
     let folder = try manager.attributesOfItem(atPath: kernel.dataDirectory.path)

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 #if canImport(Glibc)
@@ -78,12 +79,15 @@ struct Kernel {
 
     /// Waits for the end, killing it and failing past `limit`.
     func finish(within limit: Duration) async throws -> Run {
-      guard await Exit(process).wait(limit) else {
+      let ended = await Exit(process).wait(limit)
+      // The pipes close as the process ends; their last bytes are collected off the pool.
+      let (out, err) = await onThreadOfItsOwn { [stdout, stderr] in (stdout.text(), stderr.text()) }
+      guard ended else {
         throw TestFailure(
           "kernel \(process.arguments?.joined(separator: " ") ?? "") ran past \(limit);"
-            + " stderr: \(stderr.text())")
+            + " stderr: \(err)")
       }
-      return Run(status: process.terminationStatus, stdout: stdout.text(), stderr: stderr.text())
+      return Run(status: process.terminationStatus, stdout: out, stderr: err)
     }
   }
 
@@ -125,20 +129,27 @@ struct Kernel {
 }
 
 /// `kernel serve --port 0 …` in its own process; its base URL read from its first line.
-final class Server {
+///
+/// Starting, stopping and killing are awaited: the waiting happens on threads of their own,
+/// never on Swift's cooperative pool.
+final class Server: Sendable {
   let process: Process
   let baseURL: String
   private let errors: Reader
 
-  init(_ kernel: Kernel, _ options: [String] = []) throws {
+  init(_ kernel: Kernel, _ options: [String] = []) async throws {
     process = try kernel.start(["serve", "--port", "0"] + options)
     guard let pipe = process.standardOutput as? Pipe else { throw TestFailure("no stdout pipe") }
     errors = Reader(process.standardError)
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = pipe.fileHandleForReading.availableData
-      if chunk.isEmpty { break }  // the server exited
-      line.append(chunk)
+    let handle = pipe.fileHandleForReading
+    let line = await onThreadOfItsOwn {
+      var line = Data()
+      while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }  // the server exited
+        line.append(chunk)
+      }
+      return line
     }
     let text = String(decoding: line, as: UTF8.self)
     guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/api/"#, options: .regularExpression)
@@ -149,17 +160,24 @@ final class Server {
     baseURL = String(text[range])
   }
 
-  /// Stops the server with SIGTERM and returns its summary line.
-  @discardableResult func stop() -> String {
+  /// Stops the server with SIGTERM, waits for it to end and returns its summary line.
+  @discardableResult func stop() async -> String {
+    terminate()
+    return await onThreadOfItsOwn { [process, errors] in
+      process.waitUntilExit()
+      return errors.text()
+    }
+  }
+
+  /// Sends SIGTERM and does not wait: for `defer`, where nothing can be awaited.
+  func terminate() {
     if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    return errors.text()
   }
 
   /// SIGKILL: no goodbye.
-  func kill() {
+  func kill() async {
     if process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
-    process.waitUntilExit()
+    await onThreadOfItsOwn { [process] in process.waitUntilExit() }
   }
 }
 
@@ -317,7 +335,7 @@ struct TestFailure: Error, CustomStringConvertible {
 
 extension Kernel {
   /// The cache database's `PRAGMA integrity_check`, by the `sqlite3` command-line tool.
-  func integrityCheck() throws -> String {
+  func integrityCheck() async throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
@@ -329,10 +347,13 @@ extension Kernel {
     let out = Reader(process.standardOutput)
     let err = Reader(process.standardError)
     try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw TestFailure("sqlite3 failed (is it installed?): \(err.text())")
+    let (output, errors) = await onThreadOfItsOwn {
+      process.waitUntilExit()
+      return (out.text(), err.text())
     }
-    return out.text().trimmingCharacters(in: .whitespacesAndNewlines)
+    guard process.terminationStatus == 0 else {
+      throw TestFailure("sqlite3 failed (is it installed?): \(errors)")
+    }
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

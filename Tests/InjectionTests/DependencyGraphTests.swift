@@ -21,6 +21,16 @@ import Testing
     #expect(registrations.first { $0.service == "Engine" }?.forwardsTo == "PetrolEngine")
   }
 
+  @Test func aConstrainedExistentialIsNamedAsItIsWritten() throws {
+    let container = Container()
+    try container.register((any Clock<Duration>).self) { _ in ContinuousClock() }
+    #expect(container.registrations.map(\.service) == ["Clock<Duration>"])
+    #expect(
+      Key.readable("any Dictionary<Self.Key == String, Self.Value == Int>")
+        == "Dictionary<String, Int>")
+    #expect(Key.readable("Car") == "Car")
+  }
+
   @Test func edgesAreThoseObservedWhileResolving() throws {
     let container = try container()
     #expect(container.graph.edges.filter { $0.kind == "depends" }.isEmpty)
