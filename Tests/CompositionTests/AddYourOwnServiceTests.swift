@@ -10,6 +10,7 @@ import Testing
 // README "Add your own service", runnable: a second domain (TV shows) with an api layer, the
 // cache over it and an offline answer, in the lines below and nothing else.
 
+// snippet: add-your-own-service
 // 1. The domain: a value and a protocol.
 struct Show: Codable, Sendable, Equatable {
   let id: Int
@@ -49,6 +50,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
       layer: CachingLayer(database: try r.resolve(), policy: policy))
   }
 }
+// end snippet
 
 @Suite(.timeLimit(.minutes(1))) struct AddYourOwnServiceTests {
   @Test func showsGetTheApiTheCacheAndAnOfflineAnswer() async throws {
@@ -61,10 +63,13 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     defer { try? FileManager.default.removeItem(at: data) }
     let runtime = Runtime(
       dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
+    // snippet: add-your-own-service
+    // 5. In the app: the profile's container, with the shows beside the movies.
     let container = try KernelComposition.compose(
       config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime)
     try registerShows(in: container, policy: .networkFirst)
     try container.validate()
+    // end snippet
     let shows = try container.resolve((any ShowService).self)
 
     #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))

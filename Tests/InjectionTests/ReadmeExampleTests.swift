@@ -1,9 +1,12 @@
+import Foundation
+import KernelTesting
 import Testing
 
 @testable import Injection
 
-// The README's container example, verbatim between the markers, so the README cannot drift
-// from what compiles and runs.
+// The README's container example, verbatim between the snippet markers (KernelTesting's
+// `Snippets` checks that the README's copy equals this one), so the README cannot drift from
+// what compiles and runs; what it prints is compared with what the README says it prints.
 
 protocol MovieService: Sendable {
   func title(of id: Int) async throws -> String
@@ -25,7 +28,9 @@ struct FakeMovieService: MovieService {
 
 @Suite struct ReadmeExampleTests {
   @Test func theReadmeExampleRunsAsDocumented() async throws {
-    // README begin
+    let output = PrintedLines()
+    func print(_ text: String) { output.print(text) }
+    // snippet: container
     let container = Container()
     try container.register(String.self, tag: "baseURL") { _ in "http://127.0.0.1:8080/api/" }
     try container.register((any MovieService).self, scope: .singleton) { r in
@@ -43,7 +48,12 @@ struct FakeMovieService: MovieService {
     try test.register((any MovieService).self) { _ in FakeMovieService() }
     print(try await test.resolve((any MovieService).self).title(of: 1))  // fake 1
     print(container.graph.rendered(as: .text))
-    // README end
+    // MovieService [singleton, 1 decorator(s)]
+    // └─ String tagged "baseURL" [shared]
+    // end snippet
+    let readme = try Snippets(
+      document: Snippets.repositoryRoot().appendingPathComponent("README.md"))
+    #expect(output.all == Snippets.expectedOutput(of: try #require(readme.samples["container"])))
 
     #expect(try await movies.title(of: 1) == "logged movie 1 from http://127.0.0.1:8080/api/")
     #expect(try await test.resolve((any MovieService).self).title(of: 1) == "fake 1")

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Keeps a document's code samples true: every ```swift block of a Markdown file, named by an
+/// HTML comment `<!-- snippet: NAME -->` on the line before it, must equal the source regions
+/// `// snippet: NAME` … `// end snippet` of the tests (regions of one name are joined in
+/// order), which the compiler builds and the tests run. A sample's printed output is written
+/// in it as comments (`print(x)  // 42`, or full-line comments right after a `print`), and a
+/// test compares what it printed with `expectedOutput`.
+public struct Snippets: Sendable {
+  /// The samples by name, each as its lines with the common indentation removed.
+  public let samples: [String: [String]]
+  /// Swift blocks that carry no name: each should be named, so it can be checked.
+  public let unnamed: [String]
+
+  /// Reads the samples of the Markdown file at `document`.
+  public init(document: URL) throws {
+    let lines = try String(contentsOf: document, encoding: .utf8).components(separatedBy: "\n")
+    var samples: [String: [String]] = [:]
+    var unnamed: [String] = []
+    var index = 0
+    while index < lines.count {
+      guard lines[index].trimmingCharacters(in: .whitespaces) == "```swift" else {
+        index += 1
+        continue
+      }
+      let name = index > 0 ? Self.name(in: lines[index - 1], marker: "<!-- snippet:") : nil
+      var body: [String] = []
+      index += 1
+      while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces) != "```" {
+        body.append(lines[index])
+        index += 1
+      }
+      index += 1
+      if let name {
+        samples[name] = Self.dedented(body)
+      } else {
+        unnamed.append(body.first ?? "")
+      }
+    }
+    self.samples = samples
+    self.unnamed = unnamed
+  }
+
+  /// The folder holding `Package.swift` above `file` (pass `#filePath`): where a test finds the
+  /// README and the other tests' sources.
+  public static func repositoryRoot(of file: String = #filePath) -> URL {
+    var folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+    while folder.path != "/" {
+      if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)
+      {
+        return folder
+      }
+      folder = folder.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  }
+
+  /// The regions named `name` in the Swift files under `folder`, joined in file and line order
+  /// with a blank line between two regions.
+  public static func regions(named name: String, under folder: URL) throws -> [String] {
+    var found: [String] = []
+    let files =
+      FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+      .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+      .sorted { $0.path < $1.path } ?? []
+    for file in files {
+      let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+      var inside = false
+      var region: [String] = []
+      for line in lines {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if !inside, Self.name(in: trimmed, marker: "// snippet:") == name {
+          inside = true
+          region = []
+        } else if inside, trimmed == "// end snippet" {
+          inside = false
+          if !found.isEmpty { found.append("") }
+          found += Self.dedented(region)
+        } else if inside {
+          region.append(line)
+        }
+      }
+    }
+    return found
+  }
+
+  /// What a sample says it prints: the comment after each `print(…)` on its line, or else the
+  /// full-line comments right below it.
+  public static func expectedOutput(of sample: [String]) -> [String] {
+    var output: [String] = []
+    var index = 0
+    while index < sample.count {
+      let line = sample[index]
+      index += 1
+      guard line.trimmingCharacters(in: .whitespaces).hasPrefix("print(") else { continue }
+      if let comment = line.range(of: "  // ") {
+        output.append(String(line[comment.upperBound...]))
+        continue
+      }
+      while index < sample.count {
+        let next = sample[index].trimmingCharacters(in: .whitespaces)
+        guard next.hasPrefix("//") else { break }
+        output.append(next == "//" ? "" : String(next.dropFirst(3)))
+        index += 1
+      }
+    }
+    return output
+  }
+
+  private static func name(in line: String, marker: String) -> String? {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    guard trimmed.hasPrefix(marker) else { return nil }
+    return trimmed.dropFirst(marker.count).replacingOccurrences(of: "-->", with: "")
+      .trimmingCharacters(in: .whitespaces)
+  }
+
+  /// The lines without the indentation they share and without trailing blank lines.
+  static func dedented(_ lines: [String]) -> [String] {
+    var lines = lines.map {
+      $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+    while lines.last?.isEmpty == true { lines.removeLast() }
+    while lines.first?.isEmpty == true { lines.removeFirst() }
+    let indent =
+      lines.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+    return lines.map { $0.isEmpty ? $0 : String($0.dropFirst(indent)) }
+  }
+}
+
+/// Collects what a sample prints: shadow `print` in the test,
+/// `func print(_ value: Any) { output.print("\(value)") }`, and compare `all` with the sample's
+/// `Snippets.expectedOutput`.
+public final class PrintedLines: Sendable {
+  private let lines = Recorder<String>()
+
+  public init() {}
+
+  /// Records `text`, split at line breaks, as `print` would write it.
+  public func print(_ text: String) {
+    for line in text.components(separatedBy: "\n") { lines.append(line) }
+  }
+
+  /// Every line printed so far.
+  public var all: [String] { lines.all }
+}

@@ -1,0 +1,31 @@
+import Api
+import Domain
+import Foundation
+import KernelTesting
+import SampleApi
+import Testing
+
+/// The README's `ApiClient` sample, verbatim between the snippet markers, run against a loopback
+/// server that wants a token (no 503s: backoff would wait on the real clock the sample uses).
+@Suite(.timeLimit(.minutes(1))) struct ApiClientExampleTests {
+  @Test func theReadmeClientGetsATokenWhenTheServerAsksForOne() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    try await withFixtureServer(options: options) { server in
+      let context = InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
+      // snippet: api-client
+      let client = ApiClient(
+        context: context, transport: URLSessionTransport(),
+        adapters: [.defaultHeaders, .authToken],  // Accept and User-Agent; the token, to the environment's own origin only
+        retriers: [.authRefresh, .backoff])  // one token refresh for any number of 401s; backoff for idempotent requests
+      // end snippet
+      let movie = try await ApiMovieService(client: client).movie(id: 2)
+      #expect(movie.name == "Rogue One: A Star Wars Story")
+      // movies/2 answered 401 (no token yet), auth a token, then movies/2 the movie.
+      #expect(server.responder.requests(to: "movies/2") == 2)
+      #expect(server.responder.requests(to: "auth") == 1)
+      #expect(context.token != nil)
+    }
+  }
+}
