@@ -17,8 +17,10 @@ import Testing
       // snippet: api-client
       let client = ApiClient(
         context: context, transport: URLSessionTransport(),
-        adapters: [.defaultHeaders, .authToken],  // Accept and User-Agent; the token, to the environment's own origin only
-        retriers: [.authRefresh, .backoff])  // one token refresh for any number of 401s; backoff for idempotent requests
+        // Accept and User-Agent; the token, to the environment's own origin only
+        adapters: [.defaultHeaders, .authToken],
+        // one token refresh for any number of 401s; backoff for idempotent requests
+        retriers: [.authRefresh, .backoff])
       // end snippet
       let movie = try await ApiMovieService(client: client).movie(id: 2)
       #expect(movie.name == "Rogue One: A Star Wars Story")

@@ -14,7 +14,7 @@ import Testing
     let clock = TestClock()
     var options = SampleApiResponder.Options()
     options.failFirst = 1  // each path's first request answers 503
-    let backoff = BackoffRetrier(random: .fixed(0.5))  // jitter factor 1: exactly 200 ms, then 400 ms
+    let backoff = BackoffRetrier(random: .fixed(0.5))  // no jitter: 200 ms, 400 ms
     try await withLoopbackApi(options: options, retriers: [backoff], clock: clock) { api in
       let movie = Task { try await api.movies.movie(id: 1) }
       await clock.waitForSleepers()  // the retry waits on the test clock, not on the wall

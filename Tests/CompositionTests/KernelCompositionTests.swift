@@ -3,6 +3,7 @@ import Composition
 import Domain
 import Foundation
 import Injection
+import KernelTesting
 import SampleApi
 import Store
 import Synchronization
@@ -83,23 +84,27 @@ import Testing
     #expect(server.responder.requests(to: "movies/topRated/2016") == 1)
   }
 
-  @Test func aTestOverridesATransportInAChildOfTheRealComposition() async throws {
+  @Test func aTestOverridesTheTransportClockAndJitterInAChildOfTheRealComposition()
+    async throws
+  {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let real = try KernelComposition.compose(
-      config: try .builtIn(), profile: "api", runtime: runtime())
-    try real.bootstrap()
-    let calls = Mutex(0)
-    let test = real.child()
-    try test.register((any Transport).self, scope: .singleton) { _ in
-      InProcessTransport { _ in
-        calls.withLock { $0 += 1 }
-        return ApiResponse(status: 503)
-      }
+    let clock = ImmediateClock()
+    let transport = RecordingTransport { _ in ApiResponse(status: 503) }
+    let test = try composedContainer(profile: "api", dataDirectory: folder) { child in
+      try child.register((any Transport).self, scope: .singleton) { _ in transport }
+      try child.register((any Clock<Duration>).self, scope: .singleton) { _ in clock }
+      try child.register(RandomSource.self, scope: .singleton) { _ in .fixed(0) }
     }
     await #expect(throws: ApiError.self) {
       try await test.resolve((any MovieService).self).movie(id: 1)
     }
-    #expect(calls.withLock { $0 } == 3)  // the first try and the configured two retries
+    // The first try and the configured two retries, after the backoff waits the container's
+    // clock was asked for: 200 ms and 400 ms at the lowest jitter (0.5).
+    #expect(transport.requests.all.count == 3)
+    #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
+    // The real composition is untouched by its child's overrides.
+    let real = try KernelComposition.bootstrap(
+      config: try .builtIn(), profile: "api", runtime: runtime())
     #expect(try await real.resolve((any MovieService).self).movie(id: 1).name == "Finding Dory")
   }
 
