@@ -81,11 +81,13 @@ public enum KernelComposition {
     return container
   }
 
-  /// The clock every delay, timeout and duration is measured on, and the source of jitter:
-  /// dependencies like any other, so a test overrides them in a child container.
+  /// The clock every delay, timeout and duration is measured on, the calendar time cache ages
+  /// are measured against, and the source of jitter: dependencies like any other, so a test
+  /// overrides them in a child container.
   private static func registerTime(in container: Container) throws {
     try container.register((any Clock<Duration>).self, scope: .singleton) { _ in ContinuousClock() }
     try container.register(RandomSource.self, scope: .singleton) { _ in .system }
+    try container.register(WallClock.self, scope: .singleton) { _ in .system }
   }
 
   // MARK: The api side
@@ -139,9 +141,11 @@ public enum KernelComposition {
     try container.register(ApiClient.self, scope: .singleton) { r in
       let clock = try r.resolve((any Clock<Duration>).self)
       let random = try r.resolve(RandomSource.self)
+      let wall = try r.resolve(WallClock.self)
       return ApiClient(
         context: try r.resolve(), transport: try r.resolve(), adapters: adapters,
-        retriers: retriers.map { $0(clock, random) }, clock: clock,
+        retriers: retriers.map { $0(Timing(clock: clock, random: random, wall: wall)) },
+        clock: clock,
         trace: try r.resolve(Runtime.self).log)
     }
     try container.register((any AuthService).self, scope: .singleton) { r in
@@ -191,22 +195,29 @@ public enum KernelComposition {
     }
   }
 
-  /// A retrier named in the config, made once the clock and random source are resolved.
-  private typealias RetrierFactory =
-    @Sendable (any Clock<Duration>, RandomSource) ->
-    any RequestRetrier
+  /// What a retrier may take from the container: clocks and jitter.
+  private struct Timing {
+    let clock: any Clock<Duration>
+    let random: RandomSource
+    let wall: WallClock
+  }
+
+  /// A retrier named in the config, made once its timing is resolved.
+  private typealias RetrierFactory = @Sendable (Timing) -> any RequestRetrier
 
   private static func retrier(_ name: String, _ config: KernelConfig, key: String) throws
     -> RetrierFactory
   {
     switch name {
-    case "authRefresh": return { clock, _ in .authRefresh(clock: clock) }
+    case "authRefresh": return { timing in .authRefresh(clock: timing.clock) }
     case "backoff":
       var policy = BackoffRetrier.Policy()
       policy.maxRetries = config.retry.maxRetries
       policy.baseDelay = .milliseconds(config.retry.baseDelayMs)
       policy.retryAfterCap = .seconds(config.retry.retryAfterCapSeconds)
-      return { [policy] _, random in .backoff(policy, random: random) }
+      return { [policy] timing in
+        BackoffRetrier(policy: policy, random: timing.random, now: timing.wall.now)
+      }
     default:
       throw ConfigError.unknownName(
         file: config.file, key: key, name: name, valid: ["authRefresh", "backoff"])
@@ -225,7 +236,8 @@ public enum KernelComposition {
       }
     case .store:
       try container.register((any MovieService).self, scope: .singleton) { r in
-        OfflineMovieService(store: MovieStore(database: try r.resolve()))
+        OfflineMovieService(
+          store: MovieStore(database: try r.resolve()), now: try r.resolve(WallClock.self).now)
       }
     }
     for entry in stack.layers.reversed() {
@@ -240,8 +252,11 @@ public enum KernelComposition {
     case .logging: LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve())
     case .dedupe: DedupeLayer()
     case .memory(let capacity, let seconds):
-      MemoryLayer(capacity: capacity, maxAge: .seconds(seconds))
-    case .cache(let policy): CachingLayer(database: try r.resolve(), policy: policy)
+      MemoryLayer(
+        capacity: capacity, maxAge: .seconds(seconds), now: try r.resolve(WallClock.self).now)
+    case .cache(let policy):
+      CachingLayer(
+        database: try r.resolve(), policy: policy, now: try r.resolve(WallClock.self).now)
     }
   }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Synchronization
 
@@ -16,6 +17,9 @@ public final class TestWallClock: Sendable {
 
   /// `now` as a closure, for the `now:` parameters of layers and retriers.
   public var read: @Sendable () -> Date { { self.now } }
+
+  /// This clock as the `WallClock` Kernel's composition registers: override it in a child.
+  public var wallClock: WallClock { WallClock(read) }
 
   /// Moves the clock on by `seconds`.
   public func advance(_ seconds: TimeInterval) {

@@ -47,6 +47,24 @@ import Testing
     #expect(cachedOrigin == "cache")
   }
 
+  @Test func cacheAgesAreMeasuredOnTheContainersWallClock() async throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let wall = TestWallClock()
+    func profile(_ name: String) throws -> Container {
+      try composedContainer(profile: name, dataDirectory: folder) { child in
+        try child.register(WallClock.self, scope: .singleton) { _ in wall.wallClock }
+      }
+    }
+    _ = try await profile("layered").resolve((any MovieService).self).movie(id: 1)
+    wall.advance(90)
+    let recorder = Provenance.Recorder()
+    let movie = try await Provenance.$recorder.withValue(recorder) {
+      try await profile("offline").resolve((any MovieService).self).movie(id: 1)
+    }
+    #expect(movie.id == 1)
+    #expect(recorder.all == [Provenance(origin: .cache, age: 90)])
+  }
+
   @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let offline = try KernelComposition.bootstrap(

@@ -1,0 +1,14 @@
+import Foundation
+
+/// The calendar time an app reads: when a copy was stored, how old it is, what an HTTP date
+/// means. Monotonic time (delays, timeouts, durations) is a Swift `Clock` instead. Registered in
+/// the container, so a test gives every layer the same clock it moves by hand.
+public struct WallClock: Sendable {
+  /// The time now, on this clock.
+  public let now: @Sendable () -> Date
+
+  public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
+
+  /// The system's time.
+  public static var system: WallClock { WallClock { Date() } }
+}
