@@ -90,7 +90,8 @@ public struct BackoffRetrier: RequestRetrier {
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
     guard let date = formatter.date(from: text) else { return nil }
     let seconds = date.timeIntervalSince(now).rounded(.up)
-    // A date centuries away is no wait to honour; Int(_:) would trap on it.
+    // A hostile header can name a year so far off that the seconds overflow Int (a trap);
+    // any wait that long is past every cap, so it is capped here before converting.
     return seconds < 1e9 ? .seconds(max(0, Int(seconds))) : .seconds(1_000_000_000)
   }
 }
