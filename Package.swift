@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Domain", targets: ["Domain"]),
     .library(name: "Api", targets: ["Api"]),
     .library(name: "SampleApi", targets: ["SampleApi"]),
+    .library(name: "Layers", targets: ["Layers"]),
     .library(name: "Store", targets: ["Store"]),
     .library(name: "Composition", targets: ["Composition"]),
     // Test support for Kernel's tests and an app's: test clocks, counters, temporary dirs, a
@@ -37,14 +38,18 @@ let package = Package(
     .target(name: "Domain"),
     // Environments, routes, the api context, transports, validation, mapping, api services.
     .target(name: "Api", dependencies: ["Domain"]),
-    // The SQLite cache (GRDB on the system libsqlite3), the offline service, the caching layers.
+    // Call descriptions, the layer stack, logging / dedupe / memory / caching layers, cache
+    // policies, the cache-store protocol and its in-memory twin: no SQLite, no HTTP.
+    .target(name: "Layers", dependencies: ["Domain"]),
+    // The SQLite cache store (GRDB on the system libsqlite3): the only module importing GRDB.
     .target(
-      name: "Store", dependencies: ["Domain", .product(name: "GRDB", package: "GRDB.swift")]),
+      name: "Store",
+      dependencies: ["Layers", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
     // Reads the config and builds the object graph per profile: the one place naming concrete types.
     .target(
       name: "Composition",
       dependencies: [
-        "Injection", "Domain", "Api", "Store", "SampleApi",
+        "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Yams", package: "Yams"),
       ],
@@ -53,7 +58,7 @@ let package = Package(
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "Composition", "Domain", "Api", "Store", "Injection", "SampleApi",
+        "Composition", "Domain", "Api", "Layers", "Store", "Injection", "SampleApi",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -68,25 +73,28 @@ let package = Package(
     // What tests need, as a product an app's tests import too (HummingbirdTesting is the model).
     .target(
       name: "KernelTesting",
-      dependencies: ["Injection", "Domain", "Api", "SampleApi", "Composition"]),
+      dependencies: ["Injection", "Domain", "Api", "Layers", "SampleApi", "Composition"]),
     .testTarget(name: "InjectionTests", dependencies: ["Injection", "KernelTesting"]),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(
       name: "ApiTests",
       dependencies: ["Api", "SampleApi", "Domain", "Composition", "KernelTesting"]),
+    .testTarget(name: "LayersTests", dependencies: ["Layers", "Domain", "KernelTesting"]),
+    // The policy matrix runs on both cache stores, so it lives here with the SQLite one.
     .testTarget(
       name: "StoreTests",
       dependencies: [
-        "Store", "Domain", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "Layers", "Domain", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Store", "Api", "SampleApi", "Domain", "KernelTesting"]),
+      dependencies: ["Store", "Layers", "Api", "SampleApi", "Domain", "KernelTesting"]),
     .testTarget(
       name: "CompositionTests",
       dependencies: [
-        "Composition", "Injection", "Domain", "Api", "Store", "SampleApi", "KernelTesting",
+        "Composition", "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
+        "KernelTesting",
       ]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.

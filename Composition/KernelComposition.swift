@@ -2,7 +2,9 @@ import Api
 import Domain
 import Foundation
 import Injection
+import Layers
 import Store
+import Synchronization
 
 /// What a run adds to the configuration: where data lives, what the command line chose, and
 /// where logs and warnings go.
@@ -68,17 +70,30 @@ public enum KernelComposition {
     try container.register(Runtime.self, scope: .singleton) { _ in runtime }
     try registerTime(in: container)
     if stack.source == .api { try registerApi(config, runtime, in: container) }
-    if stack.usesStore {
-      try container.register(CacheDatabase.self, scope: .singleton) { _ in
-        try CacheDatabase.open(
-          at: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), warn: runtime.warn)
-      }
-      try container.register((any CacheMaintenance).self, scope: .singleton) { r in
-        try r.resolve(CacheDatabase.self)
-      }
-    }
+    if stack.usesStore { try registerCache(stack, runtime, in: container) }
     try registerMovies(stack, in: container)
     return container
+  }
+
+  /// The cache store in the data dir, shared by every caching layer, and the work they leave
+  /// behind an answer. A cache that cannot be opened fails a store-only stack with its own
+  /// sentence (exit 78); a stack with the api underneath warns once and answers without it.
+  private static func registerCache(
+    _ stack: StackEntry.Stack, _ runtime: Runtime, in container: Container
+  ) throws {
+    try container.register(BackgroundWork.self, scope: .singleton) { _ in BackgroundWork() }
+    let opening = CacheOpening(
+      file: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), warn: runtime.warn)
+    try container.register((any CacheStore).self, scope: .singleton) { _ in
+      do {
+        return try opening.store()
+      } catch let error as StoreError where stack.source == .api {
+        return UnavailableCacheStore(reason: error, warn: runtime.warn)
+      }
+    }
+    // Opened when `cache stats` or `cache clear` asks, so a broken cache fails those, not the
+    // validation of a stack that can do without it.
+    try container.register((any CacheMaintenance).self, scope: .singleton) { _ in opening }
   }
 
   /// The clock every delay, timeout and duration is measured on, the calendar time cache ages
@@ -226,23 +241,28 @@ public enum KernelComposition {
 
   // MARK: The movie stack
 
-  /// Registers the stack's source as `MovieService`, then one decorator per layer, innermost
-  /// first, so the first layer named ends up outermost.
+  /// Registers the stack's source as `MovieService`, then one decorator holding every layer of
+  /// the stack, the first named outermost: one stack per service, applied once per call.
   private static func registerMovies(_ stack: StackEntry.Stack, in container: Container) throws {
     switch stack.source {
     case .api:
       try container.register((any MovieService).self, scope: .singleton) { r in
         ApiMovieService(client: try r.resolve())
       }
-    case .store:
-      try container.register((any MovieService).self, scope: .singleton) { r in
-        OfflineMovieService(
-          store: MovieStore(database: try r.resolve()), now: try r.resolve(WallClock.self).now)
-      }
+    case .store: break
     }
-    for entry in stack.layers.reversed() {
+    let layers = stack.source == .store ? stack.layers + [.cache(.cacheOnly)] : stack.layers
+    guard !layers.isEmpty else { return }
+    let build: @Sendable (Resolver) throws -> [any ServiceLayer] = { r in
+      try layers.map { try layer($0, r) }
+    }
+    if stack.source == .store {
+      try container.register((any MovieService).self, scope: .singleton) { r in
+        LayeredMovieService(base: nil, layers: try build(r))
+      }
+    } else {
       try container.decorate((any MovieService).self) { r, base in
-        LayeredMovieService(base: base, layers: [try layer(entry, r)])
+        LayeredMovieService(base: base, layers: try build(r))
       }
     }
   }
@@ -252,11 +272,73 @@ public enum KernelComposition {
     case .logging: LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve())
     case .dedupe: DedupeLayer()
     case .memory(let capacity, let seconds):
-      MemoryLayer(
-        capacity: capacity, maxAge: .seconds(seconds), now: try r.resolve(WallClock.self).now)
+      MemoryLayer(capacity: capacity, maxAge: .seconds(seconds), clock: try r.resolve())
     case .cache(let policy):
       CachingLayer(
-        database: try r.resolve(), policy: policy, now: try r.resolve(WallClock.self).now)
+        store: try r.resolve(), policy: policy, clock: try r.resolve(),
+        background: try r.resolve(), warn: try r.resolve(Runtime.self).warn)
     }
   }
+}
+
+/// Opens the cache file once, whoever asks first, and keeps the store or the failure: a
+/// cache that cannot be opened is tried, and reported, once per run.
+final class CacheOpening: Sendable {
+  private let file: URL
+  private let warn: @Sendable (String) -> Void
+  private let opened = Mutex<Result<SQLiteCacheStore, StoreError>?>(nil)
+
+  init(file: URL, warn: @escaping @Sendable (String) -> Void) {
+    self.file = file
+    self.warn = warn
+  }
+
+  func store() throws(StoreError) -> SQLiteCacheStore {
+    let result = opened.withLock { opened in
+      if let opened { return opened }
+      let result: Result<SQLiteCacheStore, StoreError>
+      do {
+        result = .success(try SQLiteCacheStore.open(at: file, warn: warn))
+      } catch let error as StoreError {
+        result = .failure(error)
+      } catch {
+        result = .failure(
+          .unusable(
+            file: file.path, cause: "\(error)", fix: "move it aside or choose another --data-dir"))
+      }
+      opened = result
+      return result
+    }
+    return try result.get()
+  }
+}
+
+extension CacheOpening: CacheMaintenance {
+  func statistics() async throws -> CacheStatistics { try await store().statistics() }
+  func clear() async throws -> Int { try await store().clear() }
+}
+
+/// Stands in for a cache that could not be opened, under a stack that can answer without it:
+/// the first call that looks in it warns (once), every read finds nothing, writes are dropped.
+final class UnavailableCacheStore: CacheStore {
+  let reason: StoreError
+  private let warn: @Sendable (String) -> Void
+  private let warned = Mutex(false)
+
+  init(reason: StoreError, warn: @escaping @Sendable (String) -> Void) {
+    self.reason = reason
+    self.warn = warn
+  }
+
+  func entry(for key: String) async throws -> CacheEntry? {
+    let first = warned.withLock { warned in
+      defer { warned = true }
+      return !warned
+    }
+    if first { warn("\(reason) Answering from the api without the cache.") }
+    return nil
+  }
+
+  func store(_ entry: CacheEntry) async throws {}
+  func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {}
 }

@@ -1,4 +1,4 @@
-import Store
+import Layers
 
 /// One entry of a configured stack as written: a layer such as `cache(networkFirst)`, or a source.
 enum StackEntry: Equatable {
@@ -66,7 +66,8 @@ enum StackEntry: Equatable {
   }
 
   /// A whole stack: layers outermost first, then exactly one source, last.
-  static func parseStack(_ entries: [String], file: String, key: String) throws -> Stack {
+  static func parseStack(_ written: [String], file: String, key: String) throws -> Stack {
+    let entries = rejoined(written)
     let parsed = try entries.enumerated().map {
       try parse($0.element, file: file, key: "\(key)[\($0.offset)]")
     }
@@ -86,6 +87,23 @@ enum StackEntry: Equatable {
     return Stack(layers: layers, source: source)
   }
 
+  /// The entries as written: a YAML flow list (`[cache(cacheFirst, 300), api]`) splits an
+  /// entry's arguments at their comma, so pieces are joined again until parentheses balance.
+  static func rejoined(_ pieces: [String]) -> [String] {
+    var entries: [String] = []
+    var open = false
+    for piece in pieces {
+      if open, let last = entries.popLast() {
+        entries.append(last + ", " + piece.trimmingCharacters(in: .whitespaces))
+      } else {
+        entries.append(piece)
+      }
+      let text = entries[entries.count - 1]
+      open = text.filter { $0 == "(" }.count > text.filter { $0 == ")" }.count
+    }
+    return entries
+  }
+
   /// A parsed stack: only layers, then one source.
   struct Stack {
     let layers: [Layer]
@@ -97,7 +115,7 @@ enum StackEntry: Equatable {
   }
 
   /// A stack entry that wraps a source.
-  enum Layer: Equatable {
+  enum Layer: Equatable, Sendable {
     case logging, dedupe
     case memory(capacity: Int, maxAgeSeconds: Int)
     case cache(CachePolicy)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A movie as the app sees it, whichever layer produced it.
-public struct Movie: Sendable, Hashable, Identifiable {
+public struct Movie: Sendable, Hashable, Identifiable, Codable {
   public let id: Int
   public let name: String
   public let year: Int
@@ -29,7 +29,7 @@ public struct Movie: Sendable, Hashable, Identifiable {
 }
 
 /// Someone in a movie's cast.
-public struct MovieActor: Sendable, Hashable {
+public struct MovieActor: Sendable, Hashable, Codable {
   public let name: String
 
   public init(name: String) { self.name = name }

@@ -25,11 +25,32 @@ public struct Provenance: Sendable, Hashable {
   /// Notes `provenance` for whoever is collecting in this task.
   public static func record(_ provenance: Provenance) { recorder?.add(provenance) }
 
+  /// Hands an answer that comes before the final one (a `cacheThenNetwork` cache's stored copy)
+  /// to whoever is collecting in this task and listens for them.
+  public static func deliverEarly(_ answer: EarlyAnswer) { recorder?.early?(answer) }
+
+  /// An answer delivered before the call returns its final one: the call's key, the value (of
+  /// the call's result type) and where it came from.
+  public struct EarlyAnswer: Sendable {
+    public let key: String
+    public let value: any Sendable
+    public let provenance: Provenance
+
+    public init(key: String, value: any Sendable, provenance: Provenance) {
+      self.key = key
+      self.value = value
+      self.provenance = provenance
+    }
+  }
+
   /// The provenance of every result of a task.
   public final class Recorder: Sendable {
     private let entries = Mutex<[Provenance]>([])
+    let early: (@Sendable (EarlyAnswer) -> Void)?
 
-    public init() {}
+    /// `early` hears the answers a call delivers before its final one; without it they are
+    /// not looked for.
+    public init(early: (@Sendable (EarlyAnswer) -> Void)? = nil) { self.early = early }
 
     func add(_ provenance: Provenance) { entries.withLock { $0.append(provenance) } }
 

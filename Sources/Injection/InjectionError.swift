@@ -61,6 +61,26 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
     }
   }
 
+  /// The one error every failure here comes from, when there is one: what a factory threw,
+  /// under the services that needed it and the registrations that failed because of it. A
+  /// command front reports that cause, once, instead of the list. Nil for the container's own
+  /// refusals.
+  public var rootCause: (any Error)? {
+    switch self {
+    case .factoryFailed(_, let underlying, _):
+      guard let nested = underlying as? InjectionError else { return underlying }
+      return nested.rootCause
+    case .validationFailed(let failures):
+      let causes = failures.compactMap(\.rootCause)
+      guard causes.count == failures.count, let first = causes.first,
+        causes.allSatisfy({ "\($0)" == "\(first)" })
+      else { return nil }
+      return first
+    default:
+      return nil
+    }
+  }
+
   private static func needed(by path: [String]) -> String {
     path.isEmpty ? "" : " (needed by \(path.joined(separator: " → ")))"
   }

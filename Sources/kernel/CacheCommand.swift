@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Store
+import Layers
 
 /// `kernel cache …`: the SQLite cache in the data dir.
 struct CacheCommand: AsyncParsableCommand {
@@ -10,17 +10,16 @@ struct CacheCommand: AsyncParsableCommand {
 
   struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "stats", abstract: "Movies and answers stored, size, oldest and newest.")
+      commandName: "stats", abstract: "Answers stored, size, oldest and newest.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
       let session = try Session(global)
-      let stats = try CacheCommand.maintenance(session).statistics()
+      let stats = try await CacheCommand.maintenance(session).statistics()
       let now = Date()
       if session.format == .json {
         var fields: [String: any Sendable] = [
-          "file": stats.file ?? "", "bytes": stats.bytes, "movies": stats.movies,
-          "entries": stats.entries,
+          "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
         ]
         fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
         fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
@@ -29,7 +28,6 @@ struct CacheCommand: AsyncParsableCommand {
       }
       Terminal.print("cache:   \(stats.file ?? "in memory")")
       Terminal.print("size:    \(MovieOutput.grouped(Int(stats.bytes))) bytes")
-      Terminal.print("movies:  \(stats.movies)")
       Terminal.print("answers: \(stats.entries)")
       if let oldest = stats.oldest, let newest = stats.newest {
         Terminal.print("oldest:  \(MovieOutput.age(now.timeIntervalSince(oldest)))")
@@ -45,8 +43,9 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let removed = try CacheCommand.maintenance(session).clear()
-      try Reply.say(session, "Cleared the cache: \(removed) movies removed.", ["removed": removed])
+      let removed = try await CacheCommand.maintenance(session).clear()
+      let what = removed == 1 ? "1 answer" : "\(removed) answers"
+      try Reply.say(session, "Cleared the cache: \(what) removed.", ["removed": removed])
     }
   }
 

@@ -1,9 +1,18 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The process entry. Not in main.swift: with an async root command, ArgumentParser would pick
 /// its synchronous entry there. Every failure becomes one sentence and its exit code here.
 @main struct Entry {
   static func main() async {
+    // Past a file-size limit (`ulimit -f`), a write fails with EFBIG, which SQLite reports as a
+    // full disk, instead of the signal ending the process with the answer unprinted.
+    signal(SIGXFSZ, SIG_IGN)
     do {
       var command = try Kernel.parseAsRoot()
       if var asynchronous = command as? any AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Domain
 import Foundation
+import Injection
 
 #if canImport(Glibc)
   import Glibc
@@ -11,7 +12,10 @@ import Foundation
 
 /// Turns any error into one sentence on stderr and the contract's exit code (sysexits).
 enum Failure {
-  static func exit(with error: any Error) -> Never {
+  static func exit(with thrown: any Error) -> Never {
+    // A container that could not be built because of one cause (a cache that cannot be
+    // opened) reports that cause and its code.
+    let error = cause(thrown)
     if let code = error as? ExitCode { Kernel.exit(withError: code) }
     // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
     // than plain failure: it prints those itself.
@@ -24,8 +28,14 @@ enum Failure {
     Kernel.exit(withError: ExitCode(code(for: error)))
   }
 
+  /// The error to report for `error`: a container's one root cause, else the error itself.
+  static func cause(_ error: any Error) -> any Error {
+    (error as? InjectionError)?.rootCause ?? error
+  }
+
   /// The exit code `error` calls for.
-  static func code(for error: any Error) -> Int32 {
+  static func code(for thrown: any Error) -> Int32 {
+    let error = cause(thrown)
     if error is UsageError { return 64 }
     return ServiceFailure.of(error).map(code) ?? 70
   }
@@ -41,7 +51,7 @@ enum Failure {
 
   /// The error's own description, as one line ending in a full stop.
   static func sentence(_ error: any Error) -> String {
-    var text = "\(error)".replacingOccurrences(of: "\n", with: " ")
+    var text = "\(cause(error))".replacingOccurrences(of: "\n", with: " ")
       .trimmingCharacters(in: .whitespaces)
     if let last = text.last, !".!?".contains(last) { text += "." }
     return text

@@ -1,45 +1,111 @@
 import Domain
 import Foundation
+import Injection
+import Layers
+import Synchronization
 
 /// Prints movies as a table with a footer naming their origin and age, or as the contract's
 /// JSON: `{"origin": …, "movies": [{"id", "name", "year", "releaseDate", "grossing", "rating",
 /// "cast": [{"name"}]}]}`.
 enum MovieOutput {
   /// Starts the run, resolves the profile's `MovieService`, and prints what `fetch` gets from it.
+  ///
+  /// Under `cacheThenNetwork` a command of one call prints the cached answer as soon as it is
+  /// read, then the fresh one only when it differs (JSON: one object per answer, one per line).
+  /// Before returning it waits, bounded by the resource timeout, for refreshes a
+  /// stale-while-revalidate cache started behind its answer, so they are stored before exit.
   static func show(
-    _ options: GlobalOptions, _ fetch: (any MovieService) async throws -> [Movie]
+    _ options: GlobalOptions, oneCall: Bool = true,
+    _ fetch: @escaping @Sendable (any MovieService) async throws -> [Movie]
   ) async throws {
     let session = try Session(options)
     guard session.format == .text || session.format == .json else {
       throw UsageError(
         "--format \(session.format.rawValue) is for graph; movies print text or json.")
     }
-    let service = try session.container().resolve((any MovieService).self)
-    let recorder = Provenance.Recorder()
+    let container = try session.container()
+    let service = try container.resolve((any MovieService).self)
     let clock = ContinuousClock()
     let start = clock.now
     defer {
       let elapsed = Terminal.milliseconds(clock.now - start)
       session.runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
     }
+    let early = EarlyPrint(session.format)
+    let recorder = Provenance.Recorder(early: oneCall ? early.print : nil)
     var missing: MissingMovies?
-    let movies = try await Provenance.$recorder.withValue(recorder) {
-      do { return try await fetch(service) } catch let partial as MissingMovies {
-        missing = partial
-        return partial.movies
+    let movies: [Movie]
+    do {
+      movies = try await Provenance.$recorder.withValue(recorder) {
+        do { return try await fetch(service) } catch let partial as MissingMovies {
+          missing = partial
+          return partial.movies
+        }
       }
+    } catch {
+      await settle(container, session)
+      throw error
     }
+    await settle(container, session)
     let elapsed = clock.now - start
     if let missing, missing.movies.isEmpty { throw missing }
     let origin = recorder.origin ?? "network"
-    switch session.format {
-    case .json: Terminal.print(try json(movies, origin: origin))
-    default:
-      Terminal.print(table(movies))
-      Terminal.print(
-        footer(count: movies.count, origin: origin, recorder: recorder, elapsed: elapsed))
+    if let shown = early.shown, shown == movies {
+      if session.format == .text { Terminal.print("The api's answer is the same.") }
+    } else {
+      switch session.format {
+      case .json: Terminal.print(try json(movies, origin: origin))
+      default:
+        Terminal.print(table(movies))
+        Terminal.print(
+          footer(count: movies.count, origin: origin, recorder: recorder, elapsed: elapsed))
+      }
     }
     if let missing { throw missing }
+  }
+
+  /// Waits for the cache's background refreshes, for at most the resource timeout.
+  private static func settle(_ container: Container, _ session: Session) async {
+    guard let work = try? container.resolve(BackgroundWork.self), work.pending > 0 else { return }
+    let limit = session.config.timeouts.resourceSeconds
+    session.runtime.log("waiting for \(work.pending) cache refresh(es) to be stored")
+    if await !work.settle(within: .seconds(limit)) {
+      Terminal.warn(
+        "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept.")
+    }
+  }
+
+  /// Prints a `cacheThenNetwork` cache's stored copy the moment it is read, and remembers it.
+  final class EarlyPrint: Sendable {
+    private let format: OutputFormat
+    private let printed = Mutex<[Movie]?>(nil)
+
+    init(_ format: OutputFormat) { self.format = format }
+
+    var shown: [Movie]? { printed.withLock { $0 } }
+
+    @Sendable func print(_ answer: Provenance.EarlyAnswer) {
+      let movies: [Movie]
+      switch answer.value {
+      case let list as [Movie]: movies = list
+      case let movie as Movie: movies = [movie]
+      default: return
+      }
+      let first = printed.withLock { printed in
+        guard printed == nil else { return false }
+        printed = movies
+        return true
+      }
+      guard first else { return }
+      switch format {
+      case .json: Terminal.print((try? MovieOutput.json(movies, origin: "cache")) ?? "")
+      default:
+        let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
+        Terminal.print(MovieOutput.table(movies))
+        Terminal.print(
+          "\(what) from cache, \(MovieOutput.age(answer.provenance.age)); asking the api for news")
+      }
+    }
   }
 
   /// The contract's JSON, keys in the contract's order (JSONEncoder's order is not stable).

@@ -14,7 +14,8 @@ struct MoviesCommand: AsyncParsableCommand {
     @OptionGroup var year: YearOption
 
     func run() async throws {
-      try await MovieOutput.show(global) { try await $0.topGrossingMovies(year: year.year) }
+      let year = year.year
+      try await MovieOutput.show(global) { try await $0.topGrossingMovies(year: year) }
     }
   }
 
@@ -25,7 +26,8 @@ struct MoviesCommand: AsyncParsableCommand {
     @OptionGroup var year: YearOption
 
     func run() async throws {
-      try await MovieOutput.show(global) { try await $0.topRatedMovies(year: year.year) }
+      let year = year.year
+      try await MovieOutput.show(global) { try await $0.topRatedMovies(year: year) }
     }
   }
 
@@ -57,7 +59,9 @@ struct MoviesCommand: AsyncParsableCommand {
     func run() async throws {
       let ids = self.ids
       let limit = concurrency
-      try await MovieOutput.show(global) { try await Self.fetch(ids, limit: limit, from: $0) }
+      try await MovieOutput.show(global, oneCall: ids.count == 1) {
+        try await Self.fetch(ids, limit: limit, from: $0)
+      }
     }
 
     /// Fetches `ids` with at most `limit` in flight, keeping their order. An id that fails does

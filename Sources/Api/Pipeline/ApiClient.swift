@@ -56,7 +56,6 @@ public final class ApiClient: Sendable {
         if (200..<300).contains(response.status) {
           trace?(Self.traceLine(request, "\(response.status)", since: started, then: ""))
           Self.reportValidators(of: response)
-          if route != .auth { Provenance.record(Provenance(origin: .network, age: 0)) }
           return response
         }
         if response.status == 304 && ConditionalRequest.offered != nil {

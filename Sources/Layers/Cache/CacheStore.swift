@@ -1,0 +1,73 @@
+import Domain
+import Foundation
+
+/// One call's stored answer: its encoded result, when it was fetched from the network, and the
+/// validators it came with.
+public struct CacheEntry: Sendable, Hashable {
+  public var key: String
+  public var payload: Data
+  public var storedAt: Date
+  public var validators: CacheValidators
+
+  public init(
+    key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators()
+  ) {
+    self.key = key
+    self.payload = payload
+    self.storedAt = storedAt
+    self.validators = validators
+  }
+}
+
+/// Where a caching layer keeps answers, one entry per call key. `InMemoryCacheStore` is the
+/// twin tests use; the Store module's SQLite database is the one apps keep on disk. A store
+/// reports its failures as errors whose description names the file and the cause.
+public protocol CacheStore: Sendable {
+  /// The entry stored under `key`, or nil.
+  func entry(for key: String) async throws -> CacheEntry?
+  /// Stores `entry`, replacing any under its key, whole or not at all.
+  func store(_ entry: CacheEntry) async throws
+  /// Marks the entry under `key` as fetched again at `storedAt` (the api said 304), keeping its
+  /// payload; nothing when there is none.
+  func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws
+}
+
+/// What a cache holds, for `kernel cache stats`.
+public struct CacheStatistics: Sendable, Equatable {
+  /// The file, or nil in memory.
+  public var file: String?
+  public var bytes: Int64
+  /// How many answers are stored.
+  public var entries: Int
+  /// When the oldest and the newest answer were stored.
+  public var oldest: Date?
+  public var newest: Date?
+
+  public init(file: String?, bytes: Int64, entries: Int, oldest: Date?, newest: Date?) {
+    self.file = file
+    self.bytes = bytes
+    self.entries = entries
+    self.oldest = oldest
+    self.newest = newest
+  }
+}
+
+/// Looking after a cache as a whole, so the command front never names the store's type.
+public protocol CacheMaintenance: Sendable {
+  func statistics() async throws -> CacheStatistics
+  /// Deletes every stored answer in one transaction; returns how many there were.
+  func clear() async throws -> Int
+}
+
+/// Nothing is stored for a call, and the policy does not ask the network.
+public struct CacheMiss: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  public let what: String
+
+  public init(what: String) { self.what = what }
+
+  public var failure: ServiceFailure { .unreachable }
+
+  public var description: String {
+    "Nothing is cached for \(what), and the offline profile does not ask the api; run it once with a network profile."
+  }
+}

@@ -1,0 +1,185 @@
+import Domain
+import Foundation
+import Synchronization
+
+/// Stores what the layers below answer and answers from a `CacheStore`, under a `CachePolicy`.
+///
+/// A call is answered from the store only with the entry stored under its own key (its own
+/// result, its own time). A failed call below never deletes anything. The stored copy's
+/// validators are offered below (see `ConditionalRequest`); a 304 serves the copy and makes it
+/// new. A store that cannot be read or written never costs the answer: the layer warns once
+/// per cause and goes on as if nothing were stored (`cacheOnly` reports the failure instead).
+public struct CachingLayer: ServiceLayer {
+  public let store: any CacheStore
+  public let policy: CachePolicy
+  let clock: WallClock
+  let background: BackgroundWork
+  let warnings: Warnings
+
+  /// - Parameters:
+  ///   - background: where stale-while-revalidate refreshes run; a process waits on it before
+  ///     it exits (`BackgroundWork.settle`).
+  ///   - warn: hears, once per cause, that the store could not be read or written.
+  public init(
+    store: any CacheStore, policy: CachePolicy, clock: WallClock = .system,
+    background: BackgroundWork = BackgroundWork(),
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.store = store
+    self.policy = policy
+    self.clock = clock
+    self.background = background
+    self.warnings = Warnings(warn)
+  }
+
+  /// Returns once every refresh this layer started behind an answer has stored its result or
+  /// failed.
+  public func settle() async { await background.settle() }
+
+  public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
+    -> Answer<Value>
+  {
+    guard let codec = call.codec else { return try await next() }
+    let stored = try await read(call, codec)
+    switch policy {
+    case .cacheOnly:
+      guard let stored else { throw CacheMiss(what: call.summary) }
+      return stored
+    case .networkOnly:
+      return try await fetch(call, codec, next, stored: nil)
+    case .cacheFirst(let maxAge):
+      if let stored, stored.age <= maxAge.seconds { return stored }
+      return try await fetchOrFallBack(call, codec, next, stored: stored)
+    case .networkFirst:
+      return try await fetchOrFallBack(call, codec, next, stored: stored)
+    case .cacheThenNetwork:
+      if let stored {
+        Provenance.deliverEarly(
+          Provenance.EarlyAnswer(key: call.key, value: stored.value, provenance: stored.provenance))
+      }
+      return try await fetchOrFallBack(call, codec, next, stored: stored)
+    case .staleWhileRevalidate(let maxAge):
+      guard let stored else { return try await fetch(call, codec, next, stored: nil) }
+      if stored.age > maxAge.seconds {
+        background.start { _ = try? await fetch(call, codec, next, stored: stored) }
+      }
+      return stored
+    }
+  }
+
+  // MARK: The store
+
+  /// The answer stored for this very call, or nil. A store that cannot be read, or a copy that
+  /// no longer decodes, counts as nothing stored (with a warning), except under `cacheOnly`.
+  func read<Value: Sendable>(_ call: ServiceCall<Value>, _ codec: CacheCodec<Value>) async throws
+    -> Answer<Value>?
+  {
+    let entry: CacheEntry?
+    do {
+      entry = try await store.entry(for: call.key)
+    } catch {
+      if policy == .cacheOnly { throw error }
+      warnings.warn("\(Self.clause(error)); asking the api instead.")
+      return nil
+    }
+    guard let entry else { return nil }
+    do {
+      return Answer(
+        value: try codec.decode(entry.payload), origin: .cache,
+        age: max(0, clock.now().timeIntervalSince(entry.storedAt)), validators: entry.validators)
+    } catch {
+      if policy == .cacheOnly {
+        throw CacheUnreadable(what: call.summary, reason: "\(error)")
+      }
+      warnings.warn("The cached copy of \(call.summary) could not be read; asking the api instead.")
+      return nil
+    }
+  }
+
+  /// Asks below, offering the stored copy's validators; stores a new network answer (its
+  /// entry whole, in one transaction), or renews the copy on `NotModified`.
+  private func fetch<Value: Sendable>(
+    _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
+    stored: Answer<Value>?
+  ) async throws -> Answer<Value> {
+    let offered = stored.map(\.validators).flatMap { $0.isEmpty ? nil : $0 }
+    do {
+      let answer = try await next(offering: offered)
+      // Something below answered from a cache of its own: keep its age, do not store it as new.
+      guard answer.origin == .network else { return answer }
+      await keep {
+        try await store.store(
+          CacheEntry(
+            key: call.key, payload: try codec.encode(answer.value), storedAt: clock.now(),
+            validators: answer.validators))
+      }
+      return answer
+    } catch is NotModified {
+      guard let stored else { throw CacheMiss(what: call.summary) }
+      await keep {
+        try await store.renew(call.key, storedAt: clock.now(), validators: stored.validators)
+      }
+      return Answer(
+        value: stored.value, origin: .cache, age: 0, validators: stored.validators)
+    }
+  }
+
+  /// Runs a write; a failure is a warning, never the caller's error: the answer is still good.
+  private func keep(_ write: () async throws -> Void) async {
+    do { try await write() } catch {
+      warnings.warn("\(Self.clause(error)); the answer is shown but was not kept.")
+    }
+  }
+
+  private func fetchOrFallBack<Value: Sendable>(
+    _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
+    stored: Answer<Value>?
+  ) async throws -> Answer<Value> {
+    do {
+      return try await fetch(call, codec, next, stored: stored)
+    } catch {
+      if let stored, Self.canFallBack(error) { return stored }
+      throw error
+    }
+  }
+
+  /// An error's sentence without its full stop, to go on with.
+  static func clause(_ error: any Error) -> String {
+    var text = "\(error)"
+    while text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+
+  /// Whether a failure below may be covered by the stored copy: unreachable or unavailable, not
+  /// a refusal (4xx), bad data or cancellation.
+  static func canFallBack(_ error: any Error) -> Bool {
+    let failure = ServiceFailure.of(error)
+    return failure == .unreachable || failure == .unavailable
+  }
+}
+
+/// A stored copy that no longer decodes, asked for where nothing else may answer.
+public struct CacheUnreadable: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  public let what: String
+  public let reason: String
+
+  public var failure: ServiceFailure { .unreachable }
+
+  public var description: String {
+    "The cached copy of \(what) could not be read (\(reason)); run it once with a network profile to store it again."
+  }
+}
+
+/// Passes each distinct warning on once: a run that fails to store ten answers for the same
+/// reason says so in one line.
+final class Warnings: Sendable {
+  private let said = Mutex<Set<String>>([])
+  private let output: @Sendable (String) -> Void
+
+  init(_ output: @escaping @Sendable (String) -> Void) { self.output = output }
+
+  func warn(_ message: String) {
+    let first = said.withLock { $0.insert(message).inserted }
+    if first { output(message) }
+  }
+}

@@ -1,0 +1,70 @@
+import Domain
+import Foundation
+
+/// A call's result as the layers pass it up: the value with where it came from, how old it is
+/// and the validators it came with. Layers read and return these as values; only the top of
+/// the stack records the provenance (once) for whoever asked.
+public struct Answer<Value: Sendable>: Sendable {
+  public var value: Value
+  public var origin: ResultOrigin
+  /// Seconds since the value was fetched from the network.
+  public var age: TimeInterval
+  /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
+  public var validators: CacheValidators
+
+  public init(
+    value: Value, origin: ResultOrigin, age: TimeInterval = 0,
+    validators: CacheValidators = CacheValidators()
+  ) {
+    self.value = value
+    self.origin = origin
+    self.age = age
+    self.validators = validators
+  }
+
+  public var provenance: Provenance { Provenance(origin: origin, age: age) }
+}
+
+extension Answer: Equatable where Value: Equatable {}
+
+/// What a layer calls to go on down the stack: the next layer, or the service underneath.
+/// A caching layer offers its stored copy's validators, so the service can ask "changed since?".
+public struct Next<Value: Sendable>: Sendable {
+  private let body: @Sendable (CacheValidators?) async throws -> Answer<Value>
+
+  public init(_ body: @escaping @Sendable (_ offered: CacheValidators?) async throws -> Answer<Value>)
+  {
+    self.body = body
+  }
+
+  public func callAsFunction(offering validators: CacheValidators? = nil) async throws -> Answer<
+    Value
+  > {
+    try await body(validators)
+  }
+
+  /// The service underneath every layer. It hears the offered validators, and reports those of
+  /// its response, through `ConditionalRequest` (the hook the api client understands), and
+  /// throws `NotModified` on a 304. Its answer is new from the network, unless it is itself a
+  /// layered service that answered from a cache: then its own provenance is kept.
+  /// With no service underneath, a call no layer answered is a `CacheMiss`.
+  public static func base(
+    _ call: ServiceCall<Value>, _ fetch: (@Sendable () async throws -> Value)?
+  ) -> Next<Value> {
+    guard let fetch else { return Next { _ in throw CacheMiss(what: call.summary) } }
+    return Next { offered in
+      let received = ConditionalRequest.Received()
+      let inner = Provenance.Recorder()
+      let value = try await Provenance.$recorder.withValue(inner) {
+        try await ConditionalRequest.$offered.withValue(offered) {
+          try await ConditionalRequest.$received.withValue(received) { try await fetch() }
+        }
+      }
+      let validators = received.validators ?? CacheValidators()
+      guard let age = inner.oldestCacheAge else {
+        return Answer(value: value, origin: .network, validators: validators)
+      }
+      return Answer(value: value, origin: .cache, age: age, validators: validators)
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One call of a service, as the layers see it: its name and key, and how its result is kept in
+/// a cache. A service gets every layer by describing each of its calls this way once.
+///
+/// The key names this call's result and nothing else: a cache answers a call only from the
+/// entry stored under its own key, never from what other calls stored.
+public struct ServiceCall<Value: Sendable>: Sendable {
+  /// The call, e.g. `topGrossingMovies`, for logs.
+  public let name: String
+  /// What identifies its result, e.g. `movies/topGrossing/2016`.
+  public let key: String
+  /// What a person calls it, e.g. `the top-grossing movies of 2016`.
+  public let summary: String
+  /// How its result is turned into bytes for a cache store and back; nil when it is never cached.
+  public let codec: CacheCodec<Value>?
+
+  public init(name: String, key: String, summary: String, codec: CacheCodec<Value>?) {
+    self.name = name
+    self.key = key
+    self.summary = summary
+    self.codec = codec
+  }
+}
+
+extension ServiceCall where Value: Codable {
+  /// A call whose result is cached as JSON: the one line most services need.
+  public init(name: String, key: String, summary: String) {
+    self.init(name: name, key: key, summary: summary, codec: .json)
+  }
+}
+
+/// How one call's result becomes the bytes a cache store keeps, and back.
+public struct CacheCodec<Value: Sendable>: Sendable {
+  public let encode: @Sendable (Value) throws -> Data
+  public let decode: @Sendable (Data) throws -> Value
+
+  public init(
+    encode: @escaping @Sendable (Value) throws -> Data,
+    decode: @escaping @Sendable (Data) throws -> Value
+  ) {
+    self.encode = encode
+    self.decode = decode
+  }
+}
+
+extension CacheCodec where Value: Codable {
+  /// JSON, with dates as seconds since 1970 so a stored copy reads the same on every platform.
+  public static var json: Self {
+    CacheCodec(
+      encode: { value in
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return try encoder.encode(value)
+      },
+      decode: { data in
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(Value.self, from: data)
+      })
+  }
+}

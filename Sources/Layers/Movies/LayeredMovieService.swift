@@ -1,0 +1,58 @@
+import Domain
+
+/// A `MovieService` with layers around a base: each call goes through one `LayerStack`
+/// (cache, logging, de-duplication, memory) described as a `ServiceCall`. This file is all a
+/// service needs to get every layer; a new call is one more method here and one `ServiceCall`.
+///
+/// With no base (a store-only stack, the offline profile), a caching layer answers every call
+/// or nothing does: `CacheMiss`.
+public struct LayeredMovieService: MovieService {
+  public let base: (any MovieService)?
+  public let layers: LayerStack
+
+  public init(base: (any MovieService)?, layers: [any ServiceLayer]) {
+    self.base = base
+    self.layers = LayerStack(layers)
+  }
+
+  public func movie(id: Int) async throws -> Movie {
+    try await answer(.movie(id: id)) { try await $0.movie(id: id) }
+  }
+
+  public func topGrossingMovies(year: Int) async throws -> [Movie] {
+    try await answer(.topGrossingMovies(year: year)) { try await $0.topGrossingMovies(year: year) }
+  }
+
+  public func topRatedMovies(year: Int) async throws -> [Movie] {
+    try await answer(.topRatedMovies(year: year)) { try await $0.topRatedMovies(year: year) }
+  }
+
+  private func answer<Value: Sendable>(
+    _ call: ServiceCall<Value>,
+    _ fetch: @escaping @Sendable (any MovieService) async throws -> Value
+  ) async throws -> Value {
+    guard let base else { return try await layers.answer(call, from: nil) }
+    return try await layers.answer(call) { try await fetch(base) }
+  }
+}
+
+extension ServiceCall where Value == Movie {
+  public static func movie(id: Int) -> Self {
+    ServiceCall(name: "movie", key: "movies/\(id)", summary: "movie \(id)")
+  }
+}
+
+extension ServiceCall where Value == [Movie] {
+  public static func topGrossingMovies(year: Int) -> Self {
+    ServiceCall(
+      name: "topGrossingMovies", key: "movies/topGrossing/\(year)",
+      summary: "the top-grossing movies of \(year)")
+  }
+
+  public static func topRatedMovies(year: Int) -> Self {
+    ServiceCall(
+      name: "topRatedMovies", key: "movies/topRated/\(year)",
+      summary: "the top-rated movies of \(year)")
+  }
+}
+

@@ -1,0 +1,283 @@
+import Domain
+import Foundation
+import GRDB
+import Layers
+import Synchronization
+
+/// The cache store on disk: one SQLite file (`cache.sqlite` in the data dir) in WAL mode behind
+/// a GRDB pool, or in memory for tests, migrated to the schema this build knows. One row per
+/// call key holds that call's encoded answer, when it was fetched and its validators.
+///
+/// A file written by a newer schema is refused, never wiped. A file that is not a database, or
+/// is corrupt, is moved aside (`cache.sqlite.corrupt-<timestamp>`) with a warning and replaced:
+/// the cache is disposable. Other processes may use the same file: a statement waits at most
+/// `busyTimeout` for their locks, and opening waits at most that long in all.
+public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
+  let writer: any DatabaseWriter
+  /// The file, or nil in memory.
+  public let file: URL?
+
+  private init(writer: any DatabaseWriter, file: URL?) {
+    self.writer = writer
+    self.file = file
+  }
+
+  private var name: String { file?.path ?? "in memory" }
+
+  /// Opens (creating if needed) the database at `file`. Throws `StoreError.unusable` or
+  /// `.newerSchema`, each naming the file, the cause and the fix.
+  public static func open(
+    at file: URL, busyTimeout: Duration = .milliseconds(1500), warn: @Sendable (String) -> Void = { _ in }
+  ) throws -> SQLiteCacheStore {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      throw StoreError.unusable(
+        file: file.path, cause: "it is a directory",
+        fix: "remove it or choose another --data-dir")
+    }
+    do {
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw StoreError.unusable(
+        file: file.path,
+        cause: "its folder could not be created (\(error.localizedDescription))",
+        fix: "choose another --data-dir")
+    }
+    do {
+      return try connect(file, busyTimeout: busyTimeout)
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
+    {
+      let aside = try moveAside(file)
+      warn(
+        "The cache \(file.path) was damaged (\(error.resultCode)); it was moved to \(aside.lastPathComponent)"
+          + " and a new one was started.")
+      return try connect(file, busyTimeout: busyTimeout)
+    }
+  }
+
+  /// A database in memory, for tests.
+  public static func inMemory() throws -> SQLiteCacheStore {
+    let queue = try DatabaseQueue()
+    try migrate(queue, file: ":memory:")
+    return SQLiteCacheStore(writer: queue, file: nil)
+  }
+
+  private static func connect(_ file: URL, busyTimeout: Duration) throws -> SQLiteCacheStore {
+    let patience = Patience(perStatement: busyTimeout)
+    var configuration = Configuration()
+    configuration.busyMode = .callback { tries in patience.mayWait(tries: tries) }
+    // Opening runs several statements: together they wait no longer than one may.
+    patience.startOpening()
+    defer { patience.endOpening() }
+    do {
+      let pool = try DatabasePool(path: file.path, configuration: configuration)
+      try migrate(pool, file: file.path)
+      return SQLiteCacheStore(writer: pool, file: file)
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
+    {
+      throw error
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError.unusable(
+        file: file.path, cause: StoreError.cause(of: error), fix: StoreError.fix(for: error))
+    }
+  }
+
+  /// Moves the file and its WAL companions aside; returns where the file went.
+  private static func moveAside(_ file: URL) throws -> URL {
+    let stamp = Int(Date().timeIntervalSince1970)
+    let aside = file.deletingLastPathComponent().appendingPathComponent(
+      "\(file.lastPathComponent).corrupt-\(stamp)")
+    do {
+      try FileManager.default.moveItem(at: file, to: aside)
+    } catch {
+      throw StoreError.unusable(
+        file: file.path,
+        cause: "it is damaged and could not be moved aside (\(error.localizedDescription))",
+        fix: "delete it or choose another --data-dir")
+    }
+    for suffix in ["-wal", "-shm"] {
+      let companion = URL(fileURLWithPath: file.path + suffix)
+      try? FileManager.default.moveItem(
+        at: companion, to: URL(fileURLWithPath: aside.path + suffix))
+    }
+    return aside
+  }
+
+  // MARK: CacheStore
+
+  public func entry(for key: String) async throws -> CacheEntry? {
+    try await using("read") {
+      try await writer.read { db in
+        let statement = try db.cachedStatement(
+          sql: "SELECT payload, storedAt, etag, lastModified FROM cache_entry WHERE key = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
+        return CacheEntry(
+          key: key, payload: row[0], storedAt: Date(timeIntervalSince1970: row[1]),
+          validators: CacheValidators(etag: row[2], lastModified: row[3]))
+      }
+    }
+  }
+
+  public func store(_ entry: CacheEntry) async throws {
+    try await using("written") {
+      try await writer.write { db in
+        let statement = try db.cachedStatement(
+          sql: """
+            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified)
+            VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
+              storedAt = excluded.storedAt, etag = excluded.etag,
+              lastModified = excluded.lastModified
+            """)
+        try statement.execute(arguments: [
+          entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
+          entry.validators.lastModified,
+        ])
+      }
+    }
+  }
+
+  public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
+    try await using("written") {
+      try await writer.write { db in
+        try db.execute(
+          sql:
+            "UPDATE cache_entry SET storedAt = ?, etag = ?, lastModified = ? WHERE key = ?",
+          arguments: [
+            storedAt.timeIntervalSince1970, validators.etag, validators.lastModified, key,
+          ])
+      }
+    }
+  }
+
+  // MARK: CacheMaintenance
+
+  public func statistics() async throws -> CacheStatistics {
+    try await using("read") {
+      try await writer.read { [file] db in
+        let row = try Row.fetchOne(
+          db, sql: "SELECT COUNT(*), MIN(storedAt), MAX(storedAt) FROM cache_entry")
+        let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+        return CacheStatistics(
+          file: file?.path, bytes: pages * pageSize, entries: row?[0] ?? 0,
+          oldest: (row?[1] as Double?).map(Date.init(timeIntervalSince1970:)),
+          newest: (row?[2] as Double?).map(Date.init(timeIntervalSince1970:)))
+      }
+    }
+  }
+
+  public func clear() async throws -> Int {
+    try await using("cleared") {
+      try await writer.write { db in
+        let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
+        try db.execute(sql: "DELETE FROM cache_entry")
+        return entries
+      }
+    }
+  }
+
+  /// Runs `work`, naming the file and the cause in words when SQLite fails it.
+  private func using<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
+    do { return try await work() } catch let error as DatabaseError {
+      throw StoreError.failed(file: name, doing: doing, cause: StoreError.cause(of: error))
+    }
+  }
+
+  // MARK: The schema
+
+  /// The schema, one migration per version (the talk's Realm `schemaVersion`, with a migrator).
+  /// Migrations already shipped are never edited: a file at v1 is brought to v2 in place.
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: movies, actors, cast, cache entries") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE movie (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            year INTEGER NOT NULL,
+            releaseDate TEXT NOT NULL,
+            grossing INTEGER NOT NULL,
+            rating REAL NOT NULL,
+            storedAt REAL NOT NULL
+          );
+          CREATE INDEX movie_by_year_grossing ON movie(year, grossing DESC);
+          CREATE INDEX movie_by_year_rating ON movie(year, rating DESC);
+          CREATE TABLE actor (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE
+          );
+          CREATE TABLE movie_cast (
+            movieId INTEGER NOT NULL REFERENCES movie(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            actorId INTEGER NOT NULL REFERENCES actor(id),
+            PRIMARY KEY (movieId, position)
+          ) WITHOUT ROWID;
+          CREATE TABLE cache_entry (
+            key TEXT PRIMARY KEY,
+            storedAt REAL NOT NULL,
+            etag TEXT,
+            lastModified TEXT,
+            payload BLOB
+          ) WITHOUT ROWID;
+          """)
+    }
+    // Answers are kept per call, whole: lists assembled from the movie tables answered calls
+    // with rows other calls stored. Entries without a payload of their own go with them.
+    migrator.registerMigration("v2: one entry per call, no shared movie tables") { db in
+      try db.execute(
+        sql: """
+          DROP TABLE movie_cast;
+          DROP TABLE actor;
+          DROP TABLE movie;
+          DELETE FROM cache_entry WHERE payload IS NULL;
+          """)
+    }
+    return migrator
+  }
+
+  private static func migrate(_ writer: any DatabaseWriter, file: String) throws {
+    let migrator = migrator
+    let superseded = try writer.read { db -> [String]? in
+      guard try migrator.hasBeenSuperseded(db) else { return nil }
+      let known = Set(migrator.migrations)
+      return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+    }
+    if let superseded { throw StoreError.newerSchema(file: file, unknownMigrations: superseded) }
+    try migrator.migrate(writer)
+  }
+}
+
+/// How long statements wait for another process's lock: `perStatement` each, and while the
+/// file is being opened, that long for all of opening's statements together.
+private final class Patience: Sendable {
+  private static let pause: UInt32 = 10_000  // microseconds between tries
+  private let perStatementTries: Int
+  private let perStatement: Duration
+  private let openingUntil = Mutex<ContinuousClock.Instant?>(nil)
+
+  init(perStatement: Duration) {
+    self.perStatement = perStatement
+    perStatementTries = max(1, Int(perStatement / .microseconds(Int(Self.pause))))
+  }
+
+  func startOpening() { openingUntil.withLock { $0 = .now + perStatement } }
+  func endOpening() { openingUntil.withLock { $0 = nil } }
+
+  /// SQLite's busy handler: true to try again after a short pause.
+  func mayWait(tries: Int) -> Bool {
+    if let until = openingUntil.withLock({ $0 }), ContinuousClock.now >= until { return false }
+    guard tries < perStatementTries else { return false }
+    usleep(Self.pause)
+    return true
+  }
+}
