@@ -14,7 +14,8 @@ struct Kernel: AsyncParsableCommand {
       of the config, which beats its top level.
 
       Exit codes: 0 ok, 64 usage, 65 bad data from the api, 69 api unreachable and nothing cached,
-      77 authentication failed, 78 config error.
+      77 authentication failed, 78 config error or a cache that cannot be opened. A cache that
+      cannot be written only warns: the answer is still printed.
 
       Examples:
         kernel movies top-grossing --year 2016

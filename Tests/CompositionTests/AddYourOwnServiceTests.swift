@@ -4,7 +4,7 @@ import Domain
 import Foundation
 import Injection
 import SampleApi
-import Store
+import Layers
 import Testing
 
 // README "Add your own service", runnable: a second domain (TV shows) with an api layer, the
@@ -33,12 +33,11 @@ struct ApiShowService: ShowService {
 // 3. The cache and offline layers: one call description; the layers are the movies' own.
 struct LayeredShowService: ShowService {
   let base: any ShowService
-  let layer: any ServiceLayer
+  let layers: LayerStack
   func show(id: Int) async throws -> Show {
-    try await layer.run(
-      ServiceCall(
-        name: "show", key: "shows/\(id)", summary: "show \(id)", cache: .json(key: "shows/\(id)"))
-    ) { try await base.show(id: id) }
+    try await layers.answer(ServiceCall(name: "show", key: "shows/\(id)", summary: "show \(id)")) {
+      try await base.show(id: id)
+    }
   }
 }
 
@@ -47,7 +46,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
   try container.register((any ShowService).self, scope: .singleton) { r in
     LayeredShowService(
       base: ApiShowService(client: try r.resolve()),
-      layer: CachingLayer(database: try r.resolve(), policy: policy))
+      layers: LayerStack([CachingLayer(store: try r.resolve(), policy: policy)]))
   }
 }
 // end snippet
@@ -83,7 +82,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     // Offline: cache only, never the api.
     let offline = LayeredShowService(
       base: ApiShowService(client: try container.resolve()),
-      layer: CachingLayer(database: try container.resolve(), policy: .cacheOnly))
+      layers: LayerStack([CachingLayer(store: try container.resolve(), policy: .cacheOnly)]))
     #expect(try await offline.show(id: 7).id == 7)
     await #expect(throws: CacheMiss.self) { try await offline.show(id: 8) }
   }

@@ -77,13 +77,15 @@ import Testing
     #expect(!offline.graph.rendered(as: .text).contains("Transport"))
   }
 
-  @Test func theLayeredStackIsDecoratorsOverTheSource() throws {
+  @Test func theLayeredStackIsOneDecoratorOverTheSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
     let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
-    #expect(movies.decorators == 3)
+    // [logging, dedupe, cache(networkFirst)] over the api: one stack, applied once per call.
+    #expect(movies.decorators == 1)
     let graph = layered.graph.rendered(as: .text)
-    #expect(graph.contains("MovieService [singleton, 3 decorator(s)]"))
+    #expect(graph.contains("MovieService [singleton, 1 decorator(s)]"))
+    #expect(graph.contains("CacheStore"))
     #expect(graph.contains("Transport"))
   }
 
@@ -98,7 +100,8 @@ import Testing
     }
     await server.stop()
     #expect(movies.first?.name == "Zootopia")
-    #expect(origin == "network")
+    // A stack without layers records nothing: its answers are the api's own.
+    #expect(origin == nil)
     #expect(server.responder.requests(to: "movies/topRated/2016") == 1)
   }
 

@@ -69,7 +69,7 @@ import Testing
     #expect(!offline.stdout.contains("Transport") && !offline.stdout.contains("ApiClient"))
     let layered = try await kernel.run(["graph", "--format", "mermaid"])
     #expect(layered.stdout.hasPrefix("graph"))
-    #expect(layered.stdout.contains("Transport") && layered.stdout.contains("CacheDatabase"))
+    #expect(layered.stdout.contains("Transport") && layered.stdout.contains("CacheStore"))
     let dot = try await kernel.run(["graph", "--profile", "api", "--format", "dot"])
     #expect(dot.stdout.hasPrefix("digraph"))
     #expect(try await kernel.run(["graph", "--format", "json"]).status == 64)
@@ -97,12 +97,13 @@ import Testing
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     _ = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
+    _ = try await kernel.run(["movies", "get", "1", "2"])
     let stats = try await kernel.run(["cache", "stats", "--format", "json"])
-    #expect(stats.json?["movies"] as? Int == 10, "\(stats)")
+    #expect(stats.json?["entries"] as? Int == 3, "\(stats)")
     let clear = try await kernel.run(["cache", "clear"])
-    #expect(clear.stdout.contains("10 movies removed"))
+    #expect(clear.stdout.contains("3 answers removed"))
     #expect(
-      try await kernel.run(["cache", "stats", "--format", "json"]).json?["movies"] as? Int == 0)
+      try await kernel.run(["cache", "stats", "--format", "json"]).json?["entries"] as? Int == 0)
   }
 
   @Test func usageErrorsExit64AndHelpExplains() async throws {

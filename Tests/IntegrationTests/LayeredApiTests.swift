@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import KernelTesting
 import SampleApi
+import Layers
 import Store
 import Synchronization
 import Testing
@@ -21,17 +22,17 @@ import Testing
 
   /// That api service under one caching layer.
   private func layered(
-    _ server: FixtureServer, _ policy: CachePolicy, database: CacheDatabase,
+    _ server: FixtureServer, _ policy: CachePolicy, database: SQLiteCacheStore,
     deadline: any Clock<Duration> = ContinuousClock()
   ) throws -> LayeredMovieService {
     LayeredMovieService(
       base: try api(server, deadline: deadline),
-      layers: [CachingLayer(database: database, policy: policy)])
+      layers: [CachingLayer(store: database, policy: policy)])
   }
 
   @Test func networkFirstFallsBackOnARefusedConnectionWithoutWaiting() async throws {
     let server = try await FixtureServer.start()
-    let database = try CacheDatabase.inMemory()
+    let database = try SQLiteCacheStore.inMemory()
     let deadline = TestClock()
     let service = try layered(server, .networkFirst, database: database, deadline: deadline)
     #expect(try await service.topGrossingMovies(year: 2016).count == 10)
@@ -82,8 +83,8 @@ import Testing
     }
     let clock = TestWallClock()
     let layer = CachingLayer(
-      database: try CacheDatabase.inMemory(), policy: .cacheFirst(maxAge: .seconds(60)),
-      now: clock.read)
+      store: try SQLiteCacheStore.inMemory(), policy: .cacheFirst(maxAge: .seconds(60)),
+      clock: clock.wallClock)
     let service = LayeredMovieService(base: try api(server), layers: [layer])
 
     let first = try await service.movie(id: 1)

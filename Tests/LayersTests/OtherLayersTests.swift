@@ -1,16 +1,16 @@
 import Domain
 import Foundation
 import KernelTesting
-import Store
+import Layers
 import Synchronization
 import Testing
 
 /// Counts the calls that reach it, then passes them on.
 private final class CountingLayer: ServiceLayer {
   let arrived = Counter()
-  func run<Value: Sendable>(
-    _ operation: ServiceCall<Value>, next: @escaping @Sendable () async throws -> Value
-  ) async throws -> Value {
+  func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
+    -> Answer<Value>
+  {
     arrived.increment()
     return try await next()
   }
@@ -48,7 +48,7 @@ private final class GatedMovies: MovieService {
 
 @Suite(.timeLimit(.minutes(1))) struct OtherLayersTests {
   @Test func concurrentIdenticalCallsShareOneBaseCall() async throws {
-    let dory = try movie(1, "Finding Dory")
+    let dory = try Movie.fixture(1, "Finding Dory")
     let base = GatedMovies(dory)
     let counting = CountingLayer()
     let service = LayeredMovieService(base: base, layers: [counting, DedupeLayer()])
@@ -67,8 +67,8 @@ private final class GatedMovies: MovieService {
 
   @Test func theMemoryLayerKeepsRecentResultsForTheirMaxAge() async throws {
     let clock = TestWallClock()
-    let base = ScriptedMovieService([try movie(1, "A"), try movie(2, "B"), try movie(3, "C")])
-    let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), now: clock.read)
+    let base = ScriptedMovieService([try Movie.fixture(1, "A"), try Movie.fixture(2, "B"), try Movie.fixture(3, "C")])
+    let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), clock: clock.wallClock)
     let service = LayeredMovieService(base: base, layers: [memory])
 
     _ = try await service.movie(id: 1)
@@ -95,12 +95,12 @@ private final class GatedMovies: MovieService {
 
   @Test func theLoggingLayerNamesTheOperationOriginAndFailure() async throws {
     let lines = Recorder<String>()
-    let base = ScriptedMovieService([try movie(1, "A")])
+    let base = ScriptedMovieService([try Movie.fixture(1, "A")])
     let service = LayeredMovieService(
       base: base,
       layers: [
         LoggingLayer(log: lines.append),
-        CachingLayer(database: try .inMemory(), policy: .networkFirst),
+        CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst),
       ])
     _ = try await service.movie(id: 1)
     base.fail(.rejected)

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import GRDB
 import KernelTesting
+import Layers
 import Store
 import Testing
 
@@ -11,20 +12,17 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
 @Suite struct KilledWriterTests {
   /// Ten thousand movies, all named for one round, so a reader can tell which write it sees.
   private static func batch(round: Int) throws -> [Movie] {
-    try (1...10_000).map { id in try movie(id, "Movie \(id) round \(round)", grossing: id) }
+    try (1...10_000).map { id in try Movie.fixture(id, "Movie \(id) round \(round)", grossing: id) }
   }
 
-  /// Not a test on its own: the child of the test below, storing batch after batch until killed.
+  /// Not a test on its own: the child of the test below, storing answer after answer until killed.
   @Test(.enabled(if: writerChildFile != nil))
-  func writerChild() throws {
-    let store = MovieStore(
-      database: try CacheDatabase.open(at: URL(fileURLWithPath: writerChildFile ?? "")))
+  func writerChild() async throws {
+    let store = try SQLiteCacheStore.open(at: URL(fileURLWithPath: writerChildFile ?? ""))
     for round in 1... {
-      let movies = try Self.batch(round: round)
-      try store.store(movies) { stored in
-        FileHandle.standardOutput.write(
-          Data("KERNEL-CHILD: round \(round) stored \(stored)\n".utf8))
-      }
+      let payload = try CacheCodec<[Movie]>.json.encode(try Self.batch(round: round))
+      try await store.store(
+        CacheEntry(key: "movies/all", payload: payload, storedAt: Date()))
       FileHandle.standardOutput.write(Data("KERNEL-CHILD: committed \(round)\n".utf8))
     }
   }
@@ -33,7 +31,7 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
   func aWriterKilledMidTransactionLeavesOldOrNewData() async throws {
     let folder = try TemporaryDirectory("store")
     defer { folder.remove() }
-    _ = try CacheDatabase.open(at: folder.cache)
+    _ = try SQLiteCacheStore.open(at: folder.cache)
 
     let child = Process()
     child.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
@@ -45,27 +43,24 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
     child.standardOutput = output
     child.standardError = FileHandle.nullDevice
     try child.run()
-    // Kill it half-way through the second batch: the first is committed, the second is inside
-    // its transaction with 5,000 movies written.
-    let seen = await lines(
-      of: output.fileHandleForReading, until: "KERNEL-CHILD: round 2 stored 5000")
+    // Kill it while it writes the third answer of ten thousand movies: the second is committed.
+    let seen = await lines(of: output.fileHandleForReading, until: "KERNEL-CHILD: committed 2")
     kill(child.processIdentifier, SIGKILL)
     await onThreadOfItsOwn { child.waitUntilExit() }
-    #expect(seen.contains("KERNEL-CHILD: committed 1"))
+    #expect(seen.contains("KERNEL-CHILD: committed 2"))
     #expect(child.terminationReason == .uncaughtSignal)
 
-    let database = try CacheDatabase.open(at: folder.cache)
+    let store = try SQLiteCacheStore.open(at: folder.cache)
     let queue = try DatabaseQueue(path: folder.cache.path)
     let integrity = try await queue.read { db in
       try String.fetchOne(db, sql: "PRAGMA integrity_check")
     }
     #expect(integrity == "ok")
-    let names = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM movie")
-    }
-    #expect(names.count == 10_000)
-    let rounds = Set(names.compactMap { $0.split(separator: " ").last.map(String.init) })
+    let stored = try #require(try await store.entry(for: "movies/all"))
+    let movies = try CacheCodec<[Movie]>.json.decode(stored.payload)
+    #expect(movies.count == 10_000)
+    let rounds = Set(movies.compactMap { $0.name.split(separator: " ").last.map(String.init) })
     #expect(rounds.count == 1, "a mix of rounds: \(rounds)")
-    #expect(try MovieStore(database: database).topGrossing(year: 2016).count == 10)
   }
 
   /// The lines `handle` gives until one equals `last`, read off the cooperative pool.

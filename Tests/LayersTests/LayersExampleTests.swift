@@ -1,7 +1,7 @@
 import Domain
 import Foundation
 import KernelTesting
-import Store
+import Layers
 import Testing
 
 /// The README's layer stack, verbatim between the snippet markers: logging outside, dedupe,
@@ -10,8 +10,8 @@ import Testing
   @Test func theReadmeStackLogsSharesAndCaches() async throws {
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
-    let apiMovies = ScriptedMovieService([try movie(1, "Finding Dory")])
-    let cache = try CacheDatabase.inMemory()
+    let apiMovies = ScriptedMovieService([try Movie.fixture(1, "Finding Dory")])
+    let cache = InMemoryCacheStore()
     // snippet: layers
     let movies = LayeredMovieService(
       base: apiMovies,
@@ -19,7 +19,7 @@ import Testing
         LoggingLayer(log: { print($0) }),
         DedupeLayer(),  // concurrent identical calls share one
         // or cacheOnly, networkOnly, cacheFirst(maxAge:), cacheThenNetwork, staleWhileRevalidate(maxAge:)
-        CachingLayer(database: cache, policy: .networkFirst),
+        CachingLayer(store: cache, policy: .networkFirst),
       ])
     // end snippet
     #expect(try await movies.movie(id: 1).name == "Finding Dory")

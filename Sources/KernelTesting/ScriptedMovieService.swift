@@ -1,0 +1,57 @@
+import Domain
+import Foundation
+import Synchronization
+
+/// A base service whose answers a test sets: movies to return, or a failure of a given kind
+/// (`.badData`, `.unreachable`, …), or `NotModified` (a 304); it counts the calls it gets.
+public final class ScriptedMovieService: MovieService {
+  public struct Failure: Error, ClassifiedError, CustomStringConvertible {
+    public let failure: ServiceFailure
+    public var description: String { "the scripted service failed: \(failure)" }
+  }
+
+  private let state = Mutex<
+    (movies: [Movie], failure: ServiceFailure?, notModified: Bool, calls: Int)
+  >(([], nil, false, 0))
+
+  public init(_ movies: [Movie] = []) { answer(movies) }
+
+  /// Answer with `movies` from now on.
+  public func answer(_ movies: [Movie]) {
+    state.withLock { $0 = (movies, nil, false, $0.calls) }
+  }
+
+  /// Fail every call with `failure` from now on.
+  public func fail(_ failure: ServiceFailure) { state.withLock { $0.failure = failure } }
+
+  /// Answer every call with `NotModified`, as an api does with a 304, from now on.
+  public func sayNotModified() { state.withLock { $0.notModified = true } }
+
+  public var calls: Int { state.withLock { $0.calls } }
+
+  private func next() throws -> [Movie] {
+    let (movies, failure, notModified) = state.withLock {
+      state -> ([Movie], ServiceFailure?, Bool) in
+      state.calls += 1
+      return (state.movies, state.failure, state.notModified)
+    }
+    if let failure { throw Failure(failure: failure) }
+    if notModified { throw NotModified() }
+    return movies
+  }
+
+  public func movie(id: Int) async throws -> Movie {
+    guard let movie = try next().first(where: { $0.id == id }) else {
+      throw Failure(failure: .rejected)
+    }
+    return movie
+  }
+
+  public func topGrossingMovies(year: Int) async throws -> [Movie] {
+    try next().filter { $0.year == year }.sorted { $0.grossing > $1.grossing }
+  }
+
+  public func topRatedMovies(year: Int) async throws -> [Movie] {
+    try next().filter { $0.year == year }.sorted { $0.rating > $1.rating }
+  }
+}

@@ -1,0 +1,210 @@
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import Synchronization
+import Testing
+
+/// A cache store whose reads or writes fail, as a full or locked disk makes them.
+private final class FailingStore: CacheStore {
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+  let inner = InMemoryCacheStore()
+  let failReads: Bool
+  let writes = Counter()
+
+  init(failReads: Bool = false) { self.failReads = failReads }
+
+  func entry(for key: String) async throws -> CacheEntry? {
+    if failReads { throw Failure(description: "The cache /tmp/x could not be read: it is damaged.") }
+    return try await inner.entry(for: key)
+  }
+  func store(_ entry: CacheEntry) async throws {
+    writes.increment()
+    throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
+  }
+  func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
+    throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
+  }
+}
+
+/// A base that answers with validators and says "not modified" when offered the current ones,
+/// as the api client does over HTTP.
+private final class ValidatingService: MovieService {
+  let movies: [Movie]
+  let offered = Recorder<CacheValidators?>()
+
+  init(_ movies: [Movie]) { self.movies = movies }
+
+  func movie(id: Int) async throws -> Movie {
+    offered.append(ConditionalRequest.offered)
+    if ConditionalRequest.offered?.etag == "\"v1\"" { throw NotModified() }
+    ConditionalRequest.received?.set(CacheValidators(etag: "\"v1\""))
+    return movies[0]
+  }
+  func topGrossingMovies(year: Int) async throws -> [Movie] { movies }
+  func topRatedMovies(year: Int) async throws -> [Movie] { movies }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct CachingLayerTests {
+  private let dory: Movie
+  private let civilWar: Movie
+
+  init() throws {
+    dory = try Movie.fixture(1, "Finding Dory", grossing: 486, rating: 77)
+    civilWar = try Movie.fixture(3, "Captain America: Civil War", grossing: 408, rating: 75)
+  }
+
+  /// `body`'s value and where it came from.
+  private func traced<T>(_ body: () async throws -> T) async throws -> (T, Provenance.Recorder) {
+    let recorder = Provenance.Recorder()
+    let value = try await Provenance.$recorder.withValue(recorder) { try await body() }
+    return (value, recorder)
+  }
+
+  @Test func aListIsNeverAnsweredFromWhatAnotherCallStored() async throws {
+    let base = ScriptedMovieService([dory, civilWar])
+    let layer = CachingLayer(store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
+    let service = LayeredMovieService(base: base, layers: [layer])
+    _ = try await service.movie(id: 1)
+    let (list, trace) = try await traced { try await service.topGrossingMovies(year: 2016) }
+    #expect(list == [dory, civilWar])
+    #expect(trace.all == [Provenance(origin: .network, age: 0)])
+    #expect(base.calls == 2)
+  }
+
+  @Test func cacheThenNetworkGivesTheCopyThenTheAnswerEachTagged() async throws {
+    let clock = TestWallClock()
+    let base = ScriptedMovieService([dory])
+    let stack = LayerStack([
+      CachingLayer(store: InMemoryCacheStore(), policy: .cacheThenNetwork, clock: clock.wallClock)
+    ])
+    func updates() async throws -> [Answer<Movie>] {
+      var all: [Answer<Movie>] = []
+      for try await update in stack.updates(.movie(id: 1), from: { try await base.movie(id: 1) }) {
+        all.append(update)
+      }
+      return all
+    }
+    #expect(try await updates().map(\.origin) == [.network])
+
+    clock.advance(300)
+    let renamed = try Movie.fixture(1, "Dory again")
+    base.answer([renamed])
+    let second = try await updates()
+    #expect(second.map(\.origin) == [.cache, .network])
+    #expect(second.map(\.value) == [dory, renamed])
+    #expect(second.map(\.age) == [300, 0])
+    // The answer equals the copy: one update only.
+    #expect(try await updates().map(\.origin) == [.cache])
+  }
+
+  @Test func staleWhileRevalidateStoresItsRefreshOnceSettled() async throws {
+    let clock = TestWallClock()
+    let store = InMemoryCacheStore()
+    let base = ScriptedMovieService([dory])
+    let layer = CachingLayer(
+      store: store, policy: .staleWhileRevalidate(maxAge: .seconds(60)), clock: clock.wallClock)
+    let service = LayeredMovieService(base: base, layers: [layer])
+    _ = try await service.movie(id: 1)
+    clock.advance(90)
+    let renamed = try Movie.fixture(1, "Dory, revalidated")
+    base.answer([renamed])
+
+    let (stale, trace) = try await traced { try await service.movie(id: 1) }
+    #expect(stale == dory)
+    #expect(trace.all == [Provenance(origin: .cache, age: 90)])
+    await layer.settle()
+    #expect(base.calls == 2)
+    let (fresh, after) = try await traced { try await service.movie(id: 1) }
+    #expect(fresh == renamed)
+    #expect(after.all == [Provenance(origin: .cache, age: 0)])
+  }
+
+  @Test func backgroundWorkThatOutlastsItsLimitIsCancelled() async throws {
+    let clock = TestClock()
+    let work = BackgroundWork()
+    let cancelled = Counter()
+    work.start {
+      do { try await clock.sleep(for: .seconds(3600)) } catch { cancelled.increment() }
+    }
+    async let finished = work.settle(within: .seconds(5), on: clock)
+    await clock.waitForSleepers(2)
+    await clock.advance(by: .seconds(5))
+    #expect(await finished == false)
+    await cancelled.reach(1)
+    #expect(work.pending == 0 || cancelled.value == 1)
+  }
+
+  @Test func aFailedWriteKeepsTheAnswerAndWarnsOncePerCause() async throws {
+    let store = FailingStore()
+    let warnings = Recorder<String>()
+    let layer = CachingLayer(store: store, policy: .networkFirst, warn: warnings.append)
+    let service = LayeredMovieService(base: ScriptedMovieService([dory, civilWar]), layers: [layer])
+    #expect(try await service.movie(id: 1) == dory)
+    #expect(try await service.movie(id: 3) == civilWar)
+    #expect(store.writes.value == 2)
+    #expect(
+      warnings.all == [
+        "The cache /tmp/x could not be written: the disk is full; the answer is shown but was not kept."
+      ])
+  }
+
+  @Test func anUnreadableStoreIsAskedAroundUnlessOnlyTheCacheMayAnswer() async throws {
+    let warnings = Recorder<String>()
+    let base = ScriptedMovieService([dory])
+    let layered = LayeredMovieService(
+      base: base,
+      layers: [
+        CachingLayer(store: FailingStore(failReads: true), policy: .networkFirst, warn: warnings.append)
+      ])
+    #expect(try await layered.movie(id: 1) == dory)
+    #expect(warnings.all.first?.hasSuffix("it is damaged; asking the api instead.") == true)
+
+    let offline = LayeredMovieService(
+      base: nil, layers: [CachingLayer(store: FailingStore(failReads: true), policy: .cacheOnly)])
+    await #expect(throws: FailingStore.Failure.self) { try await offline.movie(id: 1) }
+  }
+
+  @Test func theCopysValidatorsAreOfferedAndA304RenewsIt() async throws {
+    let clock = TestWallClock()
+    let base = ValidatingService([dory])
+    let service = LayeredMovieService(
+      base: base,
+      layers: [CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst, clock: clock.wallClock)])
+    _ = try await service.movie(id: 1)
+    clock.advance(500)
+    let (copy, trace) = try await traced { try await service.movie(id: 1) }
+    #expect(copy == dory)
+    #expect(trace.all == [Provenance(origin: .cache, age: 0)])
+    #expect(base.offered.all == [nil, CacheValidators(etag: "\"v1\"")])
+  }
+
+  @Test func aStoreOnlyStackWithNothingStoredIsACacheMiss() async throws {
+    let offline = LayeredMovieService(
+      base: nil, layers: [CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst)])
+    let miss = await #expect(throws: CacheMiss.self) { try await offline.topRatedMovies(year: 2016) }
+    #expect(miss?.what == "the top-rated movies of 2016")
+  }
+
+  @Test func anAnswerACacheBelowGaveKeepsItsAgeAndIsNotStoredAsNew() async throws {
+    let clock = TestWallClock()
+    let inner = InMemoryCacheStore()
+    let outer = InMemoryCacheStore()
+    let below = LayeredMovieService(
+      base: ScriptedMovieService([dory]),
+      layers: [CachingLayer(store: inner, policy: .networkFirst, clock: clock.wallClock)])
+    _ = try await below.movie(id: 1)
+    clock.advance(40)
+    let cacheOnlyBelow = LayeredMovieService(
+      base: nil, layers: [CachingLayer(store: inner, policy: .cacheOnly, clock: clock.wallClock)])
+    let above = LayeredMovieService(
+      base: cacheOnlyBelow,
+      layers: [CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock)])
+    let (movie, trace) = try await traced { try await above.movie(id: 1) }
+    #expect(movie == dory)
+    #expect(trace.all == [Provenance(origin: .cache, age: 40)])
+    #expect(try await outer.statistics().entries == 0)
+  }
+}

@@ -1,0 +1,161 @@
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import Store
+import Testing
+
+/// Every cache policy, against every state of the store and every behaviour of the api, for a
+/// single item and for a list, on both cache stores: the value, its origin and age, and whether
+/// the api was asked.
+@Suite struct PolicyMatrixTests {
+  enum StoreKind: String, CaseIterable, Sendable { case memory, sqlite }
+  enum Stored: String, CaseIterable, Sendable { case nothing, fresh, stale, byAnotherCall }
+  enum Api: String, CaseIterable, Sendable { case answers, down, notModified, badData }
+  enum Shape: String, CaseIterable, Sendable { case item, list }
+
+  static let policies: [CachePolicy] = [
+    .cacheOnly, .networkOnly, .cacheFirst(maxAge: .seconds(60)), .networkFirst,
+    .cacheThenNetwork, .staleWhileRevalidate(maxAge: .seconds(60)),
+  ]
+
+  struct Case: Sendable, CustomTestStringConvertible {
+    let store: StoreKind
+    let policy: CachePolicy
+    let stored: Stored
+    let api: Api
+    let shape: Shape
+
+    var testDescription: String {
+      "\(policy), \(stored.rawValue) stored, api \(api.rawValue), \(shape.rawValue), \(store.rawValue)"
+    }
+
+    static var all: [Case] {
+      StoreKind.allCases.flatMap { store in
+        policies.flatMap { policy in
+          Stored.allCases.flatMap { stored in
+            Api.allCases.flatMap { api in
+              Shape.allCases.map { Case(store: store, policy: policy, stored: stored, api: api, shape: $0) }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Which copy came back: the one stored before, or the api's new one.
+  enum Copy: Equatable { case old, new }
+
+  /// What the policy means, written as its documentation says it.
+  struct Expected: Equatable {
+    var copy: Copy?  // nil: the call fails
+    var origin: ResultOrigin?
+    var age: TimeInterval?
+    var apiCalled: Bool
+  }
+
+  static func expected(_ c: Case) -> Expected {
+    let own = c.stored == .fresh || c.stored == .stale
+    let age: TimeInterval = c.stored == .stale ? 600 : 30
+    let cached = Expected(copy: .old, origin: .cache, age: age, apiCalled: false)
+    let failure = Expected(copy: nil, origin: nil, age: nil, apiCalled: true)
+    /// Asking the api, falling back to the own copy when it is down, renewing it on a 304.
+    func ask(fallBack: Bool) -> Expected {
+      switch c.api {
+      case .answers: return Expected(copy: .new, origin: .network, age: 0, apiCalled: true)
+      case .down:
+        return own && fallBack ? Expected(copy: .old, origin: .cache, age: age, apiCalled: true) : failure
+      case .notModified:
+        return own && fallBack ? Expected(copy: .old, origin: .cache, age: 0, apiCalled: true) : failure
+      case .badData: return failure
+      }
+    }
+    switch c.policy {
+    case .cacheOnly:
+      return own ? cached : Expected(copy: nil, origin: nil, age: nil, apiCalled: false)
+    case .networkOnly:
+      return ask(fallBack: false)
+    case .cacheFirst:
+      return c.stored == .fresh ? cached : ask(fallBack: true)
+    case .networkFirst, .cacheThenNetwork:
+      return ask(fallBack: true)
+    case .staleWhileRevalidate:
+      if c.stored == .fresh { return cached }
+      // A stale copy is answered at once; the api is asked behind it.
+      if c.stored == .stale { return Expected(copy: .old, origin: .cache, age: 600, apiCalled: true) }
+      return ask(fallBack: false)
+    }
+  }
+
+  @Test(arguments: Case.all)
+  func policyMeansWhatItSays(_ c: Case) async throws {
+    let clock = TestWallClock()
+    let store: any CacheStore =
+      c.store == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+    let old = [try Movie.fixture(1, "Old one", grossing: 20), try Movie.fixture(2, "Old two", grossing: 10)]
+    let new = [try Movie.fixture(1, "New one", grossing: 20), try Movie.fixture(2, "New two", grossing: 10)]
+
+    // What was stored before, through the layer itself.
+    let seeder = ScriptedMovieService(old)
+    let seeding = LayeredMovieService(
+      base: seeder, layers: [CachingLayer(store: store, policy: .networkOnly, clock: clock.wallClock)])
+    switch (c.stored, c.shape) {
+    case (.nothing, _): break
+    case (.fresh, .item), (.stale, .item), (.byAnotherCall, .list): _ = try await seeding.movie(id: 1)
+    case (.fresh, .list), (.stale, .list), (.byAnotherCall, .item):
+      _ = try await seeding.topGrossingMovies(year: 2016)
+    }
+    clock.advance(c.stored == .stale ? 600 : 30)
+
+    let api = ScriptedMovieService(new)
+    switch c.api {
+    case .answers: break
+    case .down: api.fail(.unreachable)
+    case .notModified: api.sayNotModified()
+    case .badData: api.fail(.badData)
+    }
+    let background = BackgroundWork()
+    let layer = CachingLayer(
+      store: store, policy: c.policy, clock: clock.wallClock, background: background)
+    let service = LayeredMovieService(base: api, layers: [layer])
+
+    let early = Recorder<Provenance>()
+    let recorder = Provenance.Recorder { early.append($0.provenance) }
+    let result = await Result(catching: {
+      try await Provenance.$recorder.withValue(recorder) { () async throws -> [Movie] in
+        switch c.shape {
+        case .item: [try await service.movie(id: 1)]
+        case .list: try await service.topGrossingMovies(year: 2016)
+        }
+      }
+    })
+    await background.settle()
+
+    let expectation = Self.expected(c)
+    let wanted: [Movie]? =
+      switch expectation.copy {
+      case .old?: c.shape == .item ? [old[0]] : old
+      case .new?: c.shape == .item ? [new[0]] : new
+      case nil: nil
+      }
+    #expect((try? result.get()) == wanted)
+    let provenance = recorder.all
+    if let origin = expectation.origin, let age = expectation.age {
+      #expect(provenance == [Provenance(origin: origin, age: age)])
+    } else {
+      #expect(provenance.isEmpty)
+    }
+    #expect((api.calls > 0) == expectation.apiCalled)
+    // cacheThenNetwork hands over its own stored copy first; nothing else does.
+    let own = c.stored == .fresh || c.stored == .stale
+    #expect(
+      early.all == (c.policy == .cacheThenNetwork && own
+        ? [Provenance(origin: .cache, age: c.stored == .stale ? 600 : 30)] : []))
+  }
+}
+
+extension Result where Failure == any Error {
+  init(catching body: () async throws -> Success) async {
+    do { self = .success(try await body()) } catch { self = .failure(error) }
+  }
+}

@@ -1,0 +1,154 @@
+import Domain
+import Foundation
+import GRDB
+import KernelTesting
+import Layers
+import Store
+import Testing
+
+@Suite struct SQLiteCacheStoreTests {
+  private func entry(_ key: String, _ text: String, at seconds: TimeInterval = 100) -> CacheEntry {
+    CacheEntry(
+      key: key, payload: Data(text.utf8), storedAt: Date(timeIntervalSince1970: seconds),
+      validators: CacheValidators(etag: "\"\(text)\""))
+  }
+
+  @Test func theCacheIsOneFileInWALMode() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    _ = try SQLiteCacheStore.open(at: folder.cache)
+    let mode = try DatabaseQueue(path: folder.cache.path).read { db in
+      try String.fetchOne(db, sql: "PRAGMA journal_mode")
+    }
+    #expect(mode == "wal")
+  }
+
+  @Test func entriesAreKeptPerKeyAcrossOpeningsAndRenewedOnA304() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let store = try SQLiteCacheStore.open(at: folder.cache)
+    try await store.store(entry("a", "first"))
+    try await store.store(entry("b", "other"))
+    try await store.store(entry("a", "second", at: 200))
+    try await store.renew(
+      "b", storedAt: Date(timeIntervalSince1970: 300), validators: CacheValidators(etag: "\"b2\""))
+
+    let reopened = try SQLiteCacheStore.open(at: folder.cache)
+    #expect(try await reopened.entry(for: "a") == entry("a", "second", at: 200))
+    let renewed = try await reopened.entry(for: "b")
+    #expect(renewed?.payload == Data("other".utf8))
+    #expect(renewed?.storedAt == Date(timeIntervalSince1970: 300))
+    #expect(renewed?.validators.etag == "\"b2\"")
+    #expect(try await reopened.entry(for: "c") == nil)
+    let stats = try await reopened.statistics()
+    #expect(stats.entries == 2)
+    #expect(stats.oldest == Date(timeIntervalSince1970: 200))
+    #expect(try await reopened.clear() == 2)
+    #expect(try await reopened.entry(for: "a") == nil)
+  }
+
+  @Test func aVersionOneFileLosesItsSharedMovieTablesAndKeepsItsOwnAnswers() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+    // A file as the first schema left it: movie rows, and entries with and without a payload.
+    let queue = try DatabaseQueue(path: folder.cache.path)
+    try await queue.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+          INSERT INTO grdb_migrations VALUES ('v1: movies, actors, cast, cache entries');
+          CREATE TABLE movie (id INTEGER PRIMARY KEY, name TEXT NOT NULL, year INTEGER NOT NULL,
+            releaseDate TEXT NOT NULL, grossing INTEGER NOT NULL, rating REAL NOT NULL,
+            storedAt REAL NOT NULL);
+          CREATE TABLE actor (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+          CREATE TABLE movie_cast (movieId INTEGER NOT NULL, position INTEGER NOT NULL,
+            actorId INTEGER NOT NULL, PRIMARY KEY (movieId, position)) WITHOUT ROWID;
+          CREATE TABLE cache_entry (key TEXT PRIMARY KEY, storedAt REAL NOT NULL, etag TEXT,
+            lastModified TEXT, payload BLOB) WITHOUT ROWID;
+          INSERT INTO movie VALUES (1, 'Finding Dory', 2016, '2016-06-17', 486, 77, 100);
+          INSERT INTO cache_entry (key, storedAt, payload) VALUES ('movies/topGrossing/2016', 100, NULL);
+          INSERT INTO cache_entry (key, storedAt, payload) VALUES ('books/1', 100, X'7B7D');
+          """)
+    }
+    try queue.close()
+
+    let store = try SQLiteCacheStore.open(at: folder.cache)
+    #expect(try await store.entry(for: "movies/topGrossing/2016") == nil)
+    #expect(try await store.entry(for: "books/1")?.payload == Data("{}".utf8))
+    let tables = try await DatabaseQueue(path: folder.cache.path).read { db in
+      try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    #expect(!tables.contains("movie") && tables.contains("cache_entry"))
+  }
+
+  @Test func aFileThatIsNotADatabaseIsMovedAsideWithAWarning() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+    try Data(repeating: 0x42, count: 8192).write(to: folder.cache)
+    let context = folder.url.appendingPathComponent("context.json")
+    let saved = Data(#"{"environment": "local", "tokens": {}}"#.utf8)
+    try saved.write(to: context)
+    let warnings = Recorder<String>()
+
+    let store = try SQLiteCacheStore.open(at: folder.cache, warn: warnings.append)
+    try await store.store(entry("a", "after the damage"))
+    #expect(try await store.statistics().entries == 1)
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.contains("was damaged") == true)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(files.contains { $0.hasPrefix("cache.sqlite.corrupt-") })
+    #expect(try Data(contentsOf: context) == saved)  // the saved context is another file, untouched
+  }
+
+  @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftAlone() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    try await SQLiteCacheStore.open(at: folder.cache).store(entry("a", "keep me"))
+    try await DatabaseQueue(path: folder.cache.path).write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
+    }
+    let error = #expect(throws: StoreError.self) { try SQLiteCacheStore.open(at: folder.cache) }
+    guard case .newerSchema(let file, let unknown) = error else {
+      Issue.record("expected newerSchema, got \(String(describing: error))")
+      return
+    }
+    #expect(file == folder.cache.path)
+    #expect(unknown == ["v9: from the future"])
+    #expect(error?.failure == .configuration)
+    let kept = try await DatabaseQueue(path: folder.cache.path).read { db in
+      try Data.fetchOne(db, sql: "SELECT payload FROM cache_entry WHERE key = 'a'")
+    }
+    #expect(kept == Data("keep me".utf8))
+  }
+
+  @Test func aDirectoryWhereTheFileShouldBeIsOneSentenceWithTheFix() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    try FileManager.default.createDirectory(at: folder.cache, withIntermediateDirectories: true)
+    let error = #expect(throws: StoreError.self) { try SQLiteCacheStore.open(at: folder.cache) }
+    #expect(
+      error?.description
+        == "The cache \(folder.cache.path) cannot be opened: it is a directory; remove it or choose another --data-dir."
+    )
+    #expect(error?.failure == .configuration)
+  }
+
+  @Test func anotherConnectionsExclusiveLockFailsTheOpeningWithTheCause() throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    _ = try SQLiteCacheStore.open(at: folder.cache)
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+    let holder = try DatabaseQueue(path: folder.cache.path, configuration: configuration)
+    try holder.inDatabase { db in
+      try db.execute(sql: "BEGIN EXCLUSIVE; DELETE FROM cache_entry;")
+      let error = #expect(throws: StoreError.self) {
+        try SQLiteCacheStore.open(at: folder.cache, busyTimeout: .milliseconds(50))
+      }
+      #expect(error?.description.contains("another process holds it locked") == true)
+      try db.execute(sql: "ROLLBACK")
+    }
+  }
+}
