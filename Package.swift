@@ -98,7 +98,12 @@ let package = Package(
       ]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
-    .testTarget(name: "EndToEndTests", dependencies: ["kernel", "SampleApi", "KernelTesting"]),
+    // GRDB here only to age, edit and lock the cache file from outside, as another process would.
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: [
+        "kernel", "SampleApi", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -66,9 +66,11 @@ struct Kernel {
   /// Async, and waiting on a thread of its own: a test blocked on a child would hold one of the
   /// few threads of Swift's cooperative pool and starve the async tests running beside it.
   func run(
-    _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60)
+    _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60),
+    fileSizeLimitKB: Int? = nil
   ) async throws -> Run {
-    try await launch(arguments, variables: variables).finish(within: limit)
+    try await launch(arguments, variables: variables, fileSizeLimitKB: fileSizeLimitKB)
+      .finish(within: limit)
   }
 
   /// A `kernel` still running, its output drained as it comes.
@@ -93,20 +95,31 @@ struct Kernel {
 
   /// Starts `kernel arguments`; stderr goes to `terminal` when given, else to a pipe.
   func launch(
-    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil
+    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
+    fileSizeLimitKB: Int? = nil
   ) throws -> Running {
-    let process = try start(arguments, variables: variables, terminal: terminal)
+    let process = try start(
+      arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB)
     return Running(
       process: process, stdout: Reader(process.standardOutput),
       stderr: Reader(process.standardError))
   }
 
+  /// With `fileSizeLimitKB`, bash's `ulimit -f` runs it: writes past that size fail, as
+  /// on a full disk.
   func start(
-    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil
+    _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
+    fileSizeLimitKB: Int? = nil
   ) throws -> Process {
     let process = Process()
-    process.executableURL = try Self.binary
-    process.arguments = arguments
+    if let limit = fileSizeLimitKB {
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")  // ulimit -f in KiB
+      process.arguments =
+        ["-c", "ulimit -f \(limit) && exec \"$0\" \"$@\"", try Self.binary.path] + arguments
+    } else {
+      process.executableURL = try Self.binary
+      process.arguments = arguments
+    }
     process.environment = environment.merging(variables) { _, new in new }
     process.currentDirectoryURL = workingDirectory
     process.standardOutput = Pipe()

@@ -140,6 +140,7 @@ import Testing
     defer { folder.remove() }
     _ = try SQLiteCacheStore.open(at: folder.cache)
     var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true  // the lock is held across accesses
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
     let holder = try DatabaseQueue(path: folder.cache.path, configuration: configuration)
     try holder.inDatabase { db in

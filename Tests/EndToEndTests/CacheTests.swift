@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import KernelTesting
+import Testing
+
+/// The cache under every policy and fault, as `kernel` shows it: answers are never lost to a
+/// cache that cannot be written, a cache that cannot be opened is one sentence, a lock is not a
+/// long wait, and cacheThenNetwork and staleWhileRevalidate do in `kernel` what they say.
+@Suite(.timeLimit(.minutes(3))) struct CacheTests {
+  /// A config whose profiles stack the sample api under each policy these tests need.
+  private func configure(_ kernel: Kernel) throws {
+    try kernel.write(
+      """
+      environments:
+        sample: {baseURL: "https://sample.invalid/api/"}
+      profiles:
+        layered: {movies: [cache(networkFirst), api]}
+        offline: {movies: [store]}
+        updates: {movies: [cache(cacheThenNetwork), api]}
+        revalidate: {movies: [cache(staleWhileRevalidate, 60), api]}
+        flow: {movies: [cache(cacheFirst, 300), api]}
+      """, to: "Config/kernel.yaml")
+  }
+
+  private func database(_ kernel: Kernel) throws -> DatabaseQueue {
+    try DatabaseQueue(path: kernel.dataDirectory.appendingPathComponent("cache.sqlite").path)
+  }
+
+  @Test func aFullDiskCostsNoAnswerOnlyOneWarning() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1"])  // the file exists, with room for little
+    let ids = (1...15).map(String.init)
+    let run = try await kernel.run(["movies", "get"] + ids, fileSizeLimitKB: 48)
+    #expect(run.status == 0, "\(run)")
+    #expect(run.stdout.contains("15 movies from the api"), "\(run)")
+    let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    #expect(warnings.count == 1, "\(run)")
+    #expect(
+      warnings.first?.contains("the disk is full or failed; the answer is shown") == true, "\(run)")
+  }
+
+  @Test func aCacheThatCannotBeOpenedIsOneSentenceOfflineAndAWarningLayered() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let file = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
+    try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+    let sentence =
+      "The cache \(file.path) cannot be opened: it is a directory; remove it or choose another --data-dir."
+
+    let offline = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+    #expect(offline.status == 78, "\(offline)")
+    #expect(offline.stderr == sentence + "\n", "\(offline)")
+
+    let layered = try await kernel.run(["movies", "get", "1"])
+    #expect(layered.status == 0, "\(layered)")
+    #expect(layered.stdout.contains("Finding Dory"))
+    #expect(layered.stderr == "warning: \(sentence) Answering from the api without the cache.\n")
+
+    let stats = try await kernel.run(["cache", "stats"])
+    #expect(stats.status == 78 && stats.stderr == sentence + "\n", "\(stats)")
+  }
+
+  @Test func aNewerCacheIsRefusedWithItsExitCode() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1"])
+    try await database(kernel).write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
+    }
+    let offline = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+    #expect(offline.status == 78, "\(offline)")
+    #expect(offline.stderr.contains("written by a newer version of Kernel"))
+    #expect(offline.stderr.split(separator: "\n").count == 1, "\(offline)")
+  }
+
+  @Test func anotherProcessesExclusiveLockFailsFastNotInFifteenSeconds() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1"])
+    var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true  // the lock is held across accesses
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+    let holder = try DatabaseQueue(
+      path: kernel.dataDirectory.appendingPathComponent("cache.sqlite").path,
+      configuration: configuration)
+    try await holder.write { db in try db.execute(sql: "DELETE FROM cache_entry WHERE 0") }
+    try holder.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+    defer { try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") } }
+
+    // The deadline is against a hang (three 5 s waits were 15 s); the cache gives up in 1.5 s.
+    let offline = try await kernel.run(
+      ["--profile", "offline", "movies", "get", "1"], within: .seconds(10))
+    #expect(offline.status == 78, "\(offline)")
+    #expect(offline.stderr.contains("another process holds it locked; wait for the other process"))
+    let layered = try await kernel.run(["movies", "get", "2"], within: .seconds(10))
+    #expect(layered.status == 0, "\(layered)")
+    #expect(layered.stdout.contains("1 movie from the api"))
+    #expect(layered.stderr.contains("warning: The cache"))
+  }
+
+  @Test func cacheThenNetworkPrintsTheCopyThenTheFreshAnswerWhenItDiffers() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try configure(kernel)
+    _ = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
+    try await database(kernel).write { db in
+      try db.execute(
+        sql: """
+          UPDATE cache_entry SET payload =
+            CAST(replace(CAST(payload AS TEXT), 'Finding Dory', 'Finding Nemo') AS BLOB)
+          """)
+    }
+    let json = try await kernel.run(["--profile", "updates", "movies", "get", "1", "--format", "json"])
+    #expect(json.status == 0, "\(json)")
+    let lines = json.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2, "\(json)")
+    let objects = lines.compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+    #expect(objects.map { $0["origin"] as? String } == ["cache", "network"])
+    #expect(lines.first?.contains("Finding Nemo") == true && lines.last?.contains("Finding Dory") == true)
+
+    // Now the copy is the api's answer: it is printed once, and the api said so.
+    let text = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
+    #expect(text.stdout.components(separatedBy: "Finding Dory").count == 2, "\(text)")
+    #expect(text.stdout.contains("1 movie from cache"))
+    #expect(text.stdout.contains("The api's answer is the same."))
+  }
+
+  @Test func staleWhileRevalidateStoresItsRefreshBeforeKernelExits() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try configure(kernel)
+    _ = try await kernel.run(["--profile", "revalidate", "movies", "get", "1"])
+    try await database(kernel).write { db in
+      try db.execute(sql: "UPDATE cache_entry SET storedAt = storedAt - 3600")
+    }
+    let run = try await kernel.run(
+      ["--profile", "revalidate", "movies", "get", "1", "--format", "json"])
+    #expect(run.status == 0, "\(run)")
+    #expect(run.json?["origin"] as? String == "cache")
+    // The process has ended; the refresh it started behind the answer was stored before that.
+    let age = try await database(kernel).read { db in
+      try Double.fetchOne(db, sql: "SELECT strftime('%s', 'now') - storedAt FROM cache_entry")
+    }
+    #expect((age ?? 3600) < 600, "the stored copy is \(age ?? -1) s old")
+  }
+
+  @Test func aStackWrittenAsAFlowListIsAccepted() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try configure(kernel)
+    let run = try await kernel.run(["--profile", "flow", "movies", "get", "1"])
+    #expect(run.status == 0, "\(run)")
+    let again = try await kernel.run(["--profile", "flow", "movies", "get", "1"])
+    #expect(again.stdout.contains("1 movie from cache"), "\(again)")
+  }
+}
