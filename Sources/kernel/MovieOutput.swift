@@ -71,7 +71,8 @@ enum MovieOutput {
     session.runtime.log("waiting for \(work.pending) cache refresh(es) to be stored")
     if await !work.settle(within: .seconds(limit)) {
       Terminal.warn(
-        "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept.")
+        "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept."
+      )
     }
   }
 

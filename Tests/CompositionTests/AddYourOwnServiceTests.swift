@@ -3,8 +3,8 @@ import Composition
 import Domain
 import Foundation
 import Injection
-import SampleApi
 import Layers
+import SampleApi
 import Testing
 
 // README "Add your own service", runnable: a second domain (TV shows) with an api layer, the

@@ -111,7 +111,9 @@ import Testing
             CAST(replace(CAST(payload AS TEXT), 'Finding Dory', 'Finding Nemo') AS BLOB)
           """)
     }
-    let json = try await kernel.run(["--profile", "updates", "movies", "get", "1", "--format", "json"])
+    let json = try await kernel.run([
+      "--profile", "updates", "movies", "get", "1", "--format", "json",
+    ])
     #expect(json.status == 0, "\(json)")
     let lines = json.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 2, "\(json)")
@@ -119,7 +121,8 @@ import Testing
       (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
     }
     #expect(objects.map { $0["origin"] as? String } == ["cache", "network"])
-    #expect(lines.first?.contains("Finding Nemo") == true && lines.last?.contains("Finding Dory") == true)
+    #expect(
+      lines.first?.contains("Finding Nemo") == true && lines.last?.contains("Finding Dory") == true)
 
     // Now the copy is the api's answer: it is printed once, and the api said so.
     let text = try await kernel.run(["--profile", "updates", "movies", "get", "1"])

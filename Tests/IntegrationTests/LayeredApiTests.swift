@@ -2,8 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
-import SampleApi
 import Layers
+import SampleApi
 import Store
 import Synchronization
 import Testing

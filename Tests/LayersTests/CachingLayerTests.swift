@@ -17,7 +17,9 @@ private final class FailingStore: CacheStore {
   init(failReads: Bool = false) { self.failReads = failReads }
 
   func entry(for key: String) async throws -> CacheEntry? {
-    if failReads { throw Failure(description: "The cache /tmp/x could not be read: it is damaged.") }
+    if failReads {
+      throw Failure(description: "The cache /tmp/x could not be read: it is damaged.")
+    }
     return try await inner.entry(for: key)
   }
   func store(_ entry: CacheEntry) async throws {
@@ -65,7 +67,8 @@ private final class ValidatingService: MovieService {
 
   @Test func aListIsNeverAnsweredFromWhatAnotherCallStored() async throws {
     let base = ScriptedMovieService([dory, civilWar])
-    let layer = CachingLayer(store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
+    let layer = CachingLayer(
+      store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
     let service = LayeredMovieService(base: base, layers: [layer])
     _ = try await service.movie(id: 1)
     let (list, trace) = try await traced { try await service.topGrossingMovies(year: 2016) }
@@ -131,17 +134,18 @@ private final class ValidatingService: MovieService {
     }
     async let finished = work.settle(within: .seconds(5), on: clock)
     await clock.waitForSleepers(2)
-    await clock.advance(by: .seconds(5))
+    clock.advance(by: .seconds(5))
     #expect(await finished == false)
     await cancelled.reach(1)
-    #expect(work.pending == 0 || cancelled.value == 1)
+    #expect(cancelled.value == 1)
   }
 
   @Test func aFailedWriteKeepsTheAnswerAndWarnsOncePerCause() async throws {
     let store = FailingStore()
     let warnings = Recorder<String>()
     let layer = CachingLayer(store: store, policy: .networkFirst, warn: warnings.append)
-    let service = LayeredMovieService(base: ScriptedMovieService([dory, civilWar]), layers: [layer])
+    let service = LayeredMovieService(
+      base: ScriptedMovieService([dory, civilWar]), layers: [layer])
     #expect(try await service.movie(id: 1) == dory)
     #expect(try await service.movie(id: 3) == civilWar)
     #expect(store.writes.value == 2)
@@ -157,7 +161,8 @@ private final class ValidatingService: MovieService {
     let layered = LayeredMovieService(
       base: base,
       layers: [
-        CachingLayer(store: FailingStore(failReads: true), policy: .networkFirst, warn: warnings.append)
+        CachingLayer(
+          store: FailingStore(failReads: true), policy: .networkFirst, warn: warnings.append)
       ])
     #expect(try await layered.movie(id: 1) == dory)
     #expect(warnings.all.first?.hasSuffix("it is damaged; asking the api instead.") == true)
@@ -172,7 +177,9 @@ private final class ValidatingService: MovieService {
     let base = ValidatingService([dory])
     let service = LayeredMovieService(
       base: base,
-      layers: [CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst, clock: clock.wallClock)])
+      layers: [
+        CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst, clock: clock.wallClock)
+      ])
     _ = try await service.movie(id: 1)
     clock.advance(500)
     let (copy, trace) = try await traced { try await service.movie(id: 1) }
@@ -184,7 +191,9 @@ private final class ValidatingService: MovieService {
   @Test func aStoreOnlyStackWithNothingStoredIsACacheMiss() async throws {
     let offline = LayeredMovieService(
       base: nil, layers: [CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst)])
-    let miss = await #expect(throws: CacheMiss.self) { try await offline.topRatedMovies(year: 2016) }
+    let miss = await #expect(throws: CacheMiss.self) {
+      try await offline.topRatedMovies(year: 2016)
+    }
     #expect(miss?.what == "the top-rated movies of 2016")
   }
 

@@ -67,7 +67,9 @@ private final class GatedMovies: MovieService {
 
   @Test func theMemoryLayerKeepsRecentResultsForTheirMaxAge() async throws {
     let clock = TestWallClock()
-    let base = ScriptedMovieService([try Movie.fixture(1, "A"), try Movie.fixture(2, "B"), try Movie.fixture(3, "C")])
+    let base = ScriptedMovieService([
+      try Movie.fixture(1, "A"), try Movie.fixture(2, "B"), try Movie.fixture(3, "C"),
+    ])
     let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), clock: clock.wallClock)
     let service = LayeredMovieService(base: base, layers: [memory])
 

@@ -35,7 +35,9 @@ import Testing
         policies.flatMap { policy in
           Stored.allCases.flatMap { stored in
             Api.allCases.flatMap { api in
-              Shape.allCases.map { Case(store: store, policy: policy, stored: stored, api: api, shape: $0) }
+              Shape.allCases.map {
+                Case(store: store, policy: policy, stored: stored, api: api, shape: $0)
+              }
             }
           }
         }
@@ -64,9 +66,11 @@ import Testing
       switch c.api {
       case .answers: return Expected(copy: .new, origin: .network, age: 0, apiCalled: true)
       case .down:
-        return own && fallBack ? Expected(copy: .old, origin: .cache, age: age, apiCalled: true) : failure
+        return own && fallBack
+          ? Expected(copy: .old, origin: .cache, age: age, apiCalled: true) : failure
       case .notModified:
-        return own && fallBack ? Expected(copy: .old, origin: .cache, age: 0, apiCalled: true) : failure
+        return own && fallBack
+          ? Expected(copy: .old, origin: .cache, age: 0, apiCalled: true) : failure
       case .badData: return failure
       }
     }
@@ -82,7 +86,9 @@ import Testing
     case .staleWhileRevalidate:
       if c.stored == .fresh { return cached }
       // A stale copy is answered at once; the api is asked behind it.
-      if c.stored == .stale { return Expected(copy: .old, origin: .cache, age: 600, apiCalled: true) }
+      if c.stored == .stale {
+        return Expected(copy: .old, origin: .cache, age: 600, apiCalled: true)
+      }
       return ask(fallBack: false)
     }
   }
@@ -92,16 +98,22 @@ import Testing
     let clock = TestWallClock()
     let store: any CacheStore =
       c.store == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
-    let old = [try Movie.fixture(1, "Old one", grossing: 20), try Movie.fixture(2, "Old two", grossing: 10)]
-    let new = [try Movie.fixture(1, "New one", grossing: 20), try Movie.fixture(2, "New two", grossing: 10)]
+    let old = [
+      try Movie.fixture(1, "Old one", grossing: 20), try Movie.fixture(2, "Old two", grossing: 10),
+    ]
+    let new = [
+      try Movie.fixture(1, "New one", grossing: 20), try Movie.fixture(2, "New two", grossing: 10),
+    ]
 
     // What was stored before, through the layer itself.
     let seeder = ScriptedMovieService(old)
     let seeding = LayeredMovieService(
-      base: seeder, layers: [CachingLayer(store: store, policy: .networkOnly, clock: clock.wallClock)])
+      base: seeder,
+      layers: [CachingLayer(store: store, policy: .networkOnly, clock: clock.wallClock)])
     switch (c.stored, c.shape) {
     case (.nothing, _): break
-    case (.fresh, .item), (.stale, .item), (.byAnotherCall, .list): _ = try await seeding.movie(id: 1)
+    case (.fresh, .item), (.stale, .item), (.byAnotherCall, .list):
+      _ = try await seeding.movie(id: 1)
     case (.fresh, .list), (.stale, .list), (.byAnotherCall, .item):
       _ = try await seeding.topGrossingMovies(year: 2016)
     }
@@ -149,8 +161,9 @@ import Testing
     // cacheThenNetwork hands over its own stored copy first; nothing else does.
     let own = c.stored == .fresh || c.stored == .stale
     #expect(
-      early.all == (c.policy == .cacheThenNetwork && own
-        ? [Provenance(origin: .cache, age: c.stored == .stale ? 600 : 30)] : []))
+      early.all
+        == (c.policy == .cacheThenNetwork && own
+          ? [Provenance(origin: .cache, age: c.stored == .stale ? 600 : 30)] : []))
   }
 }
 

@@ -4,7 +4,7 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "cli": { try CliBench.run() },
   "container": { try ContainerBench.run() },
   "http": { try await HttpBench.run() },
-  "store": { try StoreBench.run() },
+  "store": { try await StoreBench.run() },
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 let unknown = requested.filter { suites[$0] == nil }

@@ -32,8 +32,9 @@ extension Answer: Equatable where Value: Equatable {}
 public struct Next<Value: Sendable>: Sendable {
   private let body: @Sendable (CacheValidators?) async throws -> Answer<Value>
 
-  public init(_ body: @escaping @Sendable (_ offered: CacheValidators?) async throws -> Answer<Value>)
-  {
+  public init(
+    _ body: @escaping @Sendable (_ offered: CacheValidators?) async throws -> Answer<Value>
+  ) {
     self.body = body
   }
 

@@ -55,4 +55,3 @@ extension ServiceCall where Value == [Movie] {
       summary: "the top-rated movies of \(year)")
   }
 }
-
