@@ -21,6 +21,7 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(
       url: "https://github.com/apple/swift-configuration", from: "1.4.0",
@@ -37,7 +38,9 @@ let package = Package(
     // Movies, actors and the service protocols the app sees.
     .target(name: "Domain"),
     // Environments, routes, the api context, transports, validation, mapping, api services.
-    .target(name: "Api", dependencies: ["Domain"]),
+    .target(
+      name: "Api",
+      dependencies: ["Domain", .product(name: "HTTPTypes", package: "swift-http-types")]),
     // Call descriptions, the layer stack, logging / dedupe / memory / caching layers, cache
     // policies, the cache-store protocol and its in-memory twin: no SQLite, no HTTP.
     .target(name: "Layers", dependencies: ["Domain"]),
@@ -54,11 +57,12 @@ let package = Package(
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Composition"),
-    // The command front: parsing, rendering, exit codes. It resolves protocols, never names a service.
+    // The command front: parsing, rendering, exit codes. It sees Composition's façade (the
+    // profile's services, the api's environments and auth, the cache, serving) and the domain.
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "Composition", "Domain", "Api", "Layers", "Store", "Injection", "SampleApi",
+        "Composition", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

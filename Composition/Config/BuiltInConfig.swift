@@ -29,7 +29,8 @@ enum BuiltInConfig {
 
     # Api environments by name. Each has a base URL (plain http only to a loopback address unless
     # `insecure: true`), the header carrying the auth token and the scheme put before it (empty
-    # for the bare token).
+    # for the bare token), and the transport that sends its requests: `http` (the default) or
+    # `sample` (the bundled API, answered in process; --base-url sends to a real server instead).
     environments:
       production:
         # The 2017 talk's original static API.
@@ -46,6 +47,7 @@ enum BuiltInConfig {
         baseURL: https://sample.kernel.invalid/api/
         tokenHeader: Authorization
         tokenScheme: Bearer
+        transport: sample
 
     # The api context, holding the current environment and the tokens: `memory` (forgotten when
     # the process ends) or `persistent` (context.json in the data dir, readable only by you).
@@ -71,10 +73,13 @@ enum BuiltInConfig {
 
     # Profiles: a decorator stack per service, outermost layer first, ending in a source:
     #   api          the REST api (environment, adapters, retriers, transport)
-    #   store        the SQLite cache only: no transport is built at all
+    #   store        the SQLite cache only, each call answered by its own stored answer:
+    #                no transport is built at all
     # Layers: logging, dedupe (one call for identical concurrent requests),
     #   memory(<entries>, <seconds>), cache(<policy>[, <max age seconds>]) with a policy among
-    #   networkFirst, cacheFirst, cacheOnly, networkOnly, staleWhileRevalidate, cacheThenNetwork.
+    #   networkFirst, cacheFirst, cacheOnly, networkOnly, staleWhileRevalidate (kernel waits for
+    #   the refresh to be stored before it exits), cacheThenNetwork (kernel prints the cached
+    #   answer, then the api's when it differs). Both list forms work: [cache(cacheFirst, 300), api]
     # A profile may also set any key above for itself, e.g. `context: memory`.
     profiles:
       api:

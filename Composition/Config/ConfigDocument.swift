@@ -2,14 +2,16 @@ import Configuration
 import Foundation
 import Yams
 
-/// A config file, read and checked against the schema, with this run's `KERNEL_*` variables and
-/// flags over it. Values are looked up through swift-configuration's providers in the order of
+/// A config file, read and checked against the app's schema (Kernel's keys, its services'
+/// stacks, its own settings), with this run's `<PREFIX>_*` variables and flags over it. Values are looked up through swift-configuration's providers in the order of
 /// precedence: flag > variable > the profile's section > the file's top level > the default.
 public struct ConfigDocument: Sendable {
   /// The file as people should see it named: a path, or "the built-in config".
   public let file: String
   /// Profile names, as the file lists them.
   public let profileNames: [String]
+  /// The app whose config this is: its variable prefix, catalog and settings.
+  public let app: KernelApp
   private let environmentNames: [String: [String]]
   /// The file's values, checked and typed by the schema.
   private let snapshot: InMemoryProvider
@@ -25,8 +27,10 @@ public struct ConfigDocument: Sendable {
 
   /// Parses and checks `text`; `flags` maps config keys (`profile`, `baseURL`…) to flag values.
   public init(
-    text: String, file: String, variables: [String: String] = [:], flags: [String: String] = [:]
+    text: String, file: String, variables: [String: String] = [:], flags: [String: String] = [:],
+    app: KernelApp = .kernel
   ) throws {
+    self.app = app
     let root: Node?
     do {
       root = try Yams.compose(yaml: text, .basic)
@@ -39,7 +43,7 @@ public struct ConfigDocument: Sendable {
         expected: "a section of keys such as profile: and profiles:")
     }
     var values: [AbsoluteConfigKey: ConfigValue] = [:]
-    try ConfigSchema.file.check(root, path: [], file: file, into: &values)
+    try ConfigSchema.file(for: app.catalog).check(root, path: [], file: file, into: &values)
     snapshot = InMemoryProvider(name: file, values: values)
     let profiles = root.mapping?["profiles"]?.mapping
     self.profileNames = profiles?.keys.compactMap(\.string) ?? []
@@ -53,7 +57,7 @@ public struct ConfigDocument: Sendable {
     self.environmentNames = environmentNames
     self.file = file
     self.variables = EnvironmentVariablesProvider(
-      environmentVariables: variables.filter { $0.key.hasPrefix("KERNEL_") })
+      environmentVariables: variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") })
     values = [:]
     for (key, value) in flags {
       values[AbsoluteConfigKey([key])] = ConfigValue(.string(value), isSecret: false)
@@ -62,31 +66,31 @@ public struct ConfigDocument: Sendable {
     self.flagNames = Self.flagForKey
   }
 
-  /// The file `--config` / `KERNEL_CONFIG` names, else `Config/kernel.yaml` under the working
-  /// directory when there is one, else the copy built into Kernel.
+  /// The file `--config` / `<PREFIX>_CONFIG` names, else the app's config file under the
+  /// working directory when there is one, else the copy built into the app.
   public static func load(
     path: String?, workingDirectory: URL, variables: [String: String] = [:],
-    flags: [String: String] = [:]
+    flags: [String: String] = [:], app: KernelApp = .kernel
   ) throws -> ConfigDocument {
-    let explicit = path ?? variables["KERNEL_CONFIG"]
-    let local = workingDirectory.appendingPathComponent("Config/kernel.yaml")
-    guard
-      let chosen = explicit
-        ?? (FileManager.default.fileExists(atPath: local.path) ? "Config/kernel.yaml" : nil)
-    else {
+    let variable = "\(app.variablePrefix)_CONFIG"
+    let explicit = path ?? variables[variable]
+    let local = workingDirectory.appendingPathComponent(app.configFile)
+    let found = FileManager.default.fileExists(atPath: local.path) ? app.configFile : nil
+    guard let chosen = explicit ?? (app.builtInConfig == nil ? app.configFile : found) else {
       return try ConfigDocument(
-        text: BuiltInConfig.yaml, file: BuiltInConfig.name, variables: variables, flags: flags)
+        text: app.builtInConfig?.yaml ?? "", file: app.builtInConfig?.name ?? app.configFile,
+        variables: variables, flags: flags, app: app)
     }
     let url = URL(fileURLWithPath: chosen, relativeTo: workingDirectory)
     let text: String
     do {
       text = try String(contentsOf: url, encoding: .utf8)
     } catch {
-      let key = path != nil ? "--config" : explicit != nil ? "KERNEL_CONFIG" : "the file"
+      let key = path != nil ? "--config" : explicit != nil ? variable : "the file"
       throw ConfigError.unusable(
         file: chosen, key: key, reason: "it cannot be read as UTF-8 text (\(Self.reason(error)))")
     }
-    return try ConfigDocument(text: text, file: chosen, variables: variables, flags: flags)
+    return try ConfigDocument(text: text, file: chosen, variables: variables, flags: flags, app: app)
   }
 
   // MARK: Looking values up
@@ -126,7 +130,7 @@ public struct ConfigDocument: Sendable {
     {
       return Found(content: value.content, source: .flag(flag), key: flag, file: "the command line")
     }
-    let variableKey = AbsoluteConfigKey(["kernel"] + key)
+    let variableKey = AbsoluteConfigKey([app.variablePrefix.lowercased()] + key)
     let raw = try variables.value(forKey: variableKey, type: .string)
     if case .string(let text)? = raw.value?.content {
       do {

@@ -4,7 +4,7 @@ import Domain
 /// valid; the command front exits 78 on any of them.
 public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedError {
   case unknownName(file: String, key: String, name: String, valid: [String])
-  case stackWithoutSource(file: String, key: String, stack: [String])
+  case stackWithoutSource(file: String, key: String, stack: [String], sources: String)
   case malformed(file: String, key: String, value: String, expected: String)
   case invalidEnvironment(file: String, key: String, reason: String)
   /// A key the schema does not know, with the valid key it most likely meant.
@@ -26,8 +26,8 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
         + " built-in one, so it needs its own (see kernel config show)."
     case .unknownName(let file, let key, let name, let valid):
       "\(file): \(key) names \"\(Self.shown(name))\", which is not one of: \(valid.joined(separator: ", "))."
-    case .stackWithoutSource(let file, let key, let stack):
-      "\(file): the stack \(key) [\(stack.joined(separator: ", "))] must end in a source, api or store."
+    case .stackWithoutSource(let file, let key, let stack, let sources):
+      "\(file): the stack \(key) [\(stack.joined(separator: ", "))] must end in a source, \(sources)."
     case .malformed(let file, let key, let value, let expected):
       "\(file): \(key) is \"\(Self.shown(value))\", but it must be \(expected)."
     case .invalidEnvironment(let file, let key, let reason):

@@ -24,22 +24,30 @@ extension ConfigDocument {
           expected: "the environment's base URL, such as http://127.0.0.1:8080/api/")
       }
       let scheme = try resolver.string(key + ["tokenScheme"], default: "Bearer")
+      var values: [String: String] = [:]
+      for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
+      where setting.scope == .environment {
+        if case .string(let text)? = try resolver.setting(setting, at: key + [setting.name]) {
+          values[setting.name] = text
+        }
+      }
       environments[name] = KernelConfig.EnvironmentConfig(
         baseURL: baseURL,
         tokenHeader: try resolver.string(key + ["tokenHeader"], default: "Authorization"),
         tokenScheme: scheme.isEmpty ? nil : scheme,
-        insecure: try resolver.bool(key + ["insecure"], default: false))
+        insecure: try resolver.bool(key + ["insecure"], default: false),
+        transport: try resolver.string(key + ["transport"], default: "http"), values: values)
     }
 
     let environment = try resolver.string(["environment"], default: "sample")
     let baseURL = try resolver.optionalString(["baseURL"])
     let dataDir = try resolver.string(["dataDir"], default: "")
-    let contextName = try resolver.string(["context"], default: "persistent")
-    guard let context = KernelConfig.ContextKind(rawValue: contextName) else {
+    let context = try resolver.string(["context"], default: "persistent")
+    guard app.catalog.contexts[context] != nil else {
       let found = try lookup(["context"], .string, profile: profile)
       throw ConfigError.unknownName(
-        file: found?.file ?? file, key: found?.key ?? "context", name: contextName,
-        valid: KernelConfig.ContextKind.allCases.map(\.rawValue))
+        file: found?.file ?? file, key: found?.key ?? "context", name: context,
+        valid: app.catalog.contexts.keys.sorted())
     }
     let adapters = try resolver.list(["adapters"], default: ["defaultHeaders", "authToken"])
     let retriers = try resolver.list(["retriers"], default: ["authRefresh", "backoff"])
@@ -54,16 +62,24 @@ extension ConfigDocument {
     timeouts.resourceSeconds = try resolver.int(
       ["timeouts", "resourceSeconds"], default: timeouts.resourceSeconds)
 
+    var values: [String: KernelConfig.Value] = [:]
+    for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
+    where setting.scope == .app {
+      values[setting.name] = try resolver.setting(setting, at: [setting.name])
+    }
+
+    // A stack per service: the profile's own, else the top level's, with where it was written.
     var profiles: [String: KernelConfig.ProfileConfig] = [:]
     for name in profileNames {
       var own = Resolver(document: self, profile: name)
-      guard let movies = try own.optionalList(["movies"]) else {
-        throw ConfigError.malformed(
-          file: file, key: "profiles.\(name).movies", value: "missing",
-          expected: "a stack such as [logging, cache(networkFirst), api]")
+      var stacks: [String: KernelConfig.Stack] = [:]
+      for service in app.catalog.services.keys.sorted() {
+        guard let entries = try own.optionalList([service]) else { continue }
+        let found = try lookup([service], .stringArray, profile: name)
+        stacks[service] = KernelConfig.Stack(entries, key: found?.key ?? service)
       }
       if name == profile { resolver.settings += own.settings }
-      profiles[name] = KernelConfig.ProfileConfig(movies: movies)
+      profiles[name] = KernelConfig.ProfileConfig(stacks: stacks)
     }
 
     var config = KernelConfig(
@@ -73,6 +89,7 @@ extension ConfigDocument {
     config.dataDir = dataDir
     config.baseURL = baseURL
     config.settings = resolver.settings
+    config.values = values
     if requested != nil {
       config.settings.removeAll { $0.key == "profile" }
       config.settings.insert(.init(key: "profile", value: profile, source: .builtInDefault), at: 0)
@@ -86,12 +103,13 @@ extension ConfigDocument {
     var profile: String?
     var settings: [KernelConfig.Setting] = []
 
-    mutating func value(_ key: [String], _ type: ConfigType, default fallback: String?) throws
-      -> ConfigContent?
-    {
+    mutating func value(
+      _ key: [String], _ type: ConfigType, default fallback: String?, secret: Bool = false
+    ) throws -> ConfigContent? {
       let found = try document.lookup(key, type, profile: profile)
       let shown: String?
       switch found?.content {
+      case .string?  where secret: shown = "REDACTED"
       case .string(let text)?: shown = KernelConfig.redacted(text)
       case .stringArray(let list)?: shown = "[\(list.joined(separator: ", "))]"
       case .int(let number)?: shown = "\(number)"
@@ -105,6 +123,41 @@ extension ConfigDocument {
             source: found?.source ?? .builtInDefault))
       }
       return found?.content
+    }
+
+    /// An app setting at `key`, typed as it was declared; a secret is shown redacted.
+    mutating func setting(_ setting: AppSetting, at key: [String]) throws -> KernelConfig.Value? {
+      switch setting.kind {
+      case .string, .secret:
+        let secret = setting.kind == .secret
+        let found = try value(
+          key, .string, default: setting.defaultValue.map { secret ? "REDACTED" : $0 },
+          secret: secret)
+        guard case .string(let text)? = found ?? setting.defaultValue.map({ .string($0) }) else {
+          return nil
+        }
+        return .string(text)
+      case .integer:
+        let fallback = setting.defaultValue.flatMap { Int($0) }
+        guard case .int(let number)? = try value(key, .int, default: setting.defaultValue) else {
+          return fallback.map { .integer($0) }
+        }
+        return .integer(number)
+      case .boolean:
+        let fallback = setting.defaultValue.flatMap { ConfigSchema.boolean($0) }
+        guard case .bool(let flag)? = try value(key, .bool, default: setting.defaultValue) else {
+          return fallback.map { .boolean($0) }
+        }
+        return .boolean(flag)
+      case .list:
+        let fallback = setting.defaultValue.map {
+          $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        guard case .stringArray(let list)? = try value(key, .stringArray, default: nil) else {
+          return fallback.map { .list($0) }
+        }
+        return .list(list)
+      }
     }
 
     mutating func optionalString(_ key: [String]) throws -> String? {

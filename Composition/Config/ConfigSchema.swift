@@ -12,7 +12,14 @@ enum ConfigSchema: Equatable, Sendable {
   /// A mapping from names a person picks (environments, profiles) to sections of this shape.
   indirect case named(ConfigSchema)
 
-  /// Keys every profile section may set for itself, as at the top level.
+  /// Keys every environment has, before the app's own.
+  static let environment: [String: ConfigSchema] = [
+    "baseURL": .string, "tokenHeader": .string, "tokenScheme": .string, "insecure": .boolean,
+    "transport": .string,
+  ]
+
+  /// Keys every profile section may set for itself, as at the top level, before the app's
+  /// settings and service stacks.
   static let overridable: [String: ConfigSchema] = [
     "environment": .string,
     "baseURL": .string,
@@ -24,18 +31,25 @@ enum ConfigSchema: Equatable, Sendable {
       "maxRetries": .integer, "baseDelayMs": .integer, "retryAfterCapSeconds": .integer,
     ]),
     "timeouts": .section(["requestSeconds": .integer, "resourceSeconds": .integer]),
-    "environments": .named(
-      .section([
-        "baseURL": .string, "tokenHeader": .string, "tokenScheme": .string, "insecure": .boolean,
-      ])),
   ]
 
-  /// The whole file.
-  static let file: ConfigSchema = .section(
-    overridable.merging([
-      "profile": .string,
-      "profiles": .named(.section(overridable.merging(["movies": .list]) { a, _ in a })),
-    ]) { a, _ in a })
+  /// The whole file of `catalog`'s app: Kernel's keys, a stack per service, the app's settings.
+  static func file(for catalog: Catalog) -> ConfigSchema {
+    var environment = Self.environment
+    var overridable = Self.overridable
+    for setting in catalog.settings.values {
+      switch setting.scope {
+      case .environment: environment[setting.name] = environment[setting.name] ?? setting.kind.schema
+      case .app: overridable[setting.name] = overridable[setting.name] ?? setting.kind.schema
+      }
+    }
+    for key in catalog.services.keys { overridable[key] = overridable[key] ?? .list }
+    overridable["environments"] = .named(.section(environment))
+    var file = overridable
+    file["profile"] = .string
+    file["profiles"] = .named(.section(overridable))
+    return .section(file)
+  }
 
   var expectation: String {
     switch self {
@@ -108,6 +122,17 @@ enum ConfigSchema: Equatable, Sendable {
   func location(_ file: String, _ mark: Mark?) -> String {
     guard let mark else { return file }
     return "\(file):\(mark.line):\(mark.column)"
+  }
+}
+
+extension AppSetting.Kind {
+  var schema: ConfigSchema {
+    switch self {
+    case .string, .secret: .string
+    case .integer: .integer
+    case .boolean: .boolean
+    case .list: .list
+    }
   }
 }
 

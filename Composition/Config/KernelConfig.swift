@@ -14,19 +14,25 @@ import Foundation
 ///   `~/.local/share/kernel`. `baseURL` — string — none: replaces the environment's base URL.
 /// - `environment` — string — `sample`: the api environment used when none is chosen.
 /// - `environments.<name>.baseURL` — URL — required; `.tokenHeader` — string — `Authorization`;
-///   `.tokenScheme` — string or empty — `Bearer`; `.insecure` — bool — false.
-/// - `context` — `memory` | `persistent` — `persistent`: where the environment and tokens live.
+///   `.tokenScheme` — string or empty — `Bearer`; `.insecure` — bool — false; `.transport` — a
+///   catalog transport — `http` (Kernel's `sample` environment: `sample`, answered in process);
+///   and the app's environment settings (`.apiKey`).
+/// - `context` — a catalog context, `memory` | `persistent` — `persistent`: where the
+///   environment and tokens live.
 /// - `adapters` — list — `[defaultHeaders, authToken]`; `retriers` — list — `[authRefresh, backoff]`.
 /// - `retry.maxRetries` — int — 2; `retry.baseDelayMs` — int — 200; `retry.retryAfterCapSeconds` — int — 30.
 /// - `timeouts.requestSeconds` — int — 30; `timeouts.resourceSeconds` — int — 60.
-/// - `profiles.<name>.movies` — list — the stack for `MovieService`, outermost layer first, ending
-///   in a source: `api` or `store`. Layers: `logging`, `dedupe`, `memory`, `cache(<policy>)`.
+/// - `<service>` and `profiles.<name>.<service>` — list — the stack of each catalog service
+///   (`movies`, `books`), outermost layer first, ending in one of its sources (`api`, `store`);
+///   a profile without one uses the top level's.
+/// - the app's own settings (`AppSetting`), read with the same precedence: `values`.
 public struct KernelConfig: Sendable, Equatable {
   public var file: String
   public var profile: String
   public var environment: String
   public var environments: [String: EnvironmentConfig]
-  public var context: ContextKind
+  /// The catalog context holding the environment and tokens.
+  public var context: String
   public var adapters: [String]
   public var retriers: [String]
   public var retry: RetryConfig
@@ -36,6 +42,37 @@ public struct KernelConfig: Sendable, Equatable {
   public var baseURL: String?
   /// Each resolved value with its source, in the order `config show` prints them.
   public var settings: [Setting] = []
+  /// The app's own settings, resolved with their defaults, by name.
+  public var values: [String: Value] = [:]
+
+  /// A resolved app setting.
+  public enum Value: Sendable, Equatable {
+    case string(String), integer(Int), boolean(Bool), list([String])
+  }
+
+  /// The app setting `name` as text (a secret too), if set or defaulted.
+  public func string(_ name: String) -> String? {
+    if case .string(let text)? = values[name] { return text }
+    return nil
+  }
+
+  /// The app setting `name` as a whole number, if set or defaulted.
+  public func integer(_ name: String) -> Int? {
+    if case .integer(let number)? = values[name] { return number }
+    return nil
+  }
+
+  /// The app setting `name` as true or false, if set or defaulted.
+  public func boolean(_ name: String) -> Bool? {
+    if case .boolean(let flag)? = values[name] { return flag }
+    return nil
+  }
+
+  /// The app setting `name` as a list, if set or defaulted.
+  public func list(_ name: String) -> [String]? {
+    if case .list(let list)? = values[name] { return list }
+    return nil
+  }
 
   /// One resolved value and where it came from.
   public struct Setting: Sendable, Equatable {
@@ -51,20 +88,22 @@ public struct KernelConfig: Sendable, Equatable {
     public var tokenHeader = "Authorization"
     public var tokenScheme: String? = "Bearer"
     public var insecure = false
+    /// The catalog transport that sends its requests: `http` unless it names another.
+    public var transport = "http"
+    /// The app's environment settings (`apiKey`), by name.
+    public var values: [String: String] = [:]
 
     public init(
       baseURL: String, tokenHeader: String = "Authorization", tokenScheme: String? = "Bearer",
-      insecure: Bool = false
+      insecure: Bool = false, transport: String = "http", values: [String: String] = [:]
     ) {
       self.baseURL = baseURL
       self.tokenHeader = tokenHeader
       self.tokenScheme = tokenScheme
       self.insecure = insecure
+      self.transport = transport
+      self.values = values
     }
-  }
-
-  public enum ContextKind: String, Sendable, Equatable, CaseIterable {
-    case memory, persistent
   }
 
   public struct RetryConfig: Sendable, Equatable {
@@ -80,16 +119,27 @@ public struct KernelConfig: Sendable, Equatable {
     public init() {}
   }
 
-  /// A profile: a stack per service.
+  /// A profile: a stack per service key, its own or the top level's.
   public struct ProfileConfig: Sendable, Equatable {
-    /// The `MovieService` stack, outermost first, ending in `api` or `store`.
-    public var movies: [String]
-    public init(movies: [String]) { self.movies = movies }
+    public var stacks: [String: Stack]
+    public init(stacks: [String: Stack]) { self.stacks = stacks }
+  }
+
+  /// A service's stack as written, outermost first, ending in a source; `key` is where it was
+  /// written (`profiles.offline.movies`, or `movies` at the top level).
+  public struct Stack: Sendable, Equatable {
+    public var entries: [String]
+    public var key: String
+    public init(_ entries: [String], key: String) {
+      self.entries = entries
+      self.key = key
+    }
   }
 
   /// The configuration built into Kernel (`Config/kernel.yaml` as it was built), with
   /// nothing over it.
   public static func builtIn(profile: String? = nil) throws -> KernelConfig {
-    try ConfigDocument(text: BuiltInConfig.yaml, file: BuiltInConfig.name).resolve(profile: profile)
+    try ConfigDocument(text: BuiltInConfig.yaml, file: BuiltInConfig.name, app: .kernel)
+      .resolve(profile: profile)
   }
 }

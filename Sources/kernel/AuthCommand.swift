@@ -1,6 +1,4 @@
-import Api
 import ArgumentParser
-import Domain
 
 /// `kernel auth …`: the token of the current environment. Nothing ever prints the token.
 struct AuthCommand: AsyncParsableCommand {
@@ -15,12 +13,10 @@ struct AuthCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let container = try session.apiContainer()
-      _ = try await container.resolve((any AuthService).self).authorize()
-      let context = try container.resolve((any ApiContext).self)
+      let name = try await session.api().login()
       try Reply.say(
-        session, "Logged in to \(context.environment.name); \(AuthCommand.kept(session)).",
-        ["environment": context.environment.name, "loggedIn": true])
+        session, "Logged in to \(name); \(AuthCommand.kept(session)).",
+        ["environment": name, "loggedIn": true])
     }
   }
 
@@ -31,13 +27,14 @@ struct AuthCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let context = try session.apiContainer().resolve((any ApiContext).self)
-      let name = context.environment.name
+      let api = try session.api()
+      let name = try api.current.name
+      let loggedIn = try api.isLoggedIn
       let text =
-        context.token == nil
-        ? "Not logged in to \(name); kernel auth login fetches a token."
-        : "Logged in to \(name): a token is kept (redacted)."
-      try Reply.say(session, text, ["environment": name, "loggedIn": context.token != nil])
+        loggedIn
+        ? "Logged in to \(name): a token is kept (redacted)."
+        : "Not logged in to \(name); kernel auth login fetches a token."
+      try Reply.say(session, text, ["environment": name, "loggedIn": loggedIn])
     }
   }
 
@@ -48,16 +45,15 @@ struct AuthCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let context = try session.apiContainer().resolve((any ApiContext).self)
-      try context.store(token: nil)
-      try Reply.say(
-        session, "Logged out of \(context.environment.name).",
-        ["environment": context.environment.name, "loggedIn": false])
+      let api = try session.api()
+      try api.logout()
+      let name = try api.current.name
+      try Reply.say(session, "Logged out of \(name).", ["environment": name, "loggedIn": false])
     }
   }
 
   static func kept(_ session: Session) -> String {
-    session.config.context == .persistent
+    session.config.context == "persistent"
       ? "the token is saved in \(session.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
       : "the token is kept for this run only (context: memory)"
   }

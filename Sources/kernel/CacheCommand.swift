@@ -1,6 +1,6 @@
 import ArgumentParser
+import Composition
 import Foundation
-import Layers
 
 /// `kernel cache …`: the SQLite cache in the data dir.
 struct CacheCommand: AsyncParsableCommand {
@@ -15,7 +15,9 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let stats = try await CacheCommand.maintenance(session).statistics()
+      guard let stats = try await session.inspect().cacheStatistics() else {
+        throw CacheCommand.noCache(session)
+      }
       let now = Date()
       if session.format == .json {
         var fields: [String: any Sendable] = [
@@ -43,17 +45,17 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let removed = try await CacheCommand.maintenance(session).clear()
+      guard let removed = try await session.services().clearCache() else {
+        throw CacheCommand.noCache(session)
+      }
       let what = removed == 1 ? "1 answer" : "\(removed) answers"
       try Reply.say(session, "Cleared the cache: \(what) removed.", ["removed": removed])
     }
   }
 
-  /// The cache of the profile; a profile whose stack keeps none gets the offline one's.
-  static func maintenance(_ session: Session) throws -> any CacheMaintenance {
-    let container = try session.container()
-    if let maintenance = try? container.resolve((any CacheMaintenance).self) { return maintenance }
-    throw UsageError(
+  /// A profile whose stacks keep no cache.
+  static func noCache(_ session: Session) -> UsageError {
+    UsageError(
       "The \(session.config.profile) profile keeps no cache; use --profile offline or layered.")
   }
 }

@@ -27,15 +27,16 @@ struct DoctorCommand: AsyncParsableCommand {
     }
     check("config") { "\(first.config.file), profile \(first.config.profile)" }
     check("data dir") {
-      try first.prepareDataDirectory()
-      return "\(first.runtime.dataDirectory.path) is writable"
+      try first.checkDataDirectory()
     }
     for profile in first.document.profileNames.sorted() {
       check("profile \(profile)") {
         let session = try Session(global, profile: profile)
-        let container = try session.container()
-        let stack = session.config.profiles[profile]?.movies.joined(separator: ", ") ?? ""
-        return "[\(stack)] builds and validates (\(container.registrations.count) registrations)"
+        let composed = try session.inspect()
+        let stacks = (session.config.profiles[profile]?.stacks ?? [:]).sorted { $0.key < $1.key }
+          .map { "\($0.key) [\($0.value.entries.joined(separator: ", "))]" }
+        return
+          "\(stacks.joined(separator: ", ")) builds and validates (\(composed.registrationCount) registrations)"
       }
     }
     if first.format == .json {

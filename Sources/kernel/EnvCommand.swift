@@ -1,4 +1,3 @@
-import Api
 import ArgumentParser
 import Composition
 
@@ -15,12 +14,13 @@ struct EnvCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let current = try session.apiContainer().resolve((any ApiContext).self).environment
-      let all = try KernelComposition.environments(session.config)
+      let api = try session.api()
+      let current = try api.current
+      let all = api.environments
       if session.format == .json {
         let list = all.map {
           [
-            "name": $0.name, "baseURL": $0.baseURL.absoluteString,
+            "name": $0.name, "baseURL": $0.baseURL,
             "current": $0.name == current.name,
           ]
             as [String: any Sendable]
@@ -32,9 +32,9 @@ struct EnvCommand: AsyncParsableCommand {
       for environment in all {
         let mark = environment.name == current.name ? "*" : " "
         let url = environment.name == current.name ? current.baseURL : environment.baseURL
-        let note = environment.name == "sample" ? "  (answered in process)" : ""
+        let note = environment.inProcess ? "  (answered in process)" : ""
         let name = environment.name.padding(toLength: width, withPad: " ", startingAt: 0)
-        Terminal.print("\(mark) \(name)  \(url.absoluteString)\(note)")
+        Terminal.print("\(mark) \(name)  \(url)\(note)")
       }
     }
   }
@@ -48,22 +48,17 @@ struct EnvCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      guard
-        let environment = try KernelComposition.environments(session.config).first(where: {
-          $0.name == name
-        })
-      else {
+      let api = try session.api()
+      guard try api.use(name) else {
         throw UsageError(
           "There is no environment \"\(name)\" in \(session.config.file); the environments are: "
             + session.config.environments.keys.sorted().joined(separator: ", ") + ".")
       }
-      let context = try session.apiContainer().resolve((any ApiContext).self)
-      try context.use(environment)
       let lasting =
-        session.config.context == .persistent
+        session.config.context == "persistent"
         ? "saved for later runs" : "for this run only, as the context is memory"
       try Reply.say(
-        session, "Now using \(name) (\(environment.baseURL.absoluteString)), \(lasting).",
+        session, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",
         ["current": name])
     }
   }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Composition
 import Domain
 import Foundation
-import Injection
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +29,7 @@ enum Failure {
 
   /// The error to report for `error`: a container's one root cause, else the error itself.
   static func cause(_ error: any Error) -> any Error {
-    (error as? InjectionError)?.rootCause ?? error
+    KernelApp.rootCause(of: error)
   }
 
   /// The exit code `error` calls for.

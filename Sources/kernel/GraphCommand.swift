@@ -1,5 +1,4 @@
 import ArgumentParser
-import Injection
 
 /// `kernel graph`: the dependency graph the profile builds, validated.
 struct GraphCommand: AsyncParsableCommand {
@@ -10,14 +9,9 @@ struct GraphCommand: AsyncParsableCommand {
 
   func run() async throws {
     let session = try Session(global)
-    let format: DependencyGraph.Format
-    switch session.format {
-    case .text: format = .text
-    case .dot: format = .dot
-    case .mermaid: format = .mermaid
-    case .json: throw UsageError("graph prints text, dot or mermaid, not json.")
+    guard let graph = try session.inspect().graph(session.format.rawValue) else {
+      throw UsageError("graph prints text, dot or mermaid, not json.")
     }
-    let container = try session.container()
-    Terminal.print(container.graph.rendered(as: format))
+    Terminal.print(graph)
   }
 }

@@ -1,7 +1,6 @@
+import Composition
 import Domain
 import Foundation
-import Injection
-import Layers
 import Synchronization
 
 /// Prints movies as a table with a footer naming their origin and age, or as the contract's
@@ -23,8 +22,8 @@ enum MovieOutput {
       throw UsageError(
         "--format \(session.format.rawValue) is for graph; movies print text or json.")
     }
-    let container = try session.container()
-    let service = try container.resolve((any MovieService).self)
+    let composed = try session.services()
+    let service = try composed.service((any MovieService).self)
     let clock = ContinuousClock()
     let start = clock.now
     defer {
@@ -43,10 +42,10 @@ enum MovieOutput {
         }
       }
     } catch {
-      await settle(container, session)
+      await settle(composed, session)
       throw error
     }
-    await settle(container, session)
+    await settle(composed, session)
     let elapsed = clock.now - start
     if let missing, missing.movies.isEmpty { throw missing }
     let origin = recorder.origin ?? "network"
@@ -65,11 +64,12 @@ enum MovieOutput {
   }
 
   /// Waits for the cache's background refreshes, for at most the resource timeout.
-  private static func settle(_ container: Container, _ session: Session) async {
-    guard let work = try? container.resolve(BackgroundWork.self), work.pending > 0 else { return }
+  private static func settle(_ composed: ComposedProfile, _ session: Session) async {
+    let pending = composed.pendingWork
+    guard pending > 0 else { return }
     let limit = session.config.timeouts.resourceSeconds
-    session.runtime.log("waiting for \(work.pending) cache refresh(es) to be stored")
-    if await !work.settle(within: .seconds(limit)) {
+    session.runtime.log("waiting for \(pending) cache refresh(es) to be stored")
+    if await !composed.settle(within: .seconds(limit)) {
       Terminal.warn(
         "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept."
       )

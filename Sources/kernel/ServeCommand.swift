@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import SampleApi
+import Composition
 
 #if canImport(Glibc)
   import Glibc
@@ -56,16 +56,16 @@ struct ServeCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    var options = SampleApiResponder.Options()
+    var options = SampleServing.Options()
     options.latency = .milliseconds(latency)
     options.failureRate = failRate
     options.failFirst = failFirst
     options.requireAuth = requireAuth
     options.tokenLifetime = tokenTTL.map { .seconds($0) }
     options.extraMovies = extraMovies
-    let server: FixtureServer
+    let server: SampleServing.Server
     do {
-      server = try await FixtureServer.start(
+      server = try await SampleServing.start(
         options: options, host: host == "localhost" ? "127.0.0.1" : host, port: UInt16(port))
     } catch {
       throw ServeError(

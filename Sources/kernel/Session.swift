@@ -1,8 +1,6 @@
-import Api
 import Composition
 import Domain
 import Foundation
-import Injection
 import Logging
 
 /// One run's resolved config and runtime, built from the global options before any command
@@ -22,7 +20,7 @@ struct Session {
     flags["baseURL"] = options.baseURL
     flags["dataDir"] = options.dataDir
     let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    document = try ConfigDocument.load(
+    document = try Self.app.load(
       path: options.config, workingDirectory: workingDirectory, variables: variables, flags: flags)
     let config = try document.resolve(profile: profile)
     self.config = config
@@ -30,7 +28,8 @@ struct Session {
     verbose = options.verbose
 
     let logger = Logger.kernel(verbose: options.verbose)
-    let directory = try Self.dataDirectory(config, variables, workingDirectory)
+    let directory = try Self.app.dataDirectory(
+      config: config, variables: variables, workingDirectory: workingDirectory)
     let chosen = { (key: String) in
       config.settings.first { $0.key == key }.flatMap { setting -> String? in
         switch setting.source {
@@ -44,25 +43,69 @@ struct Session {
       log: { logger.debug("\($0)") }, warn: { Terminal.warn($0) })
   }
 
-  /// The validated container of the profile's stack.
-  func container() throws -> Container {
+  /// The app `kernel` is: Kernel's parts and the movie service.
+  static let app = KernelApp.kernel
+
+  /// The profile's validated graph, for a command that reads or writes the data dir: the dir
+  /// is created first, so an unusable one is a config error before any request.
+  func services() throws -> ComposedProfile {
     try prepareDataDirectory()
-    return try KernelComposition.bootstrap(config: config, runtime: runtime)
+    return try inspect()
+  }
+
+  /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.
+  func inspect() throws -> ComposedProfile {
+    try Self.app.profile(config: config, runtime: runtime)
   }
 
   /// The api side alone (auth, env), whatever the profile.
-  func apiContainer() throws -> Container {
-    if config.context == .persistent { try prepareDataDirectory() }
-    return try KernelComposition.bootstrapApi(config: config, runtime: runtime)
+  func api() throws -> ApiAccess {
+    if config.context == "persistent" { try prepareDataDirectory() }
+    return try Self.app.api(config: config, runtime: runtime)
+  }
+
+  /// Where the data dir stands, creating nothing: writable, to be created in a writable
+  /// folder, or unusable (a config error naming the key that chose it).
+  func checkDataDirectory() throws -> String {
+    let path = runtime.dataDirectory.path
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else { throw unusable("it is a file, not a folder") }
+      guard access(path, W_OK | X_OK) == 0 else {
+        throw unusable("it is not writable by you; choose another with --data-dir")
+      }
+      return "\(path) is writable"
+    }
+    var parent = runtime.dataDirectory.deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: parent.path) && parent.path != "/" {
+      parent = parent.deletingLastPathComponent()
+    }
+    guard access(parent.path, W_OK | X_OK) == 0 else {
+      throw unusable("it does not exist and \(parent.path) is not writable by you")
+    }
+    return "\(path) will be created when something is stored"
   }
 
   /// Creates the data dir (0700) if needed and checks it can be written: a config error
   /// naming the key that chose it, before anything is stored.
   func prepareDataDirectory() throws {
     let path = runtime.dataDirectory.path
+    do {
+      try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw unusable("it cannot be created (\((error as NSError).localizedDescription))")
+    }
+    guard access(path, W_OK | X_OK) == 0 else {
+      throw unusable("it is not writable by you; choose another with --data-dir")
+    }
+  }
+
+  /// A config error naming the key that chose the data dir.
+  private func unusable(_ reason: String) -> ConfigError {
+    let path = runtime.dataDirectory.path
     let setting = config.settings.first { $0.key == "dataDir" }
-    func unusable(_ reason: String) -> ConfigError {
-      switch setting?.source {
+    return switch setting?.source {
       case .flag(let flag)?:
         .unusable(file: "the command line", key: "\(flag) \(path)", reason: reason)
       case .variable(let name)?:
@@ -72,16 +115,6 @@ struct Session {
       case .file(let file)? where setting?.value.isEmpty == false:
         .unusable(file: file, key: "dataDir \(path)", reason: reason)
       default: .unusable(file: "the default data dir", key: path, reason: reason)
-      }
-    }
-    do {
-      try FileManager.default.createDirectory(
-        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw unusable("it cannot be created (\((error as NSError).localizedDescription))")
-    }
-    guard access(path, W_OK | X_OK) == 0 else {
-      throw unusable("it is not writable by you; choose another with --data-dir")
     }
   }
 
@@ -94,24 +127,6 @@ struct Session {
       throw UsageError("KERNEL_FORMAT is \"\(text)\", but it must be text or json.")
     }
     return format
-  }
-
-  /// `dataDir` from the config, else `$XDG_DATA_HOME/kernel`, else `~/.local/share/kernel`.
-  private static func dataDirectory(
-    _ config: KernelConfig, _ variables: [String: String], _ workingDirectory: URL
-  ) throws -> URL {
-    if !config.dataDir.isEmpty {
-      return URL(fileURLWithPath: config.dataDir, relativeTo: workingDirectory).standardizedFileURL
-    }
-    if let xdg = variables["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-      return URL(fileURLWithPath: xdg).appendingPathComponent("kernel")
-    }
-    guard let home = variables["HOME"], !home.isEmpty else {
-      throw ConfigError.unusable(
-        file: "the environment", key: "HOME",
-        reason: "it is not set, so there is no default data dir; pass --data-dir")
-    }
-    return URL(fileURLWithPath: home).appendingPathComponent(".local/share/kernel")
   }
 }
 

@@ -13,11 +13,14 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   /// Written before the token (`Bearer`), or nil to send the bare token.
   public let tokenScheme: String?
   public let allowsInsecureHTTP: Bool
+  /// The app's own keys for this environment (`environments.staging.apiKey`), by name: what
+  /// an adapter reads from `attempt.context.environment` when it adapts a request.
+  public let values: [String: String]
 
   public init(
     name: String, baseURL: URL, tokenHeader: String = "Authorization",
     tokenScheme: String? = "Bearer",
-    allowsInsecureHTTP: Bool = false
+    allowsInsecureHTTP: Bool = false, values: [String: String] = [:]
   ) throws {
     guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https",
       let host = baseURL.host, !host.isEmpty
@@ -35,33 +38,35 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     let text = baseURL.absoluteString
     self.init(
       checked: name, baseURL: text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL,
-      tokenHeader: tokenHeader, tokenScheme: tokenScheme, allowsInsecureHTTP: allowsInsecureHTTP)
+      tokenHeader: tokenHeader, tokenScheme: tokenScheme, allowsInsecureHTTP: allowsInsecureHTTP,
+      values: values)
   }
 
   /// Stores values already checked.
   private init(
     checked name: String, baseURL: URL, tokenHeader: String, tokenScheme: String?,
-    allowsInsecureHTTP: Bool
+    allowsInsecureHTTP: Bool, values: [String: String] = [:]
   ) {
     self.name = name
     self.baseURL = baseURL
     self.tokenHeader = tokenHeader
     self.tokenScheme = tokenScheme
     self.allowsInsecureHTTP = allowsInsecureHTTP
+    self.values = values
   }
 
   /// Same as `init(name:baseURL:...)` from text, naming the environment when the URL is bad.
   public init(
     name: String, baseURL text: String, tokenHeader: String = "Authorization",
     tokenScheme: String? = "Bearer",
-    allowsInsecureHTTP: Bool = false
+    allowsInsecureHTTP: Bool = false, values: [String: String] = [:]
   ) throws {
     guard let url = URL(string: text) else {
       throw ApiError.invalidEnvironment(name: name, reason: "\"\(text)\" is not a URL")
     }
     try self.init(
       name: name, baseURL: url, tokenHeader: tokenHeader, tokenScheme: tokenScheme,
-      allowsInsecureHTTP: allowsInsecureHTTP)
+      allowsInsecureHTTP: allowsInsecureHTTP, values: values)
   }
 
   /// The bundled API, answered in process. Its host is under `.invalid`, a name that never
@@ -86,7 +91,8 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
         ?? "Authorization",
       tokenScheme: try container.decodeIfPresent(String.self, forKey: .tokenScheme),
       allowsInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowsInsecureHTTP)
-        ?? false)
+        ?? false,
+      values: try container.decodeIfPresent([String: String].self, forKey: .values) ?? [:])
   }
 
   static func isLoopback(_ host: String) -> Bool {

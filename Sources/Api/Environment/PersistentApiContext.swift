@@ -9,7 +9,7 @@ import Synchronization
 #endif
 
 /// A context saved as JSON in the data dir, so the chosen environment and the tokens survive
-/// a restart. The file is created with permissions 0600 (its folder 0700) and replaced
+/// a restart. Opening it writes nothing; the first change creates the file, with permissions 0600 (its folder 0700) and replaced
 /// atomically: written beside it, flushed, renamed over it. A file that cannot be read is
 /// reported through `warn`, moved aside and replaced with the defaults; it never stops a run.
 ///
@@ -45,7 +45,6 @@ public final class PersistentApiContext: ApiContext {
       }
     }
     state = Mutex((environment, environment.name, loaded?.tokens ?? [:]))
-    if loaded == nil { try save() }
   }
 
   public var environment: ApiEnvironment { state.withLock { $0.environment } }

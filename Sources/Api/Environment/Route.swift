@@ -1,49 +1,97 @@
 import Foundation
+import HTTPTypes
 
-/// Every request the API layer can make. Services name a route; the route builds its URL for
-/// the current environment, so nothing sends to an address that is not one of these.
-public enum Route: Sendable, Hashable, CustomStringConvertible {
-  /// A token, as plain text or at a key path.
-  case auth
-  case movie(id: Int)
-  case topGrossingMovies(year: Int)
-  case topRatedMovies(year: Int)
-  /// A GET of a path below the base URL (`shows/7`), for a service of your own; it cannot leave
-  /// the environment's host (see `url(in:)`).
-  case get(String)
+/// One request the api layer can make, as a value: method, path below the environment's base
+/// URL, query, headers, body, and whether sending it twice is safe. Services build routes; the
+/// client sends them with the context's environment, adapters and retriers, so nothing sends to
+/// an address outside the environment and no route is special to the client.
+///
+/// ```swift
+/// let route = Route.post("books", body: try JSONEncoder().encode(book))
+/// let shelf = Route.get("books", query: [URLQueryItem(name: "page", value: "2")])
+/// ```
+public struct Route: Sendable, Hashable, CustomStringConvertible {
+  public var method: HTTPRequest.Method
+  /// The path below the environment's base URL, without a leading `/`.
+  public var path: String
+  public var query: [URLQueryItem]
+  /// Sent as given; adapters run after and may add or replace fields.
+  public var headerFields: HTTPFields
+  public var body: Data?
+  /// Safe to send twice: only such requests are retried by backoff. GET, HEAD, PUT, DELETE,
+  /// OPTIONS and TRACE are by default; a POST with an idempotency key may say so.
+  public var isIdempotent: Bool
+  /// Fetches credentials: a 401 to it is final, never a reason to refresh the token.
+  public var isAuthentication: Bool
 
-  public var method: String { "GET" }
-
-  /// The path below the environment's base URL.
-  public var path: String {
-    switch self {
-    case .auth: "auth"
-    case .movie(let id): "movies/\(id)"
-    case .topGrossingMovies(let year): "movies/topGrossing/\(year)"
-    case .topRatedMovies(let year): "movies/topRated/\(year)"
-    case .get(let path): String(path.drop { $0 == "/" })
-    }
+  public init(
+    _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [],
+    headerFields: HTTPFields = [:], body: Data? = nil, isIdempotent: Bool? = nil,
+    isAuthentication: Bool = false
+  ) {
+    self.method = method
+    self.path = String(path.drop { $0 == "/" })
+    self.query = query
+    self.headerFields = headerFields
+    self.body = body
+    self.isIdempotent =
+      isIdempotent ?? [.get, .head, .put, .delete, .options, .trace].contains(method)
+    self.isAuthentication = isAuthentication
   }
 
-  /// Safe to send twice: a retry may repeat it.
-  public var isIdempotent: Bool {
-    method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE"
+  /// A GET of a path below the base URL (`shows/7`); it cannot leave the environment's origin.
+  public static func get(_ path: String, query: [URLQueryItem] = []) -> Route {
+    Route(.get, path, query: query)
   }
 
-  /// The route's URL under the environment's base URL. A path that would resolve elsewhere
-  /// (`//other.host/x`, `https://other.host/`) is taken literally, escaped, below the base URL.
+  /// A POST of `body` (JSON unless `contentType` says otherwise); not retried by backoff.
+  public static func post(
+    _ path: String, body: Data, contentType: String = "application/json",
+    isIdempotent: Bool = false
+  ) -> Route {
+    Route(
+      .post, path, headerFields: [.contentType: contentType], body: body,
+      isIdempotent: isIdempotent)
+  }
+
+  public static func put(_ path: String, body: Data, contentType: String = "application/json")
+    -> Route
+  {
+    Route(.put, path, headerFields: [.contentType: contentType], body: body)
+  }
+
+  public static func patch(_ path: String, body: Data, contentType: String = "application/json")
+    -> Route
+  {
+    Route(.patch, path, headerFields: [.contentType: contentType], body: body)
+  }
+
+  public static func delete(_ path: String) -> Route { Route(.delete, path) }
+
+  /// `GET auth`: a token, as plain text or at a key path (see `ApiRequest.token`).
+  public static let auth = Route(.get, "auth", isAuthentication: true)
+
+  /// The route's URL under the environment's base URL, with its query. A path that would
+  /// resolve elsewhere (`//other.host/x`, `https://other.host/`) is taken literally, escaped,
+  /// below the base URL.
   public func url(in environment: ApiEnvironment) -> URL {
     let base = environment.baseURL
-    if let url = URL(string: path, relativeTo: base)?.absoluteURL,
-      url.scheme == base.scheme, url.host == base.host, url.port == base.port
+    var url: URL
+    if let resolved = URL(string: path, relativeTo: base)?.absoluteURL,
+      resolved.scheme == base.scheme, resolved.host == base.host, resolved.port == base.port
     {
-      return url
+      url = resolved
+    } else {
+      let escaped =
+        path.addingPercentEncoding(
+          withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: ":/")))
+        ?? ""
+      url = URL(string: escaped, relativeTo: base)?.absoluteURL ?? base
     }
-    let escaped =
-      path.addingPercentEncoding(
-        withAllowedCharacters: .urlPathAllowed.subtracting(
-          CharacterSet(charactersIn: ":/"))) ?? ""
-    return URL(string: escaped, relativeTo: base)?.absoluteURL ?? base
+    guard !query.isEmpty, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    else { return url }
+    parts.queryItems = (parts.queryItems ?? []) + query
+    return parts.url ?? url
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

@@ -46,7 +46,11 @@ public final class ApiClient: Sendable {
     while true {
       try Task.checkCancellation()
       var request = URLRequest(url: route.url(in: context.environment))
-      request.httpMethod = route.method
+      request.httpMethod = route.method.rawValue
+      for field in route.headerFields {
+        request.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+      }
+      request.httpBody = route.body
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       let outcome: AttemptOutcome
@@ -54,12 +58,12 @@ public final class ApiClient: Sendable {
       do {
         let response = try await transport.send(request)
         if (200..<300).contains(response.status) {
-          trace?(Self.traceLine(request, "\(response.status)", since: started, then: ""))
+          trace?(traceLine(request, "\(response.status)", since: started, then: ""))
           Self.reportValidators(of: response)
           return response
         }
         if response.status == 304 && ConditionalRequest.offered != nil {
-          trace?(Self.traceLine(request, "304", since: started, then: "; the cached copy stands"))
+          trace?(traceLine(request, "304", since: started, then: "; the cached copy stands"))
           throw NotModified()
         }
         outcome = .response(response)
@@ -67,7 +71,7 @@ public final class ApiClient: Sendable {
         outcome = .failure(error)
       }
       guard attempt.number < maxAttempts else {
-        trace?(Self.traceLine(request, outcome, since: started, then: "; no tries left"))
+        trace?(traceLine(request, outcome, since: started, then: "; no tries left"))
         throw Self.apiError(outcome, route: route)
       }
       let (decision, retrier) = await retrier.decide(request, for: attempt, after: outcome)
@@ -79,7 +83,7 @@ public final class ApiClient: Sendable {
           case .doNotRetry: "; not retried"
           case .fail: "; failed by \(retrier)"
           }
-        trace(Self.traceLine(request, outcome, since: started, then: next))
+        trace(traceLine(request, outcome, since: started, then: next))
       }
       switch decision {
       case .retry: break
@@ -91,12 +95,17 @@ public final class ApiClient: Sendable {
     }
   }
 
+  /// The response of `request`: its route sent, validated, and its body decoded.
+  public func send<Response>(_ request: ApiRequest<Response>) async throws -> Response {
+    let response = try await response(for: request.route)
+    return try request.decode(response.body, request.route)
+  }
+
   /// The value of `route` decoded from its body by `mapping`.
-  public func value<T: Decodable>(_ type: T.Type, for route: Route, mapping: JSONMapping = .body)
+  public func value<T: Decodable & Sendable>(_ type: T.Type, for route: Route, mapping: JSONMapping = .body)
     async throws -> T
   {
-    let response = try await response(for: route)
-    return try mapping.decode(type, from: response.body, route: route)
+    try await send(ApiRequest<T>(route, mapping: mapping))
   }
 
   /// Makes a GET conditional on the validators a cache layer offered for this task.
@@ -117,8 +126,9 @@ public final class ApiClient: Sendable {
   }
 
   /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.
-  /// Every header that may carry a credential is redacted, whatever the environment calls it.
-  static func traceLine(
+  /// Every header that may carry a credential is redacted, whatever the environment calls it,
+  /// and every header an adapter declares secret.
+  func traceLine(
     _ request: URLRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
     then next: String
   ) -> String {
@@ -130,14 +140,16 @@ public final class ApiClient: Sendable {
     return traceLine(request, result, since: started, then: next)
   }
 
-  static func traceLine(
+  func traceLine(
     _ request: URLRequest, _ result: String, since started: Stopwatch,
     then next: String
   ) -> String {
     let milliseconds = started.milliseconds
+    let secret = adapter.secretHeaders
     let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
       name, value in
-      "\(name): \(Self.mayCarryCredential(name, value) ? "<redacted>" : value)"
+      let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)
+      return "\(name): \(redacted ? "<redacted>" : value)"
     }
     var url = request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false) } ?? nil
     if url?.password != nil { url?.password = "redacted" }

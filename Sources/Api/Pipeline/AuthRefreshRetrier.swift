@@ -65,7 +65,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
     async
     -> RetryDecision
   {
-    guard outcome.status == 401, attempt.route != .auth else { return .doNotRetry }
+    guard outcome.status == 401, !attempt.route.isAuthentication else { return .doNotRetry }
     if Task.isCancelled { return .fail(CancellationError()) }
     let environment = attempt.context.environment
     let sent = AuthTokenAdapter.token(in: request, for: environment)

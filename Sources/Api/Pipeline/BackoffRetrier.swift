@@ -49,7 +49,7 @@ public struct BackoffRetrier: RequestRetrier {
     async
     -> RetryDecision
   {
-    guard Self.isIdempotent(request.httpMethod ?? "GET") else { return .doNotRetry }
+    guard attempt.route.isIdempotent else { return .doNotRetry }
     let done = attempt.retriesBy[name] ?? 0
     switch outcome {
     case .response(let response):
@@ -74,10 +74,6 @@ public struct BackoffRetrier: RequestRetrier {
     let exponential = policy.baseDelay * (1 << min(retries, 20))
     let capped = min(exponential, policy.maxDelay)
     return capped * random.next(in: policy.jitter)
-  }
-
-  static func isIdempotent(_ method: String) -> Bool {
-    ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method.uppercased())
   }
 
   /// `Retry-After` as seconds (`120`) or an HTTP date (as seen at `now`); nil when it is neither.

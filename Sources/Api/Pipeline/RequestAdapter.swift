@@ -9,6 +9,13 @@ import Foundation
 /// throws fails the request with its error, and the adapters after it do not run.
 public protocol RequestAdapter: Sendable {
   func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest
+  /// Headers this adapter puts credentials in (`X-Api-Key`): redacted in every trace and
+  /// removed from a request redirected to another origin. None unless declared.
+  var secretHeaders: Set<String> { get }
+}
+
+extension RequestAdapter {
+  public var secretHeaders: Set<String> { [] }
 }
 
 /// Several adapters run as one, in order.
@@ -17,6 +24,11 @@ public struct CompositeAdapter: RequestAdapter {
 
   public init(_ adapters: [any RequestAdapter]) { self.adapters = adapters }
 
+  /// Every adapter's secret headers, lower-cased.
+  public var secretHeaders: Set<String> {
+    Set(adapters.flatMap { $0.secretHeaders.map { $0.lowercased() } })
+  }
+
   public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
     var adapted = request
     for adapter in adapters { adapted = try await adapter.adapt(adapted, for: attempt) }
@@ -24,9 +36,12 @@ public struct CompositeAdapter: RequestAdapter {
   }
 }
 
-/// `Accept: application/json` and `User-Agent: Kernel/<version> (<platform>)`.
+/// `Accept: application/json` and a `User-Agent`: Kernel's (`Kernel/<version> (<platform>)`)
+/// unless the app names its own.
 public struct DefaultHeadersAdapter: RequestAdapter {
-  public static let userAgent: String = {
+  public let userAgent: String
+
+  public static let platform: String = {
     #if os(Linux)
       let platform = "Linux"
     #elseif os(macOS)
@@ -36,17 +51,20 @@ public struct DefaultHeadersAdapter: RequestAdapter {
     #else
       let platform = "Swift"
     #endif
-    return "Kernel/\(KernelVersion.current) (\(platform))"
+    return platform
   }()
 
-  public init() {}
+  /// `Kernel/<version> (<platform>)`.
+  public static let userAgent = "Kernel/\(KernelVersion.current) (\(platform))"
+
+  public init(userAgent: String = Self.userAgent) { self.userAgent = userAgent }
 
   public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
     var adapted = request
     if adapted.value(forHTTPHeaderField: "Accept") == nil {
       adapted.setValue("application/json", forHTTPHeaderField: "Accept")
     }
-    adapted.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
+    adapted.setValue(userAgent, forHTTPHeaderField: "User-Agent")
     return adapted
   }
 }

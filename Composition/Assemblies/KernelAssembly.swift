@@ -1,0 +1,109 @@
+import Api
+import Domain
+import Foundation
+import Injection
+import Layers
+
+/// Kernel's own parts, registered through the public catalog like an app's, and present in
+/// every `KernelApp`:
+///
+/// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`), `authToken`;
+/// - retriers `authRefresh`, `backoff` (its policy from `retry.*`);
+/// - layers `logging`, `dedupe`, `memory(<capacity>, <seconds>)`, `cache(<policy>[, <seconds>])`;
+/// - contexts `memory`, `persistent` (`context.json` in the data dir);
+/// - transport `http` (URLSession, with the config's timeouts and secret headers).
+public struct KernelAssembly: Assembly {
+  public init() {}
+
+  public func assemble(into catalog: inout Catalog) {
+    catalog.adapter("defaultHeaders") { _ in
+      { r in DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent) }
+    }
+    catalog.adapter("authToken") { _ in { _ in AuthTokenAdapter() } }
+
+    catalog.retrier("authRefresh") { _ in { r in .authRefresh(clock: try r.resolve()) } }
+    catalog.retrier("backoff") { _ in
+      { r in
+        let retry = try r.resolve(KernelConfig.self).retry
+        var policy = BackoffRetrier.Policy()
+        policy.maxRetries = retry.maxRetries
+        policy.baseDelay = .milliseconds(retry.baseDelayMs)
+        policy.retryAfterCap = .seconds(retry.retryAfterCapSeconds)
+        return BackoffRetrier(
+          policy: policy, random: try r.resolve(), now: try r.resolve(WallClock.self).now)
+      }
+    }
+
+    catalog.layer("logging") { _ in
+      { r in LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve()) }
+    }
+    catalog.layer("dedupe") { _ in { _ in DedupeLayer() } }
+    catalog.layer("memory", usage: "memory(<capacity>, <seconds>)") { p in
+      let capacity = try p.positiveInt("capacity", at: 0, default: 64)
+      let seconds = try p.positiveInt("seconds", at: 1, default: 60)
+      return { r in
+        MemoryLayer(capacity: capacity, maxAge: .seconds(seconds), clock: try r.resolve())
+      }
+    }
+    catalog.layer("cache", needs: .cache, usage: "cache(<policy>)") { p in
+      let policy = try Self.policy(p)
+      return { r in
+        CachingLayer(
+          store: try r.resolve(), policy: policy, clock: try r.resolve(),
+          background: try r.resolve(), warn: try r.resolve(Runtime.self).warn)
+      }
+    }
+
+    catalog.context("memory") { r in InMemoryApiContext(environment: try r.resolve()) }
+    catalog.context("persistent") { r in
+      let environments = try r.resolve(Environments.self)
+      let runtime = try r.resolve(Runtime.self)
+      let context = try PersistentApiContext(
+        file: runtime.dataDirectory.appendingPathComponent("context.json"),
+        defaultEnvironment: environments.configured, environments: environments.all,
+        warn: runtime.warn)
+      // --environment and --base-url win over the saved environment, for this run only;
+      // --base-url alone replaces the base URL of the saved one.
+      if runtime.environment != nil {
+        context.override(with: environments.chosen)
+      } else if let baseURL = runtime.baseURL {
+        let saved = context.environment
+        context.override(
+          with: try ApiEnvironment(
+            name: saved.name, baseURL: baseURL, tokenHeader: saved.tokenHeader,
+            tokenScheme: saved.tokenScheme, allowsInsecureHTTP: saved.allowsInsecureHTTP,
+            values: saved.values))
+      }
+      return context
+    }
+
+    catalog.transport("http") { r in
+      let settings = try r.resolve(TransportSettings.self)
+      var configuration = URLSessionTransport.Configuration()
+      configuration.requestTimeout = settings.requestTimeout
+      configuration.resourceTimeout = settings.resourceTimeout
+      configuration.credentialHeaders = settings.secretHeaders
+      return URLSessionTransport(configuration: configuration, clock: try r.resolve())
+    }
+  }
+
+  static let policyNames = [
+    "cacheOnly", "networkOnly", "cacheFirst(<seconds>)", "networkFirst", "cacheThenNetwork",
+    "staleWhileRevalidate(<seconds>)",
+  ]
+
+  /// `cache(<policy>[, <max age seconds>])`; networkFirst when none is named.
+  static func policy(_ p: Parameters) throws -> CachePolicy {
+    let name = p.value("policy", at: 0) ?? "networkFirst"
+    let maxAge = Duration.seconds(try p.positiveInt("maxAge", at: 1, default: 300))
+    let policies: [String: CachePolicy] = [
+      "cacheOnly": .cacheOnly, "networkOnly": .networkOnly, "networkFirst": .networkFirst,
+      "cacheThenNetwork": .cacheThenNetwork, "cacheFirst": .cacheFirst(maxAge: maxAge),
+      "staleWhileRevalidate": .staleWhileRevalidate(maxAge: maxAge),
+    ]
+    guard let policy = policies[name] else {
+      throw ConfigError.unknownName(file: p.file, key: p.key, name: name, valid: policyNames)
+    }
+    return policy
+  }
+}

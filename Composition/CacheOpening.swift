@@ -1,0 +1,83 @@
+import Domain
+import Foundation
+import Layers
+import Store
+import Synchronization
+
+/// The cache store in the data dir, opened when the first call reads or writes it (never by
+/// validation, `graph` or `doctor`), once, whoever asks first; the store or the failure is
+/// kept, so a cache that cannot be opened is tried, and reported, once per run.
+///
+/// When the cache is `required` (a stack answers from it alone) the failure is thrown to the
+/// caller; otherwise the first call warns and every call goes on as if the cache were empty.
+final class CacheOpening: CacheStore, CacheMaintenance {
+  private let file: URL
+  private let required: Bool
+  private let warn: @Sendable (String) -> Void
+  private let opened = Mutex<Result<SQLiteCacheStore, StoreError>?>(nil)
+  private let warned = Mutex(false)
+
+  init(file: URL, required: Bool, warn: @escaping @Sendable (String) -> Void) {
+    self.file = file
+    self.required = required
+    self.warn = warn
+  }
+
+  /// The open store, opening it on first use.
+  func store() throws(StoreError) -> SQLiteCacheStore {
+    let result = opened.withLock { opened in
+      if let opened { return opened }
+      let result: Result<SQLiteCacheStore, StoreError>
+      do {
+        result = .success(try SQLiteCacheStore.open(at: file, warn: warn))
+      } catch let error as StoreError {
+        result = .failure(error)
+      } catch {
+        result = .failure(
+          .unusable(
+            file: file.path, cause: "\(error)", fix: "move it aside or choose another --data-dir"))
+      }
+      opened = result
+      return result
+    }
+    return try result.get()
+  }
+
+  /// The store to use for a call: nil when it cannot be opened and the call can do without.
+  private func usable() throws -> SQLiteCacheStore? {
+    do {
+      return try store()
+    } catch {
+      if required { throw error }
+      let first = warned.withLock { warned in
+        defer { warned = true }
+        return !warned
+      }
+      if first { warn("\(error) Answering from the api without the cache.") }
+      return nil
+    }
+  }
+
+  func entry(for key: String) async throws -> CacheEntry? {
+    try await usable()?.entry(for: key)
+  }
+
+  func store(_ entry: CacheEntry) async throws { try await usable()?.store(entry) }
+
+  func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
+    try await usable()?.renew(key, storedAt: storedAt, validators: validators)
+  }
+
+  /// With no cache file yet, an empty cache: nothing is created to count nothing.
+  func statistics() async throws -> CacheStatistics {
+    guard FileManager.default.fileExists(atPath: file.path) else {
+      return CacheStatistics(file: file.path, bytes: 0, entries: 0, oldest: nil, newest: nil)
+    }
+    return try await store().statistics()
+  }
+
+  func clear() async throws -> Int {
+    guard FileManager.default.fileExists(atPath: file.path) else { return 0 }
+    return try await store().clear()
+  }
+}

@@ -1,0 +1,136 @@
+import Api
+import Injection
+import Layers
+
+/// What an app's config may name, registered by name: services and their sources, adapters,
+/// retriers, layers, api contexts, transports and the app's own settings. A registry of named
+/// factories (Autofac's configuration modules, Swinject's assemblies), never a `switch`: Kernel
+/// registers its own parts through the same calls an app uses (`KernelAssembly`,
+/// `MoviesAssembly`). A later registration of a name replaces the earlier one, so an app can
+/// replace a part of Kernel's.
+///
+/// A factory runs in two steps: it reads its `Parameters` when the config is composed (a bad
+/// one is a config error before anything is built) and returns what builds the part when the
+/// container resolves it.
+public struct Catalog: Sendable {
+  /// Builds a part from the container: the clocks, `Runtime`, `KernelConfig`, the api client.
+  public typealias Make<Part> = @Sendable (Resolver) throws -> Part
+  /// Reads a config entry's parameters and returns how to build the part.
+  public typealias Factory<Part> = @Sendable (Parameters) throws -> Make<Part>
+
+  struct Component<Part>: Sendable {
+    let needs: Needs
+    let factory: Factory<Part>
+    /// How messages show it: `memory(<capacity>, <seconds>)`.
+    var usage: String? = nil
+  }
+
+  var adapters: [String: Component<any RequestAdapter>] = [:]
+  var retriers: [String: Component<any RequestRetrier>] = [:]
+  var layers: [String: Component<any ServiceLayer>] = [:]
+  var contexts: [String: Make<any ApiContext>] = [:]
+  var transports: [String: Make<any Transport>] = [:]
+  var services: [String: AnyServiceRecipe] = [:]
+  var settings: [String: AppSetting] = [:]
+
+  public init() {}
+
+  /// Adds one feature's registrations.
+  public mutating func add(_ assembly: some Assembly) { assembly.assemble(into: &self) }
+
+  /// A request adapter the `adapters:` list may name. Its `secretHeaders` are redacted in
+  /// traces and dropped on a redirect to another origin.
+  public mutating func adapter(_ name: String, _ factory: @escaping Factory<any RequestAdapter>) {
+    adapters[name] = Component(needs: .api, factory: factory)
+  }
+
+  /// A request retrier the `retriers:` list may name.
+  public mutating func retrier(_ name: String, _ factory: @escaping Factory<any RequestRetrier>) {
+    retriers[name] = Component(needs: .api, factory: factory)
+  }
+
+  /// A layer any service's stack may name; `needs: .cache` when it uses the cache store.
+  /// `usage` shows its arguments in messages (`memory(<capacity>, <seconds>)`).
+  public mutating func layer(
+    _ name: String, needs: Needs = [], usage: String? = nil,
+    _ factory: @escaping Factory<any ServiceLayer>
+  ) {
+    layers[name] = Component(needs: needs, factory: factory, usage: usage)
+  }
+
+  /// An api context `context:` may name. It resolves `Environments` for the configured ones.
+  public mutating func context(_ name: String, _ make: @escaping Make<any ApiContext>) {
+    contexts[name] = make
+  }
+
+  /// A transport an environment's `transport:` may name (`http` unless it says otherwise). It
+  /// resolves `TransportSettings` for the timeouts and the secret headers.
+  public mutating func transport(_ name: String, _ make: @escaping Make<any Transport>) {
+    transports[name] = make
+  }
+
+  /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).
+  /// `describe` names its sources and how layers wrap it; `store` comes with `layered`.
+  public mutating func service<Service: Sendable>(
+    _ key: String, _ type: Service.Type, _ describe: (inout ServiceRecipe<Service>) -> Void
+  ) {
+    var recipe = ServiceRecipe<Service>(key: key)
+    describe(&recipe)
+    services[key] = AnyServiceRecipe(recipe)
+  }
+
+  /// A key of the app's own in the config, read with Kernel's precedence and shown by
+  /// `config show`: at the top level (and in any profile), or in every environment.
+  public mutating func setting(_ setting: AppSetting) { settings[setting.name] = setting }
+
+  /// The layers as messages list them, with their arguments.
+  var layerUsages: [String] { layers.keys.sorted().map { layers[$0]?.usage ?? $0 } }
+}
+
+/// One feature's registrations together, as Swinject's `Assembly`: an app lists its assemblies.
+public protocol Assembly: Sendable {
+  func assemble(into catalog: inout Catalog)
+}
+
+/// What a part needs built beside it: the api side (environments, context, transport, client)
+/// or the cache store. A profile builds only what its stacks need.
+public struct Needs: OptionSet, Sendable, Hashable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+  public static let api = Needs(rawValue: 1)
+  public static let cache = Needs(rawValue: 2)
+}
+
+/// A key an app adds to its config: its type, default and one line of documentation.
+public struct AppSetting: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    case string, integer, boolean, list
+    /// Text never printed: `config show` and messages show it redacted.
+    case secret
+  }
+
+  public enum Scope: Sendable, Equatable {
+    /// `key:` at the top level, overridable in any profile's section.
+    case app
+    /// `environments.<name>.key`, read from the current environment (`ApiEnvironment.values`).
+    case environment
+  }
+
+  public let name: String
+  public let kind: Kind
+  public let scope: Scope
+  /// As it would be written in the file; nil when the key is optional.
+  public let defaultValue: String?
+  public let doc: String
+
+  public init(
+    _ name: String, _ kind: Kind, scope: Scope = .app, default defaultValue: String? = nil,
+    doc: String
+  ) {
+    self.name = name
+    self.kind = kind
+    self.scope = scope
+    self.defaultValue = defaultValue
+    self.doc = doc
+  }
+}

@@ -1,0 +1,89 @@
+/// The arguments a config entry gives a component, as written: `cache(cacheFirst, 300)` has
+/// two positional ones, `apiKey(header: X-Api-Key)` one named `header`. A component reads them
+/// typed; a missing or malformed one is a config error naming the file and key.
+public struct Parameters: Sendable, Equatable {
+  /// The component's name: `cache`, `apiKey`.
+  public let name: String
+  public let positional: [String]
+  public let named: [String: String]
+  /// Where the entry was written: the file, and the key (`profiles.layered.books[1]`).
+  public let file: String
+  public let key: String
+  /// The entry as written.
+  public let written: String
+
+  public init(
+    name: String, positional: [String] = [], named: [String: String] = [:],
+    file: String = "the catalog", key: String = "", written: String? = nil
+  ) {
+    self.name = name
+    self.positional = positional
+    self.named = named
+    self.file = file
+    self.key = key
+    self.written = written ?? name
+  }
+
+  /// Parses `name`, `name(a, b)` or `name(label: value, …)` found at `key` of `file`.
+  public static func parse(_ text: String, file: String, key: String) throws -> Parameters {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let name = String(trimmed.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
+    var positional: [String] = []
+    var named: [String: String] = [:]
+    if let open = trimmed.firstIndex(of: "("), trimmed.hasSuffix(")") {
+      let inside = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
+      for piece in inside.split(separator: ",") {
+        let argument = piece.trimmingCharacters(in: .whitespaces)
+        if let colon = argument.firstIndex(of: ":") {
+          let label = argument[..<colon].trimmingCharacters(in: .whitespaces)
+          named[label] = argument[argument.index(after: colon)...]
+            .trimmingCharacters(in: .whitespaces)
+        } else {
+          positional.append(argument)
+        }
+      }
+    } else if trimmed.contains("(") || trimmed.contains(")") {
+      throw ConfigError.malformed(
+        file: file, key: key, value: text, expected: "a name with arguments in parentheses")
+    }
+    guard !name.isEmpty else {
+      throw ConfigError.malformed(
+        file: file, key: key, value: text, expected: "a name, with arguments in parentheses")
+    }
+    return Parameters(
+      name: name, positional: positional, named: named, file: file, key: key, written: text)
+  }
+
+  /// The argument labelled `label`, else the one at `index`; nil when neither was given.
+  public func value(_ label: String, at index: Int? = nil) -> String? {
+    if let value = named[label] { return value }
+    guard let index, index < positional.count else { return nil }
+    return positional[index]
+  }
+
+  /// A text argument, or `fallback` when it was not given (an error when there is none).
+  public func string(_ label: String, at index: Int? = nil, default fallback: String? = nil)
+    throws -> String
+  {
+    guard let value = value(label, at: index) ?? fallback else {
+      throw invalid("written with its \(label): \(name)(\(label): …)")
+    }
+    return value
+  }
+
+  /// A whole number above 0, or `fallback` when it was not given.
+  public func positiveInt(_ label: String, at index: Int? = nil, default fallback: Int) throws
+    -> Int
+  {
+    guard let text = value(label, at: index) else { return fallback }
+    guard let number = Int(text), number > 0 else {
+      throw invalid("a whole number above 0 for \(label)")
+    }
+    return number
+  }
+
+  /// A config error at this entry: "… but it must be `expected`."
+  public func invalid(_ expected: String) -> ConfigError {
+    .malformed(file: file, key: key, value: written, expected: expected)
+  }
+}

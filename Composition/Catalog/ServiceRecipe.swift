@@ -1,0 +1,80 @@
+import Api
+import Injection
+import Layers
+
+/// How a service is built: its sources by name, and how layers wrap it. A profile's stack for
+/// the service names layers, then one source: `[logging, cache(networkFirst), api]`.
+///
+/// ```swift
+/// catalog.service("books", (any BookService).self) { books in
+///   books.api { client in ApiBookService(client: client) }
+///   books.layered { base, layers in LayeredBookService(base: base, layers: layers) }
+/// }
+/// ```
+public struct ServiceRecipe<Service: Sendable>: Sendable {
+  public let key: String
+  var sources: [String: (needs: Needs, make: Catalog.Make<Service>)] = [:]
+  var wrap: (@Sendable (Service?, [any ServiceLayer]) -> Service)?
+
+  init(key: String) { self.key = key }
+
+  /// A source a stack may end in; `needs: .api` when it sends requests.
+  public mutating func source(
+    _ name: String, needs: Needs = [], _ make: @escaping Catalog.Make<Service>
+  ) {
+    sources[name] = (needs, make)
+  }
+
+  /// The `api` source: the service over the shared api client (environment, adapters,
+  /// retriers, transport).
+  public mutating func api(_ make: @escaping @Sendable (ApiClient) -> Service) {
+    source("api", needs: .api) { r in make(try r.resolve(ApiClient.self)) }
+  }
+
+  /// How the stack's layers wrap a source (nil for `store`: the layers answer alone). It also
+  /// gives the service the `store` source: its calls answered from the cache only.
+  public mutating func layered(
+    _ wrap: @escaping @Sendable (_ base: Service?, _ layers: [any ServiceLayer]) -> Service
+  ) {
+    self.wrap = wrap
+  }
+}
+
+/// A planned layer: its parameters read, ready to be built on resolve.
+struct PlannedLayer: Sendable {
+  let needs: Needs
+  let make: Catalog.Make<any ServiceLayer>
+}
+
+/// A service recipe without its type, as the catalog keeps it.
+struct AnyServiceRecipe: Sendable {
+  let key: String
+  let sourceNames: [String]
+  /// Whether layers can wrap it (it has a `layered` form).
+  let isLayered: Bool
+  let sourceNeeds: @Sendable (String) -> Needs?
+  let register:
+    @Sendable (_ source: String, _ layers: [PlannedLayer], _ storeLayer: PlannedLayer?, Container)
+      throws -> Void
+
+  init<Service: Sendable>(_ recipe: ServiceRecipe<Service>) {
+    key = recipe.key
+    isLayered = recipe.wrap != nil
+    let store = recipe.wrap == nil ? [] : ["store"]
+    sourceNames = (recipe.sources.keys + store).sorted()
+    sourceNeeds = { name in
+      name == "store" && recipe.wrap != nil ? .cache : recipe.sources[name]?.needs
+    }
+    register = { source, layers, storeLayer, container in
+      let all = layers + (source == "store" ? storeLayer.map { [$0] } ?? [] : [])
+      let build: Catalog.Make<[any ServiceLayer]> = { r in try all.map { try $0.make(r) } }
+      if let made = recipe.sources[source], source != "store" || recipe.wrap == nil {
+        try container.register(Service.self, scope: .singleton) { r in try made.make(r) }
+        guard let wrap = recipe.wrap, !all.isEmpty else { return }
+        try container.decorate(Service.self) { r, base in wrap(base, try build(r)) }
+      } else if let wrap = recipe.wrap {
+        try container.register(Service.self, scope: .singleton) { r in wrap(nil, try build(r)) }
+      }
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import Api
+import Domain
+import Foundation
+import Injection
+import Layers
+import Store
+
+/// The environments a context may switch between, and the one this run starts with: what an
+/// api context resolves.
+public struct Environments: Sendable {
+  /// Every environment the config defines, by name order.
+  public let all: [ApiEnvironment]
+  /// The config's `environment`, without this run's `--environment` or `--base-url`.
+  public let configured: ApiEnvironment
+  /// The one this run asked for: `--environment`, else the configured one; `--base-url` applied.
+  public let chosen: ApiEnvironment
+  /// Whether `--environment` or `--base-url` chose for this run only.
+  public let chosenForThisRun: Bool
+}
+
+/// What a transport is built with: the config's timeouts and every header that carries a
+/// credential (the environments' token headers and every adapter's secret headers), which a
+/// redirect to another origin must not carry.
+public struct TransportSettings: Sendable {
+  public var requestTimeout: Duration
+  public var resourceTimeout: Duration
+  public var secretHeaders: Set<String>
+}
+
+/// Builds one profile's container from the app's catalog and the config. It names no concrete
+/// service, adapter or layer: every part comes from the catalog by the name the config gives.
+struct Composer {
+  let app: KernelApp
+  let config: KernelConfig
+  let runtime: Runtime
+
+  private var catalog: Catalog { app.catalog }
+
+  func compose(profile: String?) throws -> Container {
+    let name = profile ?? config.profile
+    guard let chosen = config.profiles[name] else {
+      throw ConfigError.unknownName(
+        file: config.file, key: "profile", name: name, valid: config.profiles.keys.sorted())
+    }
+    var plans: [(recipe: AnyServiceRecipe, plan: StackPlan)] = []
+    for key in catalog.services.keys.sorted() {
+      guard let recipe = catalog.services[key], let written = chosen.stacks[key] else { continue }
+      let plan = try StackPlan(
+        written.entries, for: recipe, in: catalog, file: config.file, key: written.key)
+      plans.append((recipe, plan))
+    }
+    let needs = plans.reduce(into: Needs()) { $0.formUnion($1.plan.needs) }
+    let container = try base()
+    if needs.contains(.api) { try registerApi(in: container) }
+    if needs.contains(.cache) {
+      try registerCache(required: plans.contains { $0.plan.source == "store" }, in: container)
+    }
+    for (recipe, plan) in plans {
+      try recipe.register(plan.source, plan.layers, plan.storeLayer, container)
+    }
+    return container
+  }
+
+  func composeApi() throws -> Container {
+    let container = try base()
+    try registerApi(in: container)
+    return container
+  }
+
+  /// The run, the config, the app, and time: the clock every delay and timeout is measured on,
+  /// the calendar time cache ages are measured against, and the source of jitter; a test
+  /// overrides any of them in a child container.
+  private func base() throws -> Container {
+    let container = Container()
+    try container.register(Runtime.self, scope: .singleton) { [runtime] _ in runtime }
+    try container.register(KernelConfig.self, scope: .singleton) { [config] _ in config }
+    try container.register(KernelApp.self, scope: .singleton) { [app] _ in app }
+    try container.register((any Clock<Duration>).self, scope: .singleton) { _ in ContinuousClock() }
+    try container.register(RandomSource.self, scope: .singleton) { _ in .system }
+    try container.register(WallClock.self, scope: .singleton) { _ in .system }
+    return container
+  }
+
+  // MARK: The api side
+
+  private func registerApi(in container: Container) throws {
+    let environments = try Environments(
+      all: app.environments(config),
+      configured: Self.environment(config.environment, in: config, baseURL: nil),
+      chosen: Self.environment(
+        runtime.environment ?? config.environment, in: config, baseURL: runtime.baseURL),
+      chosenForThisRun: runtime.environment != nil || runtime.baseURL != nil)
+    try container.register(Environments.self, scope: .singleton) { _ in environments }
+    try container.register(ApiEnvironment.self, scope: .singleton) { _ in environments.chosen }
+
+    guard let context = catalog.contexts[config.context] else {
+      throw ConfigError.unknownName(
+        file: config.file, key: "context", name: config.context,
+        valid: catalog.contexts.keys.sorted())
+    }
+    try container.register((any ApiContext).self, scope: .singleton, factory: context)
+
+    let adapters = try config.adapters.enumerated().map { index, written in
+      try Self.prepare(written, from: catalog.adapters, file: config.file, key: "adapters[\(index)]")
+    }
+    let retriers = try config.retriers.enumerated().map { index, written in
+      try Self.prepare(written, from: catalog.retriers, file: config.file, key: "retriers[\(index)]")
+    }
+    try container.register(CompositeAdapter.self, scope: .singleton) { r in
+      CompositeAdapter(try adapters.map { try $0(r) })
+    }
+
+    var transports: [String: Catalog.Make<any Transport>] = [:]
+    for name in config.environments.keys.sorted() {
+      let chosen = config.environments[name]?.transport ?? "http"
+      guard let make = catalog.transports[chosen] else {
+        throw ConfigError.unknownName(
+          file: config.file, key: "environments.\(name).transport", name: chosen,
+          valid: catalog.transports.keys.sorted())
+      }
+      transports[name] = make
+    }
+    try container.register(TransportSettings.self, scope: .singleton) { [config] r in
+      TransportSettings(
+        requestTimeout: .seconds(config.timeouts.requestSeconds),
+        resourceTimeout: .seconds(config.timeouts.resourceSeconds),
+        secretHeaders: Set(environments.all.map { $0.tokenHeader.lowercased() })
+          .union(try r.resolve(CompositeAdapter.self).secretHeaders))
+    }
+    let http = catalog.transports["http"]
+    try container.register((any Transport).self, scope: .singleton) { [runtime, transports] r in
+      // The current environment's transport; a --base-url points at a real server.
+      let current = try r.resolve((any ApiContext).self).environment.name
+      let make = runtime.baseURL == nil ? transports[current] ?? http : http
+      guard let make else {
+        throw ConfigError.unknownName(
+          file: "the catalog", key: "transports", name: "http",
+          valid: Array(transports.keys).sorted())
+      }
+      return try make(r)
+    }
+    try container.register(ApiClient.self, scope: .singleton) { r in
+      ApiClient(
+        context: try r.resolve(), transport: try r.resolve(),
+        adapters: [try r.resolve(CompositeAdapter.self)],
+        retriers: try retriers.map { try $0(r) }, clock: try r.resolve(),
+        trace: try r.resolve(Runtime.self).log)
+    }
+    try container.register((any AuthService).self, scope: .singleton) { r in
+      ApiAuthService(client: try r.resolve())
+    }
+  }
+
+  /// A part the config names at `key`, looked up in `components` with its parameters read.
+  private static func prepare<Part>(
+    _ written: String, from components: [String: Catalog.Component<Part>], file: String,
+    key: String
+  ) throws -> Catalog.Make<Part> {
+    let parameters = try Parameters.parse(written, file: file, key: key)
+    guard let component = components[parameters.name] else {
+      throw ConfigError.unknownName(
+        file: file, key: key, name: parameters.name, valid: components.keys.sorted())
+    }
+    return try component.factory(parameters)
+  }
+
+  /// The environment `name` of the config, with `baseURL` over its own when given.
+  static func environment(_ name: String, in config: KernelConfig, baseURL: String?) throws
+    -> ApiEnvironment
+  {
+    guard let described = config.environments[name] else {
+      throw ConfigError.unknownName(
+        file: config.file, key: "environment", name: name, valid: config.environments.keys.sorted())
+    }
+    do {
+      return try ApiEnvironment(
+        name: name, baseURL: baseURL ?? described.baseURL, tokenHeader: described.tokenHeader,
+        tokenScheme: described.tokenScheme, allowsInsecureHTTP: described.insecure,
+        values: described.values)
+    } catch let error as ApiError {
+      throw ConfigError.invalidEnvironment(
+        file: config.file, key: "environments.\(name).baseURL", reason: error.description)
+    }
+  }
+
+  // MARK: The cache
+
+  /// The cache store in the data dir, shared by every caching layer, and the work they leave
+  /// behind an answer. The file is opened at the first read or write, never by validation.
+  /// When a stack answers from the store alone (`required`), a cache that cannot be opened
+  /// fails the call with its own sentence (exit 78); otherwise it warns once and answers
+  /// without it.
+  private func registerCache(required: Bool, in container: Container) throws {
+    try container.register(BackgroundWork.self, scope: .singleton) { _ in BackgroundWork() }
+    let opening = CacheOpening(
+      file: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), required: required,
+      warn: runtime.warn)
+    try container.register((any CacheStore).self, scope: .singleton) { _ in opening }
+    try container.register((any CacheMaintenance).self, scope: .singleton) { _ in opening }
+  }
+}
+
+/// One service's stack as planned from the config: layers with their parameters read, then
+/// one source.
+struct StackPlan {
+  let layers: [PlannedLayer]
+  let source: String
+  /// `cache(cacheOnly)`, under the layers of a `store` stack.
+  let storeLayer: PlannedLayer?
+  let needs: Needs
+
+  init(
+    _ written: [String], for recipe: AnyServiceRecipe, in catalog: Catalog, file: String,
+    key: String
+  ) throws {
+    let entries = StackEntry.rejoined(written)
+    let parsed = try entries.enumerated().map {
+      try Parameters.parse($0.element, file: file, key: "\(key)[\($0.offset)]")
+    }
+    let sources = recipe.sourceNames.joined(separator: " or ")
+    func unknown(_ entry: Parameters) -> ConfigError {
+      .unknownName(
+        file: file, key: entry.key, name: entry.name,
+        valid: recipe.sourceNames + catalog.layerUsages)
+    }
+    guard let last = parsed.last, let sourceNeeds = recipe.sourceNeeds(last.name) else {
+      if let last = parsed.last, catalog.layers[last.name] == nil { throw unknown(last) }
+      throw ConfigError.stackWithoutSource(
+        file: file, key: key, stack: entries, sources: sources)
+    }
+    var needs = sourceNeeds
+    layers = try parsed.dropLast().map { entry in
+      guard let layer = catalog.layers[entry.name] else {
+        if recipe.sourceNeeds(entry.name) != nil {
+          throw ConfigError.stackWithoutSource(
+            file: file, key: key, stack: entries, sources: sources)
+        }
+        throw unknown(entry)
+      }
+      needs.formUnion(layer.needs)
+      return PlannedLayer(needs: layer.needs, make: try layer.factory(entry))
+    }
+    source = last.name
+    if source == "store" {
+      guard let cache = catalog.layers["cache"] else {
+        throw ConfigError.unknownName(
+          file: file, key: key, name: "store", valid: recipe.sourceNames)
+      }
+      storeLayer = PlannedLayer(
+        needs: cache.needs,
+        make: try cache.factory(
+          Parameters(name: "cache", positional: ["cacheOnly"], file: file, key: key)))
+    } else {
+      storeLayer = nil
+    }
+    if !layers.isEmpty && !recipe.isLayered {
+      throw ConfigError.malformed(
+        file: file, key: key, value: "[\(entries.joined(separator: ", "))]",
+        expected: "one source alone, as the service \(recipe.key) takes no layers")
+    }
+    self.needs = needs
+  }
+}

@@ -1,0 +1,125 @@
+import Api
+import Domain
+import Foundation
+import Injection
+import Layers
+import SampleApi
+
+/// One profile's object graph as a command front sees it: the app's services by type, the
+/// graph, the cache's upkeep and the work left behind answers; no container, api or store type.
+public struct ComposedProfile: Sendable {
+  let container: Container
+
+  /// The profile's `Service` (`(any MovieService).self`), built on first use.
+  public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
+    try container.resolve(type)
+  }
+
+  public var registrationCount: Int { container.registrations.count }
+
+  /// The dependency graph: `text`, `dot` or `mermaid`.
+  public func graph(_ format: String) -> String? {
+    DependencyGraph.Format(rawValue: format).map { container.graph.rendered(as: $0) }
+  }
+
+  /// What the profile's cache holds; nil when no stack of the profile keeps one. Reading it
+  /// creates no file.
+  public func cacheStatistics() async throws -> CacheStatistics? {
+    guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
+    return try await maintenance.statistics()
+  }
+
+  /// Empties the profile's cache; nil when it keeps none.
+  public func clearCache() async throws -> Int? {
+    guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
+    return try await maintenance.clear()
+  }
+
+  /// Refreshes a cache started behind its answers and not yet stored.
+  public var pendingWork: Int { (try? container.resolve(BackgroundWork.self))?.pending ?? 0 }
+
+  /// Waits for that work, at most `limit`; false when it had to be cancelled.
+  public func settle(within limit: Duration) async -> Bool {
+    guard let work = try? container.resolve(BackgroundWork.self) else { return true }
+    return await work.settle(within: limit)
+  }
+}
+
+/// The api side as `auth` and `env` commands see it: the current environment, its token, the
+/// environments to switch to.
+public struct ApiAccess: Sendable {
+  let container: Container
+  let all: [ApiEnvironment]
+
+  private var context: any ApiContext {
+    get throws { try container.resolve((any ApiContext).self) }
+  }
+
+  /// The environment in use: its name and base URL.
+  public var current: (name: String, baseURL: String) {
+    get throws {
+      let environment = try context.environment
+      return (environment.name, environment.baseURL.absoluteString)
+    }
+  }
+
+  /// Every environment of the config, by name, with its base URL and whether its requests are
+  /// answered in process rather than sent.
+  public let environments: [(name: String, baseURL: String, inProcess: Bool)]
+
+  /// Whether a token is kept for the current environment (never the token itself).
+  public var isLoggedIn: Bool { get throws { try context.token != nil } }
+
+  /// Fetches a token with the auth request and keeps it; returns the environment's name.
+  @discardableResult
+  public func login() async throws -> String {
+    _ = try await container.resolve((any AuthService).self).authorize()
+    return try context.environment.name
+  }
+
+  /// Forgets the current environment's token.
+  public func logout() throws { try context.store(token: nil) }
+
+  /// Switches to the environment `name`; false when the config has none of that name.
+  public func use(_ name: String) throws -> Bool {
+    guard let environment = all.first(where: { $0.name == name }) else { return false }
+    try context.use(environment)
+    return true
+  }
+}
+
+extension KernelApp {
+  /// `profile`'s graph, validated, for a command: nothing is created until a call needs it.
+  public func profile(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
+    -> ComposedProfile
+  {
+    ComposedProfile(container: try bootstrap(config: config, profile: profile, runtime: runtime))
+  }
+
+  /// The api side alone, validated, whatever the profile: for `auth` and `env`.
+  public func api(config: KernelConfig, runtime: Runtime) throws -> ApiAccess {
+    let all = try environments(config)
+    return ApiAccess(
+      container: try bootstrapApi(config: config, runtime: runtime), all: all,
+      environments: all.map {
+        ($0.name, $0.baseURL.absoluteString, config.environments[$0.name]?.transport != "http")
+      })
+  }
+
+  /// The error to report for `error`: a failed resolve's one root cause, else the error.
+  public static func rootCause(of error: any Error) -> any Error {
+    (error as? InjectionError)?.rootCause ?? error
+  }
+}
+
+/// `kernel serve`: the bundled movie API on loopback, with faults.
+public enum SampleServing {
+  public typealias Options = SampleApiResponder.Options
+  public typealias Server = FixtureServer
+
+  public static func start(options: Options, host: String, port: UInt16) async throws
+    -> FixtureServer
+  {
+    try await FixtureServer.start(options: options, host: host, port: port)
+  }
+}

@@ -1,0 +1,134 @@
+import Api
+import Foundation
+import Injection
+
+/// An app built on Kernel: its name, where its config and data live, what it calls itself on
+/// the wire, and the catalog its config chooses from. Kernel's own `kernel` is one such app
+/// (`KernelApp.kernel`); an app makes its own and adds its assemblies.
+///
+/// ```swift
+/// var app = KernelApp(name: "books")   // BOOKS_* variables, Config/books.yaml, data dir "books"
+/// app.add(BooksAssembly())
+/// let document = try app.load(path: nil, workingDirectory: cwd, variables: env)
+/// let container = try app.bootstrap(config: try document.resolve(), runtime: runtime)
+/// ```
+public struct KernelApp: Sendable {
+  /// The command's name: `kernel`, `books`.
+  public var name: String
+  /// Variables are this, `_`, then the key's path in capitals: `BOOKS_PROFILE`.
+  public var variablePrefix: String
+  /// The config file read from the working directory when none is named.
+  public var configFile: String
+  /// The folder under `$XDG_DATA_HOME` (else `~/.local/share`) holding the cache and context.
+  public var dataDirectoryName: String
+  /// Sent by the `defaultHeaders` adapter.
+  public var userAgent: String
+  /// The config used when no file is named or found; nil: the file must exist.
+  public var builtInConfig: (name: String, yaml: String)?
+  /// Everything the config may name. Starts with Kernel's parts (`KernelAssembly`).
+  public var catalog: Catalog
+
+  public init(
+    name: String, variablePrefix: String? = nil, configFile: String? = nil,
+    dataDirectoryName: String? = nil, userAgent: String? = nil,
+    builtInConfig: (name: String, yaml: String)? = nil
+  ) {
+    self.name = name
+    self.variablePrefix = variablePrefix ?? name.uppercased()
+    self.configFile = configFile ?? "Config/\(name).yaml"
+    self.dataDirectoryName = dataDirectoryName ?? name
+    self.userAgent =
+      userAgent ?? "\(name)/\(KernelVersion.current) Kernel (\(DefaultHeadersAdapter.platform))"
+    self.builtInConfig = builtInConfig
+    var catalog = Catalog()
+    catalog.add(KernelAssembly())
+    self.catalog = catalog
+  }
+
+  /// Adds one feature's registrations to the catalog.
+  public mutating func add(_ assembly: some Assembly) { catalog.add(assembly) }
+
+  /// Kernel's own command: its components and the movie service, through the same calls.
+  public static let kernel: KernelApp = {
+    var app = KernelApp(
+      name: "kernel", variablePrefix: "KERNEL", userAgent: DefaultHeadersAdapter.userAgent,
+      builtInConfig: (BuiltInConfig.name, BuiltInConfig.yaml))
+    app.add(MoviesAssembly())
+    return app
+  }()
+
+  // MARK: Reading the config
+
+  /// The file `--config` / `<PREFIX>_CONFIG` names, else `configFile` under the working
+  /// directory when there is one, else the built-in config; with the variables and flags over it.
+  public func load(
+    path: String?, workingDirectory: URL, variables: [String: String] = [:],
+    flags: [String: String] = [:]
+  ) throws -> ConfigDocument {
+    try ConfigDocument.load(
+      path: path, workingDirectory: workingDirectory, variables: variables, flags: flags, app: self)
+  }
+
+  /// The config in `yaml` (named `file` in messages), with the variables and flags over it.
+  public func document(
+    yaml: String, file: String, variables: [String: String] = [:], flags: [String: String] = [:]
+  ) throws -> ConfigDocument {
+    try ConfigDocument(text: yaml, file: file, variables: variables, flags: flags, app: self)
+  }
+
+  /// `dataDir` from the config, else `$XDG_DATA_HOME/<dataDirectoryName>`, else
+  /// `~/.local/share/<dataDirectoryName>`. Nothing is created.
+  public func dataDirectory(
+    config: KernelConfig, variables: [String: String], workingDirectory: URL
+  ) throws -> URL {
+    if !config.dataDir.isEmpty {
+      return URL(fileURLWithPath: config.dataDir, relativeTo: workingDirectory).standardizedFileURL
+    }
+    if let xdg = variables["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+      return URL(fileURLWithPath: xdg).appendingPathComponent(dataDirectoryName)
+    }
+    guard let home = variables["HOME"], !home.isEmpty else {
+      throw ConfigError.unusable(
+        file: "the environment", key: "HOME",
+        reason: "it is not set, so there is no default data dir; pass --data-dir")
+    }
+    return URL(fileURLWithPath: home).appendingPathComponent(".local/share/\(dataDirectoryName)")
+  }
+
+  // MARK: Building the object graph
+
+  /// A validated, bootstrapped container for `profile` (the config's when nil).
+  public func bootstrap(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
+    -> Container
+  {
+    let container = try compose(config: config, profile: profile, runtime: runtime)
+    try container.validate()
+    try container.bootstrap()
+    return container
+  }
+
+  /// The registrations for `profile`, not yet validated: tests override parts in a child.
+  /// Only what the profile's stacks need is registered: the api side when some stack ends in
+  /// a source that sends requests, the cache when some stack uses the store.
+  public func compose(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
+    -> Container
+  {
+    try Composer(app: self, config: config, runtime: runtime).compose(profile: profile)
+  }
+
+  /// The api side alone (environments, context, transport, client, auth), whatever the
+  /// profile: for `auth` and `env` commands.
+  public func bootstrapApi(config: KernelConfig, runtime: Runtime) throws -> Container {
+    let container = try Composer(app: self, config: config, runtime: runtime).composeApi()
+    try container.validate()
+    try container.bootstrap()
+    return container
+  }
+
+  /// The environments the config defines, as the api sees them.
+  public func environments(_ config: KernelConfig) throws -> [ApiEnvironment] {
+    try config.environments.keys.sorted().map {
+      try Composer.environment($0, in: config, baseURL: nil)
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// A route and what its answer becomes: the value a service asks the client for. In the spirit
+/// of Get's `Request<Response>`: the request knows its response type, so a service is a list
+/// of request values and nothing else.
+///
+/// ```swift
+/// extension ApiRequest where Response == Book {
+///   static func book(id: Int) -> Self { ApiRequest(.get("books/\(id)"), mapping: .init(keyPath: "data")) }
+/// }
+/// let book = try await client.send(.book(id: 7))
+/// ```
+public struct ApiRequest<Response>: Sendable, CustomStringConvertible {
+  public var route: Route
+  /// Turns a validated (2xx) body into the response; errors name the route.
+  public var decode: @Sendable (Data, Route) throws -> Response
+
+  public init(_ route: Route, decode: @escaping @Sendable (Data, Route) throws -> Response) {
+    self.route = route
+    self.decode = decode
+  }
+
+  public var description: String { route.description }
+}
+
+extension ApiRequest where Response: Decodable & Sendable {
+  /// JSON at `mapping`'s key path, inside an envelope or not.
+  public init(_ route: Route, mapping: JSONMapping = .body) {
+    self.init(route) { data, route in try mapping.decode(Response.self, from: data, route: route) }
+  }
+}
+
+extension ApiRequest where Response == Data {
+  /// The body as it came.
+  public static func data(_ route: Route) -> Self { ApiRequest(route) { data, _ in data } }
+}
+
+extension ApiRequest where Response == String {
+  /// A token: the plain-text body, trimmed, or the string at `mapping`'s key path; empty or
+  /// spaced tokens are refused.
+  public static func token(_ route: Route = .auth, mapping: JSONMapping? = nil) -> Self {
+    ApiRequest(route) { data, route in
+      let token: String
+      if let mapping {
+        token = try mapping.decode(String.self, from: data, route: route)
+      } else {
+        guard let text = String(data: data, encoding: .utf8) else {
+          throw ApiError.decoding(route: route, field: "", reason: "the token is not UTF-8 text")
+        }
+        token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+      guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+        throw ApiError.decoding(
+          route: route, field: "", reason: "the token is empty or contains spaces")
+      }
+      return token
+    }
+  }
+}
