@@ -101,6 +101,11 @@ struct MoviesCommand: AsyncParsableCommand {
       guard let first = failures.min(by: { $0.index < $1.index }) else {
         return found.compactMap { $0 }
       }
+      // A setup that cannot work (an unusable cache, a bad config) is one sentence of its own,
+      // not a movie that could not be had.
+      if failures.count == ids.count, ServiceFailure.of(first.error) == .configuration {
+        throw first.error
+      }
       throw MissingMovies(
         movies: found.compactMap { $0 }, missing: failures.map { ids[$0.index] }.sorted(),
         requested: ids.count, cause: first.error)

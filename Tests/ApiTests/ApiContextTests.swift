@@ -98,9 +98,10 @@ import Testing
     #expect(warnings.all.first?.contains("could not be read") == true)
     let files = try FileManager.default.contentsOfDirectory(
       atPath: file.deletingLastPathComponent().path)
-    #expect(files.contains("context.json"))
     #expect(files.contains { $0.hasPrefix("context.json.corrupt-") })
-    // The replacement is a good file: opening again warns no more.
+    // Opening writes nothing; the first change writes a good file, which opens without a word.
+    #expect(!files.contains("context.json"))
+    try context.store(token: AuthToken("t"))
     _ = try open(file, warnings: warnings)
     #expect(warnings.all.count == 1)
   }
@@ -117,13 +118,12 @@ import Testing
     #expect(warnings.all.first?.contains("\"staging\"") == true)
   }
 
-  @Test func anUnwritableFolderIsAClearError() throws {
-    let error = #expect(throws: ApiError.self) {
-      try PersistentApiContext(
-        file: URL(fileURLWithPath: "/proc/kernel-cannot-write/context.json"),
-        defaultEnvironment: .sample,
-        environments: [], warn: { _ in })
-    }
+  @Test func anUnwritableFolderIsAClearErrorAtTheFirstChange() throws {
+    // Opening reads only, so it works; saving the first token cannot.
+    let context = try PersistentApiContext(
+      file: URL(fileURLWithPath: "/proc/kernel-cannot-write/context.json"),
+      defaultEnvironment: .sample, environments: [], warn: { _ in })
+    let error = #expect(throws: ApiError.self) { try context.store(token: AuthToken("t")) }
     guard case .contextStorage(let file, _) = error else {
       Issue.record("expected contextStorage, got \(String(describing: error))")
       return

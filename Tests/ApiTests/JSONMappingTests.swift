@@ -133,7 +133,7 @@ import Testing
     try await withLoopbackApi { harness in
       harness.server.handle("GET", "/api/auth") { _ in htmlResponse("  \n") }
       let error = await apiError { try await ApiAuthService(client: harness.client).authorize() }
-      guard case .decoding(.auth, _, let reason) = error else {
+      guard case .decoding(let route, _, let reason) = error, route == .auth else {
         Issue.record("expected a decoding error, got \(String(describing: error))")
         return
       }

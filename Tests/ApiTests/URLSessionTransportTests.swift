@@ -151,7 +151,7 @@ import Testing
       #expect(deadline.sleeps == [.milliseconds(300)])
       deadline.advance(by: .milliseconds(300))
       let error = await call.value
-      guard case .timedOut(.movie(2), "127.0.0.1") = error else {
+      guard case .timedOut(let route, "127.0.0.1") = error, route == .movie(id: 2) else {
         Issue.record("expected timedOut, got \(String(describing: error))")
         return
       }

@@ -12,7 +12,7 @@ import Testing
     try kernel.write(
       """
       environments:
-        sample: {baseURL: "https://sample.invalid/api/"}
+        sample: {baseURL: "https://sample.invalid/api/", transport: sample}
       profiles:
         layered: {movies: [cache(networkFirst), api]}
         offline: {movies: [store]}

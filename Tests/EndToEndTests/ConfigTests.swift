@@ -8,6 +8,7 @@ import Testing
     environments:
       sample:
         baseURL: https://sample.kernel.invalid/api/
+        transport: sample
     profiles:
       api:
         movies: [api]
