@@ -100,6 +100,10 @@ let package = Package(
         "Composition", "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
         "KernelTesting",
       ]),
+    // A second app (books) built through public API only: no @testable import here.
+    .testTarget(
+      name: "OpenCompositionTests",
+      dependencies: ["Composition", "Api", "Layers", "SampleApi", "KernelTesting"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
     // GRDB here only to age, edit and lock the cache file from outside, as another process would.

@@ -101,10 +101,12 @@ struct Composer {
     try container.register((any ApiContext).self, scope: .singleton, factory: context)
 
     let adapters = try config.adapters.enumerated().map { index, written in
-      try Self.prepare(written, from: catalog.adapters, file: config.file, key: "adapters[\(index)]")
+      try Self.prepare(
+        written, from: catalog.adapters, file: config.file, key: "adapters[\(index)]")
     }
     let retriers = try config.retriers.enumerated().map { index, written in
-      try Self.prepare(written, from: catalog.retriers, file: config.file, key: "retriers[\(index)]")
+      try Self.prepare(
+        written, from: catalog.retriers, file: config.file, key: "retriers[\(index)]")
     }
     try container.register(CompositeAdapter.self, scope: .singleton) { r in
       CompositeAdapter(try adapters.map { try $0(r) })

@@ -90,7 +90,8 @@ public struct ConfigDocument: Sendable {
       throw ConfigError.unusable(
         file: chosen, key: key, reason: "it cannot be read as UTF-8 text (\(Self.reason(error)))")
     }
-    return try ConfigDocument(text: text, file: chosen, variables: variables, flags: flags, app: app)
+    return try ConfigDocument(
+      text: text, file: chosen, variables: variables, flags: flags, app: app)
   }
 
   // MARK: Looking values up

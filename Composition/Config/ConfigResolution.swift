@@ -109,7 +109,7 @@ extension ConfigDocument {
       let found = try document.lookup(key, type, profile: profile)
       let shown: String?
       switch found?.content {
-      case .string?  where secret: shown = "REDACTED"
+      case .string? where secret: shown = "REDACTED"
       case .string(let text)?: shown = KernelConfig.redacted(text)
       case .stringArray(let list)?: shown = "[\(list.joined(separator: ", "))]"
       case .int(let number)?: shown = "\(number)"

@@ -39,7 +39,8 @@ enum ConfigSchema: Equatable, Sendable {
     var overridable = Self.overridable
     for setting in catalog.settings.values {
       switch setting.scope {
-      case .environment: environment[setting.name] = environment[setting.name] ?? setting.kind.schema
+      case .environment:
+        environment[setting.name] = environment[setting.name] ?? setting.kind.schema
       case .app: overridable[setting.name] = overridable[setting.name] ?? setting.kind.schema
       }
     }

@@ -47,7 +47,10 @@ public struct KernelConfig: Sendable, Equatable {
 
   /// A resolved app setting.
   public enum Value: Sendable, Equatable {
-    case string(String), integer(Int), boolean(Bool), list([String])
+    case string(String)
+    case integer(Int)
+    case boolean(Bool)
+    case list([String])
   }
 
   /// The app setting `name` as text (a secret too), if set or defaulted.

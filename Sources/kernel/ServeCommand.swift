@@ -1,7 +1,7 @@
 import ArgumentParser
+import Composition
 import Dispatch
 import Foundation
-import Composition
 
 #if canImport(Glibc)
   import Glibc

@@ -106,15 +106,15 @@ struct Session {
     let path = runtime.dataDirectory.path
     let setting = config.settings.first { $0.key == "dataDir" }
     return switch setting?.source {
-      case .flag(let flag)?:
-        .unusable(file: "the command line", key: "\(flag) \(path)", reason: reason)
-      case .variable(let name)?:
-        .unusable(file: "the environment", key: "\(name) \(path)", reason: reason)
-      case .profile(let profile, let file)?:
-        .unusable(file: file, key: "profiles.\(profile).dataDir \(path)", reason: reason)
-      case .file(let file)? where setting?.value.isEmpty == false:
-        .unusable(file: file, key: "dataDir \(path)", reason: reason)
-      default: .unusable(file: "the default data dir", key: path, reason: reason)
+    case .flag(let flag)?:
+      .unusable(file: "the command line", key: "\(flag) \(path)", reason: reason)
+    case .variable(let name)?:
+      .unusable(file: "the environment", key: "\(name) \(path)", reason: reason)
+    case .profile(let profile, let file)?:
+      .unusable(file: file, key: "profiles.\(profile).dataDir \(path)", reason: reason)
+    case .file(let file)? where setting?.value.isEmpty == false:
+      .unusable(file: file, key: "dataDir \(path)", reason: reason)
+    default: .unusable(file: "the default data dir", key: path, reason: reason)
     }
   }
 

@@ -159,20 +159,32 @@ import Testing
       }
     }
     #expect(
-      failure { $0.profiles["layered"]?.stacks["movies"] = .init(["logging", "cache(networkFirst)"], key: "profiles.layered.movies") }
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["logging", "cache(networkFirst)"], key: "profiles.layered.movies")
+      }
         == "Config/kernel.yaml: the stack profiles.layered.movies [logging, cache(networkFirst)] must end in a source, api or store."
     )
     #expect(
-      failure { $0.profiles["layered"]?.stacks["movies"] = .init(["logging", "cahce", "api"], key: "profiles.layered.movies") }
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["logging", "cahce", "api"], key: "profiles.layered.movies")
+      }
         == "Config/kernel.yaml: profiles.layered.movies[1] names \"cahce\", which is not one of: api, store, cache(<policy>), dedupe, logging, memory(<capacity>, <seconds>)."
     )
-    let unknownPolicy = failure { $0.profiles["layered"]?.stacks["movies"] = .init(["cache(sometimes)", "api"], key: "profiles.layered.movies") }
+    let unknownPolicy = failure {
+      $0.profiles["layered"]?.stacks["movies"] = .init(
+        ["cache(sometimes)", "api"], key: "profiles.layered.movies")
+    }
     #expect(
       unknownPolicy.contains(
         "profiles.layered.movies[0] names \"sometimes\", which is not one of: cacheOnly, networkOnly"
       ))
     #expect(
-      failure { $0.profiles["layered"]?.stacks["movies"] = .init(["cache(cacheFirst, soon)", "api"], key: "profiles.layered.movies") }
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["cache(cacheFirst, soon)", "api"], key: "profiles.layered.movies")
+      }
         == "Config/kernel.yaml: profiles.layered.movies[0] is \"cache(cacheFirst, soon)\", but it must be a whole number above 0 for maxAge."
     )
     #expect(

@@ -102,7 +102,9 @@ public final class ApiClient: Sendable {
   }
 
   /// The value of `route` decoded from its body by `mapping`.
-  public func value<T: Decodable & Sendable>(_ type: T.Type, for route: Route, mapping: JSONMapping = .body)
+  public func value<T: Decodable & Sendable>(
+    _ type: T.Type, for route: Route, mapping: JSONMapping = .body
+  )
     async throws -> T
   {
     try await send(ApiRequest<T>(route, mapping: mapping))

@@ -1,0 +1,72 @@
+import Api
+import Composition
+import Foundation
+import Layers
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// A second app on Kernel, not about movies, through public API only: everything between the
+// snippet markers is the app's side (at most 60 lines, `appSideIsSmall` counts them).
+
+// snippet: books-app
+struct Book: Codable, Sendable, Equatable { let id: Int, title: String }
+
+protocol BookService: Sendable {
+  func book(id: Int) async throws -> Book
+}
+
+/// The api source: request values, sent through Kernel's client.
+struct ApiBookService: BookService {
+  let client: ApiClient
+  func book(id: Int) async throws -> Book { try await client.send(.init(.get("books/\(id)"))) }
+}
+
+/// The layered form: one call description; every layer, and the `store` source, come with it.
+struct LayeredBookService: BookService {
+  let base: (any BookService)?
+  let layers: LayerStack
+  func book(id: Int) async throws -> Book {
+    let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
+    guard let base else { return try await layers.answer(call, from: nil) }
+    return try await layers.answer(call) { try await base.book(id: id) }
+  }
+}
+
+/// The environment's own key, in the header the config names; declared secret.
+struct ApiKeyAdapter: RequestAdapter {
+  let header: String
+  var secretHeaders: Set<String> { [header] }
+  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    var adapted = request
+    adapted.setValue(attempt.context.environment.values["apiKey"], forHTTPHeaderField: header)
+    return adapted
+  }
+}
+
+/// A 429 is sent once more, at once.
+struct RateLimitRetrier: RequestRetrier {
+  var name: String { "rateLimit" }
+  func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+    -> RetryDecision
+  { outcome.status == 429 && attempt.retriesBy[name] == nil ? .retry : .doNotRetry }
+}
+
+/// What the books config may name.
+struct BooksAssembly: Assembly {
+  func assemble(into catalog: inout Catalog) {
+    catalog.service("books", (any BookService).self) { books in
+      books.api { ApiBookService(client: $0) }
+      books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
+    }
+    catalog.adapter("apiKey") { parameters in
+      let header = try parameters.string("header", at: 0, default: "X-Api-Key")
+      return { _ in ApiKeyAdapter(header: header) }
+    }
+    catalog.retrier("rateLimit") { _ in { _ in RateLimitRetrier() } }
+    catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The app's key."))
+    catalog.setting(AppSetting("shelf", .string, default: "to-read", doc: "The first shelf."))
+  }
+}
+// end snippet
