@@ -7,10 +7,9 @@ import Layers
 import SampleApi
 import Testing
 
-// README "Add your own service", runnable: a second domain (TV shows) with an api layer, the
-// cache over it and an offline answer, in the lines below and nothing else.
+// A second domain (TV shows) registered by hand beside the movies in a composed container: the
+// lower-level path under the catalog (README "Use Kernel in your app" shows the catalog's).
 
-// snippet: add-your-own-service
 // 1. The domain: a value and a protocol.
 struct Show: Codable, Sendable, Equatable {
   let id: Int
@@ -49,7 +48,6 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
       layers: LayerStack([CachingLayer(store: try r.resolve(), policy: policy)]))
   }
 }
-// end snippet
 
 @Suite(.timeLimit(.minutes(1))) struct AddYourOwnServiceTests {
   @Test func showsGetTheApiTheCacheAndAnOfflineAnswer() async throws {
@@ -62,14 +60,12 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     defer { try? FileManager.default.removeItem(at: data) }
     let runtime = Runtime(
       dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
-    // snippet: add-your-own-service
-    // 5. In the app: the profile's container, with the shows beside the movies.
+        // 5. In the app: the profile's container, with the shows beside the movies.
     let container = try KernelComposition.compose(
       config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime)
     try registerShows(in: container, policy: .networkFirst)
     try container.validate()
-    // end snippet
-    let shows = try container.resolve((any ShowService).self)
+        let shows = try container.resolve((any ShowService).self)
 
     #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))
     await server.stop()

@@ -30,8 +30,10 @@ import Testing
   }
 
   static func app() -> KernelApp {
-    var app = KernelApp(name: "books")
+    // snippet: books-compose
+    var app = KernelApp(name: "books")  // BOOKS_* variables, Config/books.yaml, data dir "books"
     app.add(BooksAssembly())
+    // end snippet
     return app
   }
 
@@ -39,11 +41,13 @@ import Testing
     _ app: KernelApp, _ yaml: String, profile: String, data: URL,
     variables: [String: String] = [:], log: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> (any BookService, KernelConfig) {
+    // snippet: books-compose
     let config = try app.document(yaml: yaml, file: "Config/books.yaml", variables: variables)
-      .resolve(profile: profile)
-    let runtime = Runtime(dataDirectory: data, log: log)
-    let composed = try app.profile(config: config, runtime: runtime)
-    return (try composed.service((any BookService).self), config)
+      .resolve(profile: profile)  // or app.load(path:workingDirectory:variables:flags:)
+    let composed = try app.profile(config: config, runtime: Runtime(dataDirectory: data, log: log))
+    let books = try composed.service((any BookService).self)  // validated: graph, doctor know it
+    // end snippet
+    return (books, config)
   }
 
   @Test func theBooksAppGetsItsApiItsCacheAndItsOfflineStackFromItsConfig() async throws {
