@@ -137,6 +137,15 @@ import Testing
       "\(error.map { KernelApp.rootCause(of: $0) } ?? CancellationError())"
         == "Config/books.yaml: retriers[1] names \"patience\", which is not one of: authRefresh, backoff, rateLimit."
     )
+    let pigeon = Self.yaml(staging: url, other: url)
+      .replacingOccurrences(of: "apiKey: \"k-other\"", with: "apiKey: k, transport: pigeon")
+    let transport = #expect(throws: ConfigError.self) {
+      _ = try Self.books(Self.app(), pigeon, profile: "api", data: data.url)
+    }
+    #expect(
+      transport?.description
+        == "Config/books.yaml: environments.other.transport names \"pigeon\", which is not one of: http."
+    )
     // A key the app did not add is refused where it is written.
     let unknown = #expect(throws: ConfigError.self) {
       _ = try Self.app().document(yaml: "isbn: 1\n", file: "Config/books.yaml")
