@@ -60,12 +60,12 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     defer { try? FileManager.default.removeItem(at: data) }
     let runtime = Runtime(
       dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
-        // 5. In the app: the profile's container, with the shows beside the movies.
+    // 5. In the app: the profile's container, with the shows beside the movies.
     let container = try KernelComposition.compose(
       config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime)
     try registerShows(in: container, policy: .networkFirst)
     try container.validate()
-        let shows = try container.resolve((any ShowService).self)
+    let shows = try container.resolve((any ShowService).self)
 
     #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))
     await server.stop()
