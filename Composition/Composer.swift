@@ -180,8 +180,10 @@ struct Composer {
         tokenScheme: described.tokenScheme, allowsInsecureHTTP: described.insecure,
         values: described.values)
     } catch let error as ApiError {
+      let override = baseURL == nil ? nil : config.written("baseURL")
       throw ConfigError.invalidEnvironment(
-        file: config.file, key: "environments.\(name).baseURL", reason: error.description)
+        file: override?.file ?? config.file, key: override?.key ?? "environments.\(name).baseURL",
+        reason: error.description)
     }
   }
 

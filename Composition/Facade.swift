@@ -122,4 +122,7 @@ public enum SampleServing {
   {
     try await FixtureServer.start(options: options, host: host, port: port)
   }
+
+  /// Whether a server may listen on `host`: 127.0.0.0/8, ::1 or localhost.
+  public static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
 }

@@ -85,6 +85,19 @@ public struct KernelConfig: Sendable, Equatable {
     public var source: ConfigDocument.Source
   }
 
+  /// Where the value of `key` was written, as a message names it: (`the command line`,
+  /// `--base-url`), (`the environment`, `KERNEL_BASE_URL`), (file, `profiles.api.baseURL`), or
+  /// nil when it is a default.
+  public func written(_ key: String) -> (file: String, key: String)? {
+    switch settings.first(where: { $0.key == key })?.source {
+    case .flag(let flag)?: ("the command line", flag)
+    case .variable(let name)?: ("the environment", name)
+    case .profile(let profile, let file)?: (file, "profiles.\(profile).\(key)")
+    case .file(let file)?: (file, key)
+    default: nil
+    }
+  }
+
   /// An environment as the file describes it.
   public struct EnvironmentConfig: Sendable, Equatable {
     public var baseURL: String

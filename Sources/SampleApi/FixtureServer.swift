@@ -16,45 +16,89 @@ import Synchronization
 public final class FixtureServer: Sendable {
   public let responder: SampleApiResponder
   public let port: UInt16
+  private let host: Loopback.Address
   private let server: HTTPServer
   private let task: Task<Void, any Error>
   private let routes: Routes
 
-  /// Starts serving on `127.0.0.1`, on `port` or, with 0, on a free port the system picks.
+  /// Starts serving on `host` (a loopback address: 127.0.0.1, another 127.x.y.z, ::1 or
+  /// localhost), on `port` or, with 0, on a free port the system picks. A port that cannot be
+  /// had (in use, privileged) fails at once with the system's reason.
   public static func start(
     options: SampleApiResponder.Options = .init(), host: String = "127.0.0.1", port: UInt16 = 0
   ) async throws -> FixtureServer {
+    guard let loopback = Loopback.address(host) else {
+      throw FixtureServerError.notLoopback(host: host)
+    }
     let responder = SampleApiResponder(options: options)
     let routes = Routes(responder: responder)
-    let address = try sockaddr_in.inet(ip4: host, port: port)
     let pool = NoDelayPool(base: HTTPServer.defaultPool())
-    let server = HTTPServer(
-      address: address, timeout: 60, pool: pool, logger: .disabled, handler: routes)
-    let task = Task { try await server.run() }
-    // A deadline against a hang only: on a loaded machine listening can take seconds.
-    try await server.waitUntilListening(timeout: 60)
-    guard case .ip4(_, let bound) = await server.listeningAddress else {
+    let server: HTTPServer
+    switch loopback {
+    case .ip4(let ip):
+      server = HTTPServer(
+        address: try sockaddr_in.inet(ip4: ip, port: port), timeout: 60, pool: pool,
+        logger: .disabled, handler: routes)
+    case .ip6(let ip):
+      server = HTTPServer(
+        address: try sockaddr_in6.inet6(ip6: ip, port: port), timeout: 60, pool: pool,
+        logger: .disabled, handler: routes)
+    }
+    let failure = Mutex<(any Error)?>(nil)
+    let task = Task {
+      do { try await server.run() } catch {
+        failure.withLock { $0 = error }
+        throw error
+      }
+    }
+    // Listening, or the reason it cannot be: whichever comes first. The 60 s bound is a
+    // deadline against a hang only; on a loaded machine listening can take seconds.
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(60)
+    while await !server.isListening {
+      if let error = failure.withLock({ $0 }) {
+        throw FixtureServerError.cannotListen(host: host, port: port, reason: reason(error))
+      }
+      guard clock.now < deadline else {
+        task.cancel()
+        throw FixtureServerError.cannotListen(host: host, port: port, reason: "timed out")
+      }
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    let bound: UInt16
+    switch await server.listeningAddress {
+    case .ip4(_, let port)?, .ip6(_, let port)?: bound = port
+    default:
       task.cancel()
-      throw FixtureServerError.notListening(host: host, port: port)
+      throw FixtureServerError.cannotListen(host: host, port: port, reason: "no address")
     }
     return FixtureServer(
-      responder: responder, port: bound, server: server, task: task, routes: routes)
+      responder: responder, host: loopback, port: bound, server: server, task: task,
+      routes: routes)
+  }
+
+  /// The system's words for why a socket could not listen ("Address already in use").
+  private static func reason(_ error: any Error) -> String {
+    if case SocketError.failed(_, _, let message) = error { return message }
+    return "\(error)"
   }
 
   private init(
-    responder: SampleApiResponder, port: UInt16, server: HTTPServer, task: Task<Void, any Error>,
-    routes: Routes
+    responder: SampleApiResponder, host: Loopback.Address, port: UInt16, server: HTTPServer,
+    task: Task<Void, any Error>, routes: Routes
   ) {
     self.responder = responder
+    self.host = host
     self.port = port
     self.server = server
     self.task = task
     self.routes = routes
   }
 
-  /// `http://127.0.0.1:PORT/api/`: the base URL of an environment pointing here.
+  /// `http://127.0.0.1:PORT/api/` (or `http://[::1]:PORT/api/`): the base URL of an environment
+  /// pointing here.
   public var baseURL: URL {
-    URL(string: "http://127.0.0.1:\(port)\(responder.options.basePath)")
+    URL(string: "http://\(host.urlHost):\(port)\(responder.options.basePath)")
       ?? URL(fileURLWithPath: "/")
   }
 
@@ -75,12 +119,16 @@ public final class FixtureServer: Sendable {
 
 /// Why a fixture server did not start.
 public enum FixtureServerError: Error, CustomStringConvertible {
-  case notListening(host: String, port: UInt16)
+  case notLoopback(host: String)
+  case cannotListen(host: String, port: UInt16, reason: String)
 
   public var description: String {
     switch self {
-    case .notListening(let host, let port):
-      "The fixture server could not listen on \(host):\(port)."
+    case .notLoopback(let host):
+      "The fixture server listens on loopback addresses only (127.0.0.1, ::1, localhost), not \(host)."
+    case .cannotListen(let host, let port, let reason):
+      "The fixture server could not listen on \(host) port \(port): \(reason)"
+        + (port < 1024 && port != 0 ? " (ports below 1024 need privileges)." : ".")
     }
   }
 }

@@ -134,7 +134,8 @@ public final class SampleApiResponder: Sendable {
   private func movie(id: Int) -> SampleMovie? {
     if let bundled = SampleMovie.movie(id: id) { return bundled }
     let last = SampleMovie.all.count
-    return id > last && id <= last + options.extraMovies ? SampleMovie.generated(id: id) : nil
+    // `id - last` cannot overflow for a positive id; `last + extraMovies` could.
+    return id > last && id - last <= options.extraMovies ? SampleMovie.generated(id: id) : nil
   }
 
   private func issueToken() -> SampleResponse {

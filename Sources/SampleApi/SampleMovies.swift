@@ -93,7 +93,7 @@ extension SampleMovie {
     return SampleMovie(
       id, "Generated Movie \(id)",
       "2014-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)",
-      1_000_000 + (id * 7_919) % 90_000_000, Double(30 + id % 70),
+      1_000_000 + (id % 90_000_000) * 7_919 % 90_000_000, Double(30 + id % 70),
       ["Actor \(id)-1", "Actor \(id)-2", "Actor \(id)-3"])
   }
 

@@ -25,7 +25,7 @@ struct CacheCommand: AsyncParsableCommand {
         ]
         fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
         fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
-        Terminal.print(try Reply.json(fields))
+        Terminal.printExact(try Reply.json(fields))
         return
       }
       Terminal.print("cache:   \(stats.file ?? "in memory")")

@@ -22,7 +22,7 @@ struct ConfigCommand: AsyncParsableCommand {
         let values = settings.map {
           ["key": $0.key, "value": $0.value, "source": $0.source.description]
         }
-        Terminal.print(
+        Terminal.printExact(
           try Reply.json(["file": session.config.file, "dataDir": dataDir, "settings": values]))
         return
       }

@@ -40,7 +40,7 @@ struct DoctorCommand: AsyncParsableCommand {
       }
     }
     if first.format == .json {
-      Terminal.print(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
+      Terminal.printExact(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
     }
     if let problem = problems.first {
       Terminal.error(

@@ -13,6 +13,13 @@ import ArgumentParser
     // Past a file-size limit (`ulimit -f`), a write fails with EFBIG, which SQLite reports as a
     // full disk, instead of the signal ending the process with the answer unprinted.
     signal(SIGXFSZ, SIG_IGN)
+    // A closed pipe is an error of `write`, which `Terminal` turns into a quiet exit (141), not
+    // a signal that could land in the middle of a cache write.
+    signal(SIGPIPE, SIG_IGN)
+    // SIGQUIT quits, as it does for any program; Swift's runtime would print a crash report
+    // for it and carry on.
+    signal(SIGQUIT, SIG_DFL)
+    Terminal.guardStandardDescriptors()
     do {
       var command = try Kernel.parseAsRoot()
       if var asynchronous = command as? any AsyncParsableCommand {

@@ -25,7 +25,7 @@ struct EnvCommand: AsyncParsableCommand {
           ]
             as [String: any Sendable]
         }
-        Terminal.print(try Reply.json(["current": current.name, "environments": list]))
+        Terminal.printExact(try Reply.json(["current": current.name, "environments": list]))
         return
       }
       let width = all.map(\.name.count).max() ?? 0

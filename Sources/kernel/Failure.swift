@@ -15,16 +15,23 @@ enum Failure {
     // A container that could not be built because of one cause (a cache that cannot be
     // opened) reports that cause and its code.
     let error = cause(thrown)
-    if let code = error as? ExitCode { Kernel.exit(withError: code) }
+    if let code = error as? ExitCode { Foundation.exit(code.rawValue) }
     // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
-    // than plain failure: it prints those itself.
+    // than plain failure: its message, written here so a failed write is seen.
     if !(error is UsageError), ServiceFailure.of(error) == nil,
       Kernel.exitCode(for: error) != .failure
     {
-      Kernel.exit(withError: error)
+      let code = Kernel.exitCode(for: error)
+      let message = Kernel.fullMessage(for: error)
+      if code == .success {
+        if !message.isEmpty { Terminal.print(message) }
+      } else {
+        Terminal.error(message)
+      }
+      Foundation.exit(code.rawValue)
     }
     Terminal.error(sentence(error))
-    Kernel.exit(withError: ExitCode(code(for: error)))
+    Foundation.exit(code(for: error))
   }
 
   /// The error to report for `error`: a container's one root cause, else the error itself.

@@ -8,9 +8,9 @@ struct GraphCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    let session = try Session(global)
+    let session = try Session(global, formats: [.text, .dot, .mermaid])
     guard let graph = try session.inspect().graph(session.format.rawValue) else {
-      throw UsageError("graph prints text, dot or mermaid, not json.")
+      throw UsageError("graph prints text, dot or mermaid, not \(session.format.rawValue).")
     }
     Terminal.print(graph)
   }

@@ -18,10 +18,6 @@ enum MovieOutput {
     _ fetch: @escaping @Sendable (any MovieService) async throws -> [Movie]
   ) async throws {
     let session = try Session(options)
-    guard session.format == .text || session.format == .json else {
-      throw UsageError(
-        "--format \(session.format.rawValue) is for graph; movies print text or json.")
-    }
     let composed = try session.services()
     let service = try composed.service((any MovieService).self)
     let clock = ContinuousClock()
@@ -53,7 +49,7 @@ enum MovieOutput {
       if session.format == .text { Terminal.print("The api's answer is the same.") }
     } else {
       switch session.format {
-      case .json: Terminal.print(try json(movies, origin: origin))
+      case .json: Terminal.printExact(try json(movies, origin: origin))
       default:
         Terminal.print(table(movies))
         Terminal.print(
@@ -99,7 +95,7 @@ enum MovieOutput {
       }
       guard first else { return }
       switch format {
-      case .json: Terminal.print((try? MovieOutput.json(movies, origin: "cache")) ?? "")
+      case .json: Terminal.printExact((try? MovieOutput.json(movies, origin: "cache")) ?? "")
       default:
         let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
         Terminal.print(MovieOutput.table(movies))
@@ -132,10 +128,11 @@ enum MovieOutput {
     let header = ["#", "Title", "Released", "Grossing (USD)", "Rating", "Cast"]
     let rows = movies.enumerated().map { index, movie in
       [
-        "\(index + 1)", movie.name, CalendarDay.string(from: movie.releaseDate),
-        grouped(movie.grossing),
+        "\(index + 1)", TerminalText.escaped(movie.name, keepingNewlines: false),
+        CalendarDay.string(from: movie.releaseDate), grouped(movie.grossing),
         String(format: "%.1f", movie.rating),
-        movie.cast.prefix(3).map(\.name).joined(separator: ", "),
+        TerminalText.escaped(
+          movie.cast.prefix(3).map(\.name).joined(separator: ", "), keepingNewlines: false),
       ]
     }
     let rightAligned: Set<Int> = [0, 3, 4]

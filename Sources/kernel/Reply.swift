@@ -4,7 +4,7 @@ import Foundation
 enum Reply {
   static func say(_ session: Session, _ text: String, _ fields: [String: any Sendable]) throws {
     if session.format == .json {
-      Terminal.print(try json(fields))
+      Terminal.printExact(try json(fields))
     } else {
       Terminal.print(text)
     }

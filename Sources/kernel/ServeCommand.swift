@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Domain
 import Dispatch
 import Foundation
 
@@ -38,20 +39,26 @@ struct ServeCommand: AsyncParsableCommand {
   var extraMovies = 0
 
   func validate() throws {
-    guard host == "localhost" || host == "::1" || host.hasPrefix("127.") else {
-      throw ValidationError("--host must be a loopback address such as 127.0.0.1, not \(host).")
+    guard SampleServing.isLoopback(host) else {
+      throw ValidationError(
+        "--host must be a loopback address (127.0.0.1 to 127.255.255.255, ::1 or localhost), not \(host)."
+      )
     }
-    guard (0...65535).contains(port) else {
-      throw ValidationError("--port must be 0-65535, not \(port).")
+    try Self.check("--port", port, in: 0...65535)
+    guard failRate.isFinite, (0.0...1.0).contains(failRate) else {
+      throw ValidationError("--fail-rate must be from 0 to 1, not \(failRate).")
     }
-    guard (0.0...1.0).contains(failRate) else {
-      throw ValidationError("--fail-rate must be between 0 and 1.")
-    }
-    guard latency >= 0, failFirst >= 0, extraMovies >= 0 else {
-      throw ValidationError("--latency, --fail-first and --extra-movies must not be negative.")
-    }
-    if let tokenTTL, tokenTTL < 1 {
-      throw ValidationError("--token-ttl must be at least 1 second.")
+    try Self.check("--latency", latency, in: 0...60_000)
+    try Self.check("--fail-first", failFirst, in: 0...1_000_000)
+    try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
+    if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
+  }
+
+  /// A usage error naming the option and its range when `value` is out of it.
+  static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
+    guard range.contains(value) else {
+      throw ValidationError(
+        "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
     }
   }
 
@@ -65,12 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
     options.extraMovies = extraMovies
     let server: SampleServing.Server
     do {
-      server = try await SampleServing.start(
-        options: options, host: host == "localhost" ? "127.0.0.1" : host, port: UInt16(port))
+      server = try await SampleServing.start(options: options, host: host, port: UInt16(port))
     } catch {
-      throw ServeError(
-        description:
-          "kernel serve could not listen on \(host):\(port) (\(error)); is the port in use?")
+      throw ServeError(description: "kernel serve: \(error)")
     }
     Terminal.print("Serving the sample API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
     await Self.untilSignalled()
@@ -101,7 +105,11 @@ struct ServeCommand: AsyncParsableCommand {
   }
 }
 
-struct ServeError: Error, CustomStringConvertible { let description: String }
+/// The server could not start (the port is in use or privileged): exit 69.
+struct ServeError: Error, ClassifiedError, CustomStringConvertible {
+  let description: String
+  var failure: ServiceFailure { .unavailable }
+}
 
 /// Resumes a continuation once, whichever signal comes first; keeps the signal sources alive.
 private final class Once: @unchecked Sendable {

@@ -12,7 +12,10 @@ struct Session {
   let format: OutputFormat
   let verbose: Bool
 
-  init(_ options: GlobalOptions, profile: String? = nil) throws {
+  /// `formats`: the output formats the command has; any other is a usage error (exit 64).
+  init(
+    _ options: GlobalOptions, profile: String? = nil, formats: [OutputFormat] = [.text, .json]
+  ) throws {
     let variables = ProcessInfo.processInfo.environment
     var flags: [String: String] = [:]
     flags["profile"] = options.profile
@@ -24,7 +27,7 @@ struct Session {
       path: options.config, workingDirectory: workingDirectory, variables: variables, flags: flags)
     let config = try document.resolve(profile: profile)
     self.config = config
-    format = try Self.format(options, variables)
+    format = try Self.format(options, variables, allowed: formats)
     verbose = options.verbose
 
     let logger = Logger.kernel(verbose: options.verbose)
@@ -40,7 +43,7 @@ struct Session {
     }
     runtime = Runtime(
       dataDirectory: directory, environment: chosen("environment"), baseURL: config.baseURL,
-      log: { logger.debug("\($0)") }, warn: { Terminal.warn($0) })
+      log: { logger.debug("\(TerminalText.escaped($0))") }, warn: { Terminal.warn($0) })
   }
 
   /// The app `kernel` is: Kernel's parts and the movie service.
@@ -104,27 +107,27 @@ struct Session {
   /// A config error naming the key that chose the data dir.
   private func unusable(_ reason: String) -> ConfigError {
     let path = runtime.dataDirectory.path
-    let setting = config.settings.first { $0.key == "dataDir" }
-    return switch setting?.source {
-    case .flag(let flag)?:
-      .unusable(file: "the command line", key: "\(flag) \(path)", reason: reason)
-    case .variable(let name)?:
-      .unusable(file: "the environment", key: "\(name) \(path)", reason: reason)
-    case .profile(let profile, let file)?:
-      .unusable(file: file, key: "profiles.\(profile).dataDir \(path)", reason: reason)
-    case .file(let file)? where setting?.value.isEmpty == false:
-      .unusable(file: file, key: "dataDir \(path)", reason: reason)
-    default: .unusable(file: "the default data dir", key: path, reason: reason)
-    }
+    guard let written = config.written("dataDir"),
+      config.settings.contains(where: { $0.key == "dataDir" && !$0.value.isEmpty })
+    else { return .unusable(file: "the default data dir", key: path, reason: reason) }
+    return .unusable(file: written.file, key: "\(written.key) \(path)", reason: reason)
   }
 
-  private static func format(_ options: GlobalOptions, _ variables: [String: String]) throws
-    -> OutputFormat
-  {
-    if let format = options.format { return format }
+  private static func format(
+    _ options: GlobalOptions, _ variables: [String: String], allowed: [OutputFormat]
+  ) throws -> OutputFormat {
+    let names = allowed.map(\.rawValue)
+    let choices = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "text")
+    let name = "this command"
+    if let format = options.format {
+      guard allowed.contains(format) else {
+        throw UsageError("--format \(format.rawValue) is not a format of this command; it prints \(choices).")
+      }
+      return format
+    }
     guard let text = variables["KERNEL_FORMAT"], !text.isEmpty else { return .text }
-    guard let format = OutputFormat(rawValue: text) else {
-      throw UsageError("KERNEL_FORMAT is \"\(text)\", but it must be text or json.")
+    guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
+      throw UsageError("KERNEL_FORMAT is \"\(text)\", but \(name) prints \(choices).")
     }
     return format
   }

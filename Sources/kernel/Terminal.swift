@@ -7,13 +7,25 @@ import Foundation
 #endif
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
+///
+/// Text for people goes through `escaped`, so control characters that came from the network (a
+/// movie's name, an api's error body) cannot drive the terminal; JSON is written exactly. A
+/// closed pipe on stdout ends the process quietly with 141, as SIGPIPE would; any other failure
+/// to write stdout is one sentence on stderr and exit 74. A failure to write stderr is ignored:
+/// there is nowhere left to say it.
 enum Terminal {
+  /// A line for people: control characters escaped, newlines kept.
   static func print(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    writeOutput(TerminalText.escaped(text) + "\n")
+  }
+
+  /// A line for scripts (JSON), exactly as given.
+  static func printExact(_ text: String) {
+    writeOutput(text + "\n")
   }
 
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    _ = write(STDERR_FILENO, TerminalText.escaped(text) + "\n")
   }
 
   static func warn(_ text: String) { error("warning: \(text)") }
@@ -23,7 +35,59 @@ enum Terminal {
 
   /// Rewrites the progress line in place.
   static func progress(_ text: String) {
-    FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+    _ = write(STDERR_FILENO, "\r\u{1B}[2K\(TerminalText.escaped(text))")
+  }
+
+  static func endProgress() {
+    _ = write(STDERR_FILENO, "\r\u{1B}[2K")
+  }
+
+  /// Standard descriptors the process started without. Each is pointed at /dev/null, so a file
+  /// opened later (the cache database) can never become stdout; writing to a closed stdout is
+  /// still an error.
+  nonisolated(unsafe) private static var closedAtStart: Set<Int32> = []
+
+  /// Called first thing in `main`, before any file is opened.
+  static func guardStandardDescriptors() {
+    for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
+    where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+      closedAtStart.insert(descriptor)
+      let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+      if null >= 0 && null != descriptor {
+        dup2(null, descriptor)
+        close(null)
+      }
+    }
+  }
+
+  private static func writeOutput(_ text: String) {
+    if closedAtStart.contains(STDOUT_FILENO) {
+      fail("standard output is closed")
+    }
+    let code = write(STDOUT_FILENO, text)
+    if code == 0 { return }
+    if code == EPIPE { exit(141) }
+    fail(String(cString: strerror(code)))
+  }
+
+  private static func fail(_ reason: String) -> Never {
+    error("kernel could not write its output: \(reason); nothing more was written.")
+    exit(74)
+  }
+
+  /// Writes all of `text` to `descriptor`, retrying short writes and interruptions; the errno
+  /// of a failure, else 0.
+  private static func write(_ descriptor: Int32, _ text: String) -> Int32 {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      bytes = bytes.dropFirst(written)
+    }
+    return 0
   }
 
   /// The most memory this process has held, in MB (resident set).
@@ -46,8 +110,9 @@ enum Terminal {
     Int(
       duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
   }
+}
 
-  static func endProgress() {
-    FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
-  }
+/// `write(2)`, out of reach of `Terminal.write`'s name.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+  write(descriptor, bytes, count)
 }

@@ -28,6 +28,10 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
       throw ApiError.invalidEnvironment(
         name: name, reason: "\(baseURL.absoluteString) is not an http(s) URL with a host")
     }
+    if let port = baseURL.port, !(1...65535).contains(port) {
+      throw ApiError.invalidEnvironment(
+        name: name, reason: "\(baseURL.absoluteString) has port \(port); a port is 1 to 65535")
+    }
     if scheme == "http" && !allowsInsecureHTTP && !Self.isLoopback(host) {
       throw ApiError.insecureEnvironment(name: name, url: baseURL.absoluteString)
     }

@@ -64,11 +64,34 @@ public final class URLSessionTransport: Transport {
 
   deinit { session.finishTasksAndInvalidate() }
 
+  #if !canImport(Darwin)
+    /// The URL Linux's URLSession can send: it refuses every IPv6 address literal (`[::1]`,
+    /// NSURLErrorBadURL). The IPv6 loopback becomes `localhost`, which libcurl resolves itself to
+    /// both loopback addresses (so a server on `::1` only is reached); any other IPv6 literal is
+    /// one sentence instead of error -1000.
+    static func reachableOnLinux(_ url: URL) throws -> URL {
+      guard let host = url.host, host.contains(":") else { return url }
+      guard host == "::1" || host == "0:0:0:0:0:0:0:1",
+        var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+      else {
+        throw TransportError.cannotConnect(
+          host: host,
+          reason:
+            "URLSession on Linux cannot reach an IPv6 address literal; use a host name for it")
+      }
+      parts.host = "localhost"
+      return parts.url ?? url
+    }
+  #endif
+
   public func send(_ request: URLRequest) async throws -> ApiResponse {
     try Task.checkCancellation()
     var request = request
     request.timeoutInterval = configuration.requestTimeout.wholeSeconds
     let host = request.url?.host ?? "the server"
+    #if !canImport(Darwin)
+      request.url = try request.url.map(Self.reachableOnLinux)
+    #endif
     let handle = TaskHandle()
     let deadline = configuration.resourceTimeout
     let watchdog = Task { [clock] in
