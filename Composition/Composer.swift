@@ -141,12 +141,12 @@ struct Composer {
       }
       return try make(r)
     }
-    try container.register(ApiClient.self, scope: .singleton) { r in
+    try container.register(ApiClient.self, scope: .singleton) { [config] r in
       ApiClient(
         context: try r.resolve(), transport: try r.resolve(),
         adapters: [try r.resolve(CompositeAdapter.self)],
         retriers: try retriers.map { try $0(r) }, clock: try r.resolve(),
-        trace: try r.resolve(Runtime.self).log)
+        deadline: .seconds(config.timeouts.callSeconds), trace: try r.resolve(Runtime.self).log)
     }
     try container.register((any AuthService).self, scope: .singleton) { r in
       ApiAuthService(client: try r.resolve())
@@ -212,12 +212,20 @@ struct StackPlan {
   /// `cache(cacheOnly)`, under the layers of a `store` stack.
   let storeLayer: PlannedLayer?
   let needs: Needs
+  /// The longest stack a config may name: every layer is a decorator, and a call goes down and
+  /// back up through all of them.
+  static let maximumEntries = 32
 
   init(
     _ written: [String], for recipe: AnyServiceRecipe, in catalog: Catalog, file: String,
     key: String
   ) throws {
     let entries = StackEntry.rejoined(written)
+    guard entries.count <= Self.maximumEntries else {
+      throw ConfigError.malformed(
+        file: file, key: key, value: "a stack of \(entries.count) entries",
+        expected: "a stack of at most \(Self.maximumEntries) entries (layers and a source)")
+    }
     let parsed = try entries.enumerated().map {
       try Parameters.parse($0.element, file: file, key: "\(key)[\($0.offset)]")
     }

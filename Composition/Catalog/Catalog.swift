@@ -122,15 +122,18 @@ public struct AppSetting: Sendable, Equatable {
   /// As it would be written in the file; nil when the key is optional.
   public let defaultValue: String?
   public let doc: String
+  /// For an `.integer`: the values allowed; any other is a config error naming the range.
+  public let range: ClosedRange<Int>?
 
   public init(
     _ name: String, _ kind: Kind, scope: Scope = .app, default defaultValue: String? = nil,
-    doc: String
+    range: ClosedRange<Int>? = nil, doc: String
   ) {
     self.name = name
     self.kind = kind
     self.scope = scope
     self.defaultValue = defaultValue
+    self.range = range
     self.doc = doc
   }
 }

@@ -67,9 +67,13 @@ enum BuiltInConfig {
       baseDelayMs: 200          # first delay; doubles each time, with jitter
       retryAfterCapSeconds: 30  # a longer Retry-After fails at once instead of waiting
 
+    # Numbers have ranges (a value out of range is a config error naming it): maxRetries 0-10,
+    # baseDelayMs 0-60000, retryAfterCapSeconds 0-3600, every timeout 1-3600.
     timeouts:
       requestSeconds: 30        # with no data arriving
-      resourceSeconds: 60       # for a whole request, retries aside
+      resourceSeconds: 60       # for one try, start to end
+      callSeconds: 60           # for a whole call, every retry and wait included; layered then
+                                # answers from the cache
 
     # Profiles: a decorator stack per service, outermost layer first, ending in a source:
     #   api          the REST api (environment, adapters, retriers, transport)

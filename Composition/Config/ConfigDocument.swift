@@ -2,6 +2,12 @@ import Configuration
 import Foundation
 import Yams
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A config file, read and checked against the app's schema (Kernel's keys, its services'
 /// stacks, its own settings), with this run's `<PREFIX>_*` variables and flags over it. Values are looked up through swift-configuration's providers in the order of
 /// precedence: flag > variable > the profile's section > the file's top level > the default.
@@ -32,6 +38,10 @@ public struct ConfigDocument: Sendable {
   ) throws {
     self.app = app
     let root: Node?
+    if let bound = YAMLBounds.problem(in: text) {
+      throw ConfigError.refused(
+        file: "\(file):\(bound.line):\(bound.column)", problem: bound.problem)
+    }
     do {
       root = try Yams.compose(yaml: text, .basic)
     } catch let error as YamlError {
@@ -73,7 +83,8 @@ public struct ConfigDocument: Sendable {
     flags: [String: String] = [:], app: KernelApp = .kernel
   ) throws -> ConfigDocument {
     let variable = "\(app.variablePrefix)_CONFIG"
-    let explicit = path ?? variables[variable]
+    // An empty variable means unset, like every other one.
+    let explicit = path ?? variables[variable].flatMap { $0.isEmpty ? nil : $0 }
     let local = workingDirectory.appendingPathComponent(app.configFile)
     let found = FileManager.default.fileExists(atPath: local.path) ? app.configFile : nil
     guard let chosen = explicit ?? (app.builtInConfig == nil ? app.configFile : found) else {
@@ -84,11 +95,10 @@ public struct ConfigDocument: Sendable {
     let url = URL(fileURLWithPath: chosen, relativeTo: workingDirectory)
     let text: String
     do {
-      text = try String(contentsOf: url, encoding: .utf8)
-    } catch {
+      text = try readText(url.path)
+    } catch let problem as UnreadableFile {
       let key = path != nil ? "--config" : explicit != nil ? variable : "the file"
-      throw ConfigError.unusable(
-        file: chosen, key: key, reason: "it cannot be read as UTF-8 text (\(Self.reason(error)))")
+      throw ConfigError.unusable(file: chosen, key: key, reason: problem.reason)
     }
     return try ConfigDocument(
       text: text, file: chosen, variables: variables, flags: flags, app: app)
@@ -200,7 +210,45 @@ public struct ConfigDocument: Sendable {
     }
   }
 
-  private static func reason(_ error: any Error) -> String {
-    (error as NSError).localizedDescription
+  /// Why a config file could not be read, as the system or the bounds say it.
+  private struct UnreadableFile: Error { let reason: String }
+
+  /// The UTF-8 text of the regular file at `path`. Its kind and size are checked first, so a
+  /// FIFO or a device is never opened (it could block or never end) and a huge file is never
+  /// read; every failure is the real reason.
+  private static func readText(_ path: String) throws -> String {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      throw UnreadableFile(reason: "it cannot be read (\(String(cString: strerror(errno))))")
+    }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw UnreadableFile(reason: "it is a directory, not a file")
+    case S_IFIFO: throw UnreadableFile(reason: "it is a FIFO, not a regular file")
+    case S_IFCHR, S_IFBLK: throw UnreadableFile(reason: "it is a device, not a regular file")
+    case S_IFSOCK: throw UnreadableFile(reason: "it is a socket, not a regular file")
+    default: throw UnreadableFile(reason: "it is not a regular file")
+    }
+    guard Int(status.st_size) <= YAMLBounds.maximumBytes else {
+      throw UnreadableFile(
+        reason: "it is \(status.st_size) bytes; a config is at most \(YAMLBounds.maximumBytes) bytes")
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw UnreadableFile(reason: "it cannot be read (\(String(cString: strerror(errno))))")
+    }
+    defer { try? handle.close() }
+    let data: Data
+    do {
+      data = try handle.read(upToCount: YAMLBounds.maximumBytes + 1) ?? Data()
+    } catch {
+      throw UnreadableFile(reason: "it cannot be read (\((error as NSError).localizedDescription))")
+    }
+    guard data.count <= YAMLBounds.maximumBytes else {
+      throw UnreadableFile(reason: "it is over \(YAMLBounds.maximumBytes) bytes")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw UnreadableFile(reason: "it is not UTF-8 text")
+    }
+    return text
   }
 }

@@ -11,6 +11,8 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
   case unknownKey(file: String, key: String, closest: String?, valid: [String])
   /// The file is not YAML; `file` ends in `:line:column`.
   case syntax(file: String, problem: String)
+  /// Past a bound on the work of reading it (size, aliases, nesting: `YAMLBounds`).
+  case refused(file: String, problem: String)
   /// The file cannot be read, or the data dir cannot be used.
   case unusable(file: String, key: String, reason: String)
 
@@ -38,6 +40,8 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
       "\(file): unknown key \(Self.shown(key)); the keys here are: \(valid.joined(separator: ", "))."
     case .syntax(let file, let problem):
       "\(file): the file is not valid YAML: \(problem)."
+    case .refused(let file, let problem):
+      "\(file): the file is refused: \(problem)."
     case .unusable(let file, let key, let reason):
       "\(file): \(key) cannot be used: \(reason)."
     }

@@ -52,15 +52,23 @@ extension ConfigDocument {
     let adapters = try resolver.list(["adapters"], default: ["defaultHeaders", "authToken"])
     let retriers = try resolver.list(["retriers"], default: ["authRefresh", "backoff"])
     var retry = KernelConfig.RetryConfig()
-    retry.maxRetries = try resolver.int(["retry", "maxRetries"], default: retry.maxRetries)
-    retry.baseDelayMs = try resolver.int(["retry", "baseDelayMs"], default: retry.baseDelayMs)
+    retry.maxRetries = try resolver.int(
+      ["retry", "maxRetries"], default: retry.maxRetries, in: KernelConfig.RetryConfig.maxRetriesRange)
+    retry.baseDelayMs = try resolver.int(
+      ["retry", "baseDelayMs"], default: retry.baseDelayMs, in: KernelConfig.RetryConfig.baseDelayMsRange)
     retry.retryAfterCapSeconds = try resolver.int(
-      ["retry", "retryAfterCapSeconds"], default: retry.retryAfterCapSeconds)
+      ["retry", "retryAfterCapSeconds"], default: retry.retryAfterCapSeconds,
+      in: KernelConfig.RetryConfig.retryAfterCapSecondsRange)
     var timeouts = KernelConfig.TimeoutConfig()
     timeouts.requestSeconds = try resolver.int(
-      ["timeouts", "requestSeconds"], default: timeouts.requestSeconds)
+      ["timeouts", "requestSeconds"], default: timeouts.requestSeconds,
+      in: KernelConfig.TimeoutConfig.secondsRange)
     timeouts.resourceSeconds = try resolver.int(
-      ["timeouts", "resourceSeconds"], default: timeouts.resourceSeconds)
+      ["timeouts", "resourceSeconds"], default: timeouts.resourceSeconds,
+      in: KernelConfig.TimeoutConfig.secondsRange)
+    timeouts.callSeconds = try resolver.int(
+      ["timeouts", "callSeconds"], default: timeouts.callSeconds,
+      in: KernelConfig.TimeoutConfig.secondsRange)
 
     var values: [String: KernelConfig.Value] = [:]
     for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
@@ -142,6 +150,7 @@ extension ConfigDocument {
         guard case .int(let number)? = try value(key, .int, default: setting.defaultValue) else {
           return fallback.map { .integer($0) }
         }
+        try check(number, at: key, in: setting.range)
         return .integer(number)
       case .boolean:
         let fallback = setting.defaultValue.flatMap { ConfigSchema.boolean($0) }
@@ -172,11 +181,25 @@ extension ConfigDocument {
       return text
     }
 
-    mutating func int(_ key: [String], default fallback: Int) throws -> Int {
+    /// A whole number in `range`; out of it, a config error naming where it was written and
+    /// the range.
+    mutating func int(_ key: [String], default fallback: Int, in range: ClosedRange<Int>) throws
+      -> Int
+    {
       guard case .int(let number)? = try value(key, .int, default: "\(fallback)") else {
         return fallback
       }
+      try check(number, at: key, in: range)
       return number
+    }
+
+    func check(_ number: Int, at key: [String], in range: ClosedRange<Int>?) throws {
+      guard let range, !range.contains(number) else { return }
+      let found = try document.lookup(key, .int, profile: profile)
+      throw ConfigError.malformed(
+        file: found?.file ?? document.file, key: found?.key ?? key.joined(separator: "."),
+        value: "\(number)",
+        expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
     }
 
     mutating func bool(_ key: [String], default fallback: Bool) throws -> Bool {

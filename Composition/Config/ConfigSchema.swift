@@ -30,7 +30,9 @@ enum ConfigSchema: Equatable, Sendable {
     "retry": .section([
       "maxRetries": .integer, "baseDelayMs": .integer, "retryAfterCapSeconds": .integer,
     ]),
-    "timeouts": .section(["requestSeconds": .integer, "resourceSeconds": .integer]),
+    "timeouts": .section([
+      "requestSeconds": .integer, "resourceSeconds": .integer, "callSeconds": .integer,
+    ]),
   ]
 
   /// The whole file of `catalog`'s app: Kernel's keys, a stack per service, the app's settings.

@@ -21,7 +21,10 @@ import Foundation
 ///   environment and tokens live.
 /// - `adapters` — list — `[defaultHeaders, authToken]`; `retriers` — list — `[authRefresh, backoff]`.
 /// - `retry.maxRetries` — int — 2; `retry.baseDelayMs` — int — 200; `retry.retryAfterCapSeconds` — int — 30.
-/// - `timeouts.requestSeconds` — int — 30; `timeouts.resourceSeconds` — int — 60.
+/// - `timeouts.requestSeconds` — int — 30; `timeouts.resourceSeconds` — int — 60;
+///   `timeouts.callSeconds` — int — 60 (a whole call, retries included). Each 1 to 3600.
+/// - `retry.*` ranges: `maxRetries` 0 to 10, `baseDelayMs` 0 to 60000, `retryAfterCapSeconds`
+///   0 to 3600.
 /// - `<service>` and `profiles.<name>.<service>` — list — the stack of each catalog service
 ///   (`movies`, `books`), outermost layer first, ending in one of its sources (`api`, `store`);
 ///   a profile without one uses the top level's.
@@ -122,16 +125,27 @@ public struct KernelConfig: Sendable, Equatable {
     }
   }
 
+  /// Every number has a range; a value out of it is a config error naming the key and range.
   public struct RetryConfig: Sendable, Equatable {
     public var maxRetries = 2
     public var baseDelayMs = 200
     public var retryAfterCapSeconds = 30
+    public static let maxRetriesRange = 0...10
+    public static let baseDelayMsRange = 0...60_000
+    public static let retryAfterCapSecondsRange = 0...3600
     public init() {}
   }
 
   public struct TimeoutConfig: Sendable, Equatable {
+    /// One try with no data arriving.
     public var requestSeconds = 30
+    /// One try, start to end.
     public var resourceSeconds = 60
+    /// A whole call, every retry and wait included: past it the call fails (exit 69), and a
+    /// layered stack answers from its cache.
+    public var callSeconds = 60
+    /// The range of each of them.
+    public static let secondsRange = 1...3600
     public init() {}
   }
 

@@ -24,12 +24,17 @@ public final class ApiClient: Sendable {
   /// Told one line per try (method, URL, headers with credentials redacted, outcome, time,
   /// what happens next), for a debug log.
   public let trace: (@Sendable (String) -> Void)?
+  /// The most a whole call may take on `clock`, every try, retry delay and wait included; past
+  /// it the call is cancelled and fails with `ApiError.deadlineExceeded` (unreachable). Nil: no
+  /// bound beyond each try's own timeouts.
+  public let deadline: Duration?
 
   public init(
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
     retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
-    clock: any Clock<Duration> = ContinuousClock(), trace: (@Sendable (String) -> Void)? = nil
+    clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
+    trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
     self.transport = transport
@@ -37,11 +42,32 @@ public final class ApiClient: Sendable {
     self.retrier = CompositeRetrier(retriers)
     self.maxAttempts = max(1, maxAttempts)
     self.clock = clock
+    self.deadline = deadline
     self.trace = trace
   }
 
-  /// The validated (2xx) response of `route`.
+  /// The validated (2xx) response of `route`, within the deadline.
   public func response(for route: Route) async throws -> ApiResponse {
+    guard let deadline else { return try await tries(for: route) }
+    return try await withThrowingTaskGroup(of: ApiResponse?.self) { group in
+      group.addTask { try await self.tries(for: route) }
+      group.addTask { [clock] in
+        try await clock.sleep(for: deadline)
+        return nil
+      }
+      defer { group.cancelAll() }
+      guard let first = try await group.next() else { throw CancellationError() }
+      guard let response = first else {
+        trace?("\(route.method) \(route.path): the call's deadline of \(deadline) passed")
+        throw ApiError.deadlineExceeded(
+          route: route, seconds: Int(deadline.components.seconds))
+      }
+      return response
+    }
+  }
+
+  /// Tries `route` until it succeeds or the retriers give up.
+  private func tries(for route: Route) async throws -> ApiResponse {
     var attempt = Attempt(route: route, client: self)
     while true {
       try Task.checkCancellation()

@@ -10,6 +10,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   /// No connection could be made, or it was lost.
   case unreachable(route: Route, host: String, reason: String)
   case timedOut(route: Route, host: String)
+  /// The whole call, retries included, ran past its deadline (`ApiClient.deadline`).
+  case deadlineExceeded(route: Route, seconds: Int)
   /// The server answered with a status outside 2xx.
   case status(route: Route, code: Int, excerpt: String)
   /// A redirect was not followed: it would have dropped the request's body, or looped.
@@ -30,7 +32,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   public var failure: ServiceFailure {
     switch self {
     case .insecureEnvironment, .invalidEnvironment, .contextStorage: .configuration
-    case .unreachable, .timedOut: .unreachable
+    case .unreachable, .timedOut, .deadlineExceeded: .unreachable
     case .authenticationFailed, .excessiveRefresh: .authentication
     case .retryAfterTooLong: .unavailable
     case .status(_, let code, _) where code == 401 || code == 403: .authentication
@@ -52,6 +54,9 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
         + " environment's base URL is right."
     case .timedOut(let route, let host):
       "\(route) to \(host) timed out; the server is slow or unreachable."
+    case .deadlineExceeded(let route, let seconds):
+      "\(route) did not finish within \(seconds) s, retries included; the server is too slow"
+        + " (the limit is timeouts.callSeconds)."
     case .status(let route, let code, let excerpt):
       "\(route) answered HTTP \(code)\(excerpt.isEmpty ? "" : ": \(excerpt)")."
     case .redirectRefused(let route, let location, let reason):
