@@ -55,16 +55,16 @@ public struct ApiAccess: Sendable {
     get throws { try container.resolve((any ApiContext).self) }
   }
 
-  /// The environment in use: its name and base URL.
+  /// The environment in use: its name and base URL, as shown to people (a password redacted).
   public var current: (name: String, baseURL: String) {
     get throws {
       let environment = try context.environment
-      return (environment.name, environment.baseURL.absoluteString)
+      return (environment.name, KernelConfig.redacted(environment.baseURL.absoluteString))
     }
   }
 
-  /// Every environment of the config, by name, with its base URL and whether its requests are
-  /// answered in process rather than sent.
+  /// Every environment of the config, by name, with its base URL as shown to people (a password
+  /// redacted) and whether its requests are answered in process rather than sent.
   public let environments: [(name: String, baseURL: String, inProcess: Bool)]
 
   /// Whether a token is kept for the current environment (never the token itself).
@@ -102,7 +102,10 @@ extension KernelApp {
     return ApiAccess(
       container: try bootstrapApi(config: config, runtime: runtime), all: all,
       environments: all.map {
-        ($0.name, $0.baseURL.absoluteString, config.environments[$0.name]?.transport != "http")
+        (
+          $0.name, KernelConfig.redacted($0.baseURL.absoluteString),
+          config.environments[$0.name]?.transport != "http"
+        )
       })
   }
 

@@ -20,12 +20,15 @@ import ArgumentParser
     // for it and carry on.
     signal(SIGQUIT, SIG_DFL)
     Terminal.guardStandardDescriptors()
+    let (arguments, ids) = BulkIds.split(Array(CommandLine.arguments.dropFirst()))
     do {
-      var command = try Kernel.parseAsRoot()
-      if var asynchronous = command as? any AsyncParsableCommand {
-        try await asynchronous.run()
-      } else {
-        try command.run()
+      try await BulkIds.$current.withValue(ids) {
+        var command = try Kernel.parseAsRoot(arguments)
+        if var asynchronous = command as? any AsyncParsableCommand {
+          try await asynchronous.run()
+        } else {
+          try command.run()
+        }
       }
     } catch {
       Failure.exit(with: error)

@@ -38,26 +38,32 @@ struct MoviesCommand: AsyncParsableCommand {
       discussion: "Shows progress on a terminal, none when stderr is piped.")
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Movie ids, e.g. 1 2 3.")
-    var ids: [Int]
+    @Argument(
+      help: ArgumentHelp(
+        "Movie ids, e.g. 1 2 3; - reads them from standard input (spaces, commas or lines).",
+        valueName: "id"))
+    var ids: [String] = []
 
     @Option(help: "How many requests at once (1-64).")
     var concurrency = 8
 
+    /// The ids of the command line: the ones `BulkIds` took out before parsing, then the rest.
+    private var given: [String] { (BulkIds.current ?? []) + ids }
+
     func validate() throws {
-      guard !ids.isEmpty else {
+      guard !given.isEmpty else {
         throw ValidationError("Name at least one movie id, e.g. kernel movies get 1.")
       }
       guard (1...64).contains(concurrency) else {
         throw ValidationError("--concurrency must be between 1 and 64, not \(concurrency).")
       }
-      if let bad = ids.first(where: { $0 < 1 }) {
+      if let bad = given.first(where: { $0 != "-" && (Int($0) ?? 0) < 1 }) {
         throw ValidationError("Movie ids are positive whole numbers; \(bad) is not one.")
       }
     }
 
     func run() async throws {
-      let ids = self.ids
+      let ids = try BulkIds.resolve(given)
       let limit = concurrency
       try await MovieOutput.show(global, oneCall: ids.count == 1) {
         try await Self.fetch(ids, limit: limit, from: $0)

@@ -102,6 +102,16 @@ struct Session {
     guard access(path, W_OK | X_OK) == 0 else {
       throw unusable("it is not writable by you; choose another with --data-dir")
     }
+    // It holds tokens: nobody else may list or read it, whoever made it.
+    var status = stat()
+    if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+      let loose = String(status.st_mode & 0o777, radix: 8)
+      guard chmod(path, 0o700) == 0 else {
+        throw unusable(
+          "it is open to others (\(loose)) and cannot be made private (\(String(cString: strerror(errno))))")
+      }
+      runtime.warn("The data dir \(path) was open to others (\(loose)); it is now 0700.")
+    }
   }
 
   /// A config error naming the key that chose the data dir.

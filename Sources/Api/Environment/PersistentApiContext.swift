@@ -13,7 +13,9 @@ import Synchronization
 /// atomically: written beside it, flushed, renamed over it. A file that cannot be read is
 /// reported through `warn`, moved aside and replaced with the defaults; it never stops a run.
 ///
-/// The file: `{"environment": "<name>", "tokens": {"<environment name>": "<token>"}}`.
+/// The file: `{"environment": "<name>", "tokens": {"<origin>": "<token>"}}`, a token kept by the
+/// origin (`http://127.0.0.1:8080`) it was issued for. A file readable by others is tightened
+/// to 0600 when it is read, with a warning.
 public final class PersistentApiContext: ApiContext {
   public let file: URL
   private let environments: [String: ApiEnvironment]
@@ -44,12 +46,14 @@ public final class PersistentApiContext: ApiContext {
             + " using \(defaultEnvironment.name).")
       }
     }
-    state = Mutex((environment, environment.name, loaded?.tokens ?? [:]))
+    state = Mutex((environment, environment.name, loaded?.tokensByOrigin ?? [:]))
   }
 
   public var environment: ApiEnvironment { state.withLock { $0.environment } }
 
-  public var token: AuthToken? { state.withLock { $0.tokens[$0.environment.name] } }
+  public var token: AuthToken? {
+    state.withLock { $0.tokens[$0.environment.origin.description] }
+  }
 
   public func use(_ environment: ApiEnvironment) throws {
     state.withLock {
@@ -65,13 +69,24 @@ public final class PersistentApiContext: ApiContext {
   }
 
   public func store(token: AuthToken?) throws {
-    state.withLock { $0.tokens[$0.environment.name] = token }
+    state.withLock { $0.tokens[$0.environment.origin.description] = token }
     try save()
   }
 
   /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
   private static func load(_ file: URL, warn: (String) -> Void) -> ContextState? {
     guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+    var status = stat()
+    if stat(file.path, &status) == 0, status.st_mode & 0o077 != 0 {
+      let loose = String(status.st_mode & 0o777, radix: 8)
+      if chmod(file.path, 0o600) == 0 {
+        warn("The api context file \(file.path) was readable by others (\(loose)); it is now 0600.")
+      } else {
+        warn(
+          "The api context file \(file.path) is readable by others (\(loose)) and could not be"
+            + " tightened (\(String(cString: strerror(errno)))); fix it with chmod 600.")
+      }
+    }
     do {
       let data = try Data(contentsOf: file)
       return try JSONDecoder().decode(ContextState.self, from: data)
