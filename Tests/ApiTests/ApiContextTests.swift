@@ -88,7 +88,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try Data("{ this is not json".utf8).write(to: file)
+    try writePrivate("{ this is not json", to: file)
     let warnings = Recorder<String>()
 
     let context = try open(file, warnings: warnings)
@@ -111,11 +111,59 @@ import Testing
     defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try Data(#"{"environment": "staging", "tokens": {}}"#.utf8).write(to: file)
+    try writePrivate(#"{"environment": "staging", "tokens": {}}"#, to: file)
     let warnings = Recorder<String>()
     let context = try open(file, warnings: warnings)
     #expect(context.environment == .sample)
     #expect(warnings.all.first?.contains("\"staging\"") == true)
+  }
+
+  @Test func aContextFileReadableByOthersIsTightenedWhenRead() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(#"{"environment": "sample", "tokens": {}}"#.utf8).write(to: file)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+    let warnings = Recorder<String>()
+    _ = try open(file, warnings: warnings)
+    let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o600)
+    #expect(warnings.all == ["The api context file \(file.path) was readable by others (644); it is now 0600."])
+  }
+
+  @Test func aTokenBelongsToItsOriginNotToTheEnvironmentsName() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let a = try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:8080/api/")
+    let b = try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:9090/api/")
+    let context = try open(file)
+    context.override(with: a)
+    try context.store(token: AuthToken("issued-by-a"))
+    // The same name pointed at another origin (--base-url) has no token.
+    context.override(with: b)
+    #expect(context.token == nil)
+    let reopened = try open(file)
+    reopened.override(with: b)
+    #expect(reopened.token == nil)
+    reopened.override(with: a)
+    #expect(reopened.token == AuthToken("issued-by-a"))
+    // A token saved by name, before tokens were kept by origin, is dropped.
+    try writePrivate(#"{"environment": "local", "tokens": {"local": {"secret": "old"}}}"#, to: file)
+    let old = try open(file)
+    old.override(with: a)
+    #expect(old.token == nil)
+  }
+
+  /// Writes `text` as a file only its owner can read, as Kernel writes it.
+  private func writePrivate(_ text: String, to file: URL) throws {
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try? FileManager.default.removeItem(at: file)
+    guard
+      FileManager.default.createFile(
+        atPath: file.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    else { throw CocoaError(.fileWriteUnknown) }
   }
 
   @Test func anUnwritableFolderIsAClearErrorAtTheFirstChange() throws {

@@ -44,6 +44,9 @@ import Testing
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let file = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
+    try FileManager.default.createDirectory(
+      at: kernel.dataDirectory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
     try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
     let sentence =
       "The cache \(file.path) cannot be opened: it is a directory; remove it or choose another --data-dir."

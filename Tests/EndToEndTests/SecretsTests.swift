@@ -71,7 +71,9 @@ import Testing
     let data = try Data(contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"))
     let context = try JSONSerialization.jsonObject(with: data) as? [String: Any]
     let tokens = context?["tokens"] as? [String: [String: Any]]
-    guard let secret = tokens?["local"]?["secret"] as? String, !secret.isEmpty else {
+    // Kept by origin: the one `local` points at on loopback.
+    let local = tokens?.first { $0.key.hasPrefix("http://127.0.0.1:") }?.value
+    guard let secret = local?["secret"] as? String, !secret.isEmpty else {
       throw TestFailure("no token saved for local in \(String(decoding: data, as: UTF8.self))")
     }
     return secret

@@ -24,16 +24,20 @@ public final class ApiClient: Sendable {
   /// Told one line per try (method, URL, headers with credentials redacted, outcome, time,
   /// what happens next), for a debug log.
   public let trace: (@Sendable (String) -> Void)?
-  /// The most a whole call may take on `clock`, every try, retry delay and wait included; past
-  /// it the call is cancelled and fails with `ApiError.deadlineExceeded` (unreachable). Nil: no
-  /// bound beyond each try's own timeouts.
+  /// The most a whole call may take, every try, retry delay and wait included; past it the
+  /// call is cancelled and fails with `ApiError.deadlineExceeded` (unreachable). Nil: no bound
+  /// beyond each try's own timeouts.
   public let deadline: Duration?
+  /// Keeps the deadline. Not `clock`: a test that makes retry waits immediate must not make
+  /// every deadline pass at once.
+  public let deadlineClock: any Clock<Duration>
 
   public init(
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
     retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
+    deadlineClock: any Clock<Duration> = ContinuousClock(),
     trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
@@ -43,6 +47,7 @@ public final class ApiClient: Sendable {
     self.maxAttempts = max(1, maxAttempts)
     self.clock = clock
     self.deadline = deadline
+    self.deadlineClock = deadlineClock
     self.trace = trace
   }
 
@@ -51,8 +56,8 @@ public final class ApiClient: Sendable {
     guard let deadline else { return try await tries(for: route) }
     return try await withThrowingTaskGroup(of: ApiResponse?.self) { group in
       group.addTask { try await self.tries(for: route) }
-      group.addTask { [clock] in
-        try await clock.sleep(for: deadline)
+      group.addTask { [deadlineClock] in
+        try await deadlineClock.sleep(for: deadline)
         return nil
       }
       defer { group.cancelAll() }
