@@ -231,7 +231,8 @@ public struct ConfigDocument: Sendable {
     }
     guard Int(status.st_size) <= YAMLBounds.maximumBytes else {
       throw UnreadableFile(
-        reason: "it is \(status.st_size) bytes; a config is at most \(YAMLBounds.maximumBytes) bytes")
+        reason:
+          "it is \(status.st_size) bytes; a config is at most \(YAMLBounds.maximumBytes) bytes")
     }
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw UnreadableFile(reason: "it cannot be read (\(String(cString: strerror(errno))))")

@@ -53,9 +53,11 @@ extension ConfigDocument {
     let retriers = try resolver.list(["retriers"], default: ["authRefresh", "backoff"])
     var retry = KernelConfig.RetryConfig()
     retry.maxRetries = try resolver.int(
-      ["retry", "maxRetries"], default: retry.maxRetries, in: KernelConfig.RetryConfig.maxRetriesRange)
+      ["retry", "maxRetries"], default: retry.maxRetries,
+      in: KernelConfig.RetryConfig.maxRetriesRange)
     retry.baseDelayMs = try resolver.int(
-      ["retry", "baseDelayMs"], default: retry.baseDelayMs, in: KernelConfig.RetryConfig.baseDelayMsRange)
+      ["retry", "baseDelayMs"], default: retry.baseDelayMs,
+      in: KernelConfig.RetryConfig.baseDelayMsRange)
     retry.retryAfterCapSeconds = try resolver.int(
       ["retry", "retryAfterCapSeconds"], default: retry.retryAfterCapSeconds,
       in: KernelConfig.RetryConfig.retryAfterCapSecondsRange)

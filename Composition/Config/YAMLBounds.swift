@@ -16,7 +16,9 @@ enum YAMLBounds {
   /// syntax error is left to Yams, which words it better.
   static func problem(in text: String) -> (problem: String, line: Int, column: Int)? {
     if text.utf8.count > maximumBytes {
-      return ("the file is \(text.utf8.count) bytes; a config is at most \(maximumBytes) bytes", 1, 1)
+      return (
+        "the file is \(text.utf8.count) bytes; a config is at most \(maximumBytes) bytes", 1, 1
+      )
     }
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else { return nil }

@@ -17,7 +17,8 @@ public enum Loopback {
       let first = withUnsafeBytes(of: ip4) { $0[0] }
       return first == 127 ? .ip4(host) : nil
     }
-    let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    let bare =
+      host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     var ip6 = in6_addr()
     guard inet_pton(AF_INET6, bare, &ip6) == 1 else { return nil }
     let bytes = withUnsafeBytes(of: ip6) { Array($0) }

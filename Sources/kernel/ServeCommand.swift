@@ -1,7 +1,7 @@
 import ArgumentParser
 import Composition
-import Domain
 import Dispatch
+import Domain
 import Foundation
 
 #if canImport(Glibc)

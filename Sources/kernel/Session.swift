@@ -108,7 +108,8 @@ struct Session {
       let loose = String(status.st_mode & 0o777, radix: 8)
       guard chmod(path, 0o700) == 0 else {
         throw unusable(
-          "it is open to others (\(loose)) and cannot be made private (\(String(cString: strerror(errno))))")
+          "it is open to others (\(loose)) and cannot be made private (\(String(cString: strerror(errno))))"
+        )
       }
       runtime.warn("The data dir \(path) was open to others (\(loose)); it is now 0700.")
     }
@@ -131,7 +132,8 @@ struct Session {
     let name = "this command"
     if let format = options.format {
       guard allowed.contains(format) else {
-        throw UsageError("--format \(format.rawValue) is not a format of this command; it prints \(choices).")
+        throw UsageError(
+          "--format \(format.rawValue) is not a format of this command; it prints \(choices).")
       }
       return format
     }

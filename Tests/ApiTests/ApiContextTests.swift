@@ -129,7 +129,10 @@ import Testing
     _ = try open(file, warnings: warnings)
     let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions]
     #expect((mode as? NSNumber)?.intValue == 0o600)
-    #expect(warnings.all == ["The api context file \(file.path) was readable by others (644); it is now 0600."])
+    #expect(
+      warnings.all == [
+        "The api context file \(file.path) was readable by others (644); it is now 0600."
+      ])
   }
 
   @Test func aTokenBelongsToItsOriginNotToTheEnvironmentsName() throws {

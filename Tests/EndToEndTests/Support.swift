@@ -67,10 +67,31 @@ struct Kernel {
   /// few threads of Swift's cooperative pool and starve the async tests running beside it.
   func run(
     _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60),
-    fileSizeLimitKB: Int? = nil
+    fileSizeLimitKB: Int? = nil, input: String? = nil
   ) async throws -> Run {
-    try await launch(arguments, variables: variables, fileSizeLimitKB: fileSizeLimitKB)
-      .finish(within: limit)
+    try await launch(
+      arguments, variables: variables, fileSizeLimitKB: fileSizeLimitKB, input: input
+    )
+    .finish(within: limit)
+  }
+
+  /// Runs `script` with bash, `$KERNEL` naming the binary: for redirections a test cannot make
+  /// with `Process` (`>/dev/full`, `>&-`).
+  func shell(_ script: String, variables: [String: String] = [:]) async throws -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.environment = environment.merging(variables) { _, new in new }
+      .merging(["KERNEL": try Self.binary.path]) { _, new in new }
+    process.currentDirectoryURL = workingDirectory
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    let running = Running(
+      process: process, stdout: Reader(process.standardOutput),
+      stderr: Reader(process.standardError))
+    try process.run()
+    return try await running.finish(within: .seconds(60))
   }
 
   /// A `kernel` still running, its output drained as it comes.
@@ -96,10 +117,11 @@ struct Kernel {
   /// Starts `kernel arguments`; stderr goes to `terminal` when given, else to a pipe.
   func launch(
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
-    fileSizeLimitKB: Int? = nil
+    fileSizeLimitKB: Int? = nil, input: String? = nil
   ) throws -> Running {
     let process = try start(
-      arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB)
+      arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB,
+      input: input)
     return Running(
       process: process, stdout: Reader(process.standardOutput),
       stderr: Reader(process.standardError))
@@ -109,7 +131,7 @@ struct Kernel {
   /// on a full disk.
   func start(
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
-    fileSizeLimitKB: Int? = nil
+    fileSizeLimitKB: Int? = nil, input: String? = nil
   ) throws -> Process {
     let process = Process()
     if let limit = fileSizeLimitKB {
@@ -124,9 +146,18 @@ struct Kernel {
     process.currentDirectoryURL = workingDirectory
     process.standardOutput = Pipe()
     process.standardError = terminal?.child ?? Pipe()
-    process.standardInput = FileHandle.nullDevice
+    let stdin = input.map { _ in Pipe() }
+    process.standardInput = stdin ?? FileHandle.nullDevice
     try process.run()
     terminal?.started()
+    if let stdin, let input {
+      // A background thread writes it, so a large input never blocks the test's thread.
+      let handle = stdin.fileHandleForWriting
+      Thread.detachNewThread {
+        try? handle.write(contentsOf: Data(input.utf8))
+        try? handle.close()
+      }
+    }
     return process
   }
 
@@ -165,7 +196,9 @@ final class Server: Sendable {
       return line
     }
     let text = String(decoding: line, as: UTF8.self)
-    guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/api/"#, options: .regularExpression)
+    guard
+      let range = text.range(
+        of: #"http://(127\.0\.0\.1|\[::1\]):\d+/api/"#, options: .regularExpression)
     else {
       process.terminate()
       throw TestFailure("kernel serve did not start: \(text) \(errors.text())")

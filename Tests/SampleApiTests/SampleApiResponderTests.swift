@@ -63,6 +63,17 @@ import Testing
     #expect(await get(SampleApiResponder(), path).status == 404)
   }
 
+  @Test func asManyExtraMoviesAsAnIntHoldsNeverOverflow() async throws {
+    var options = SampleApiResponder.Options()
+    options.extraMovies = Int.max
+    let responder = SampleApiResponder(options: options)
+    for id in [16, 99, Int.max] {
+      let response = await get(responder, "movies/\(id)")
+      #expect(response.status == 200)
+      #expect((try json(response) as? [String: Any])?["id"] as? Int == id)
+    }
+  }
+
   @Test func theFirstRequestsOfEachPathFailWhenAsked() async {
     var options = SampleApiResponder.Options()
     options.failFirst = 2
