@@ -23,6 +23,10 @@ let package = Package(
       name: "fuzz-config",
       dependencies: ["FuzzDriver", .product(name: "Composition", package: "Kernel")],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    // Any argument vector to the built kernel: an exit code of the contract, never a crash.
+    .executableTarget(
+      name: "fuzz-cli", dependencies: ["FuzzDriver"],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
   ],
   swiftLanguageModes: [.v6]
 )

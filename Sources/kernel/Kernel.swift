@@ -14,8 +14,9 @@ struct Kernel: AsyncParsableCommand {
       of the config, which beats its top level.
 
       Exit codes: 0 ok, 64 usage, 65 bad data from the api, 69 api unreachable and nothing cached,
-      77 authentication failed, 78 config error or a cache that cannot be opened. A cache that
-      cannot be written only warns: the answer is still printed.
+      77 authentication failed, 78 config error or a cache that cannot be opened; 74 when the
+      output cannot be written, 141 when its reader has gone. A cache that cannot be written only
+      warns: the answer is still printed.
 
       Examples:
         kernel movies top-grossing --year 2016

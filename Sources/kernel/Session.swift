@@ -102,10 +102,17 @@ struct Session {
     guard access(path, W_OK | X_OK) == 0 else {
       throw unusable("it is not writable by you; choose another with --data-dir")
     }
-    // It holds tokens: nobody else may list or read it, whoever made it.
+    // It holds tokens: nobody else may list or read it. A folder of Kernel's own is made
+    // private; a shared one (/tmp, a home) is never changed, only refused.
     var status = stat()
     if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
-      let loose = String(status.st_mode & 0o777, radix: 8)
+      let loose = String(status.st_mode & 0o7777, radix: 8)
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["?"]
+      guard names.allSatisfy(Self.isKernelFile) else {
+        throw unusable(
+          "it is open to others (\(loose)) and holds files that are not Kernel's; give Kernel a folder of its own"
+        )
+      }
       guard chmod(path, 0o700) == 0 else {
         throw unusable(
           "it is open to others (\(loose)) and cannot be made private (\(String(cString: strerror(errno))))"
@@ -113,6 +120,12 @@ struct Session {
       }
       runtime.warn("The data dir \(path) was open to others (\(loose)); it is now 0700.")
     }
+  }
+
+  /// Whether `name` is a file Kernel keeps in its data dir.
+  static func isKernelFile(_ name: String) -> Bool {
+    name.hasPrefix("cache.sqlite") || name.hasPrefix("context.json")
+      || name.hasPrefix(".context.json.")
   }
 
   /// A config error naming the key that chose the data dir.

@@ -68,6 +68,33 @@ enum CliBench {
       ratio <= 2
         ? "# targets: all met (kernel \(String(format: "%.1f", ratio))x the Swift floor)"
         : "# targets missed: kernel \(String(format: "%.1f", ratio))x the Swift floor (target 2x)")
+    try manyIds(kernel, data: data, in: work)
+  }
+
+  /// `movies get` with 100,000 ids against the same with one, both refused for
+  /// `--concurrency 0` once parsed: the difference is the parsing. Target: under a second.
+  static func manyIds(_ kernel: URL, data: URL, in work: URL) throws {
+    let base = ["--profile", "offline", "--data-dir", data.path, "movies", "get"]
+    let many = base + (1...100_000).map(String.init) + ["--concurrency", "0"]
+    let one = base + ["1", "--concurrency", "0"]
+    var samples: [[Double]] = [[], []]
+    for _ in 0..<5 {
+      for (index, arguments) in [many, one].enumerated() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let status = try launch(kernel.path, arguments, in: work)
+        guard status == 64 else { throw BenchError("kernel movies get exited \(status), not 64") }
+        samples[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+      }
+    }
+    let (manyMs, oneMs) = (median(samples[0]), median(samples[1]))
+    print(
+      "cli.movies_get_ids ids_100000_ms=\(String(format: "%.1f", manyMs)) ids_1_ms=\(String(format: "%.1f", oneMs))"
+    )
+    let parsing = manyMs - oneMs
+    print(
+      parsing < 1000
+        ? "# targets: met (100,000 ids parsed in \(Int(parsing)) ms; target under 1000 ms)"
+        : "# targets missed: 100,000 ids took \(Int(parsing)) ms to parse (target under 1000 ms)")
   }
 
   /// The sqlite3 tool's equivalent of the command: the stored answer of that call (the year's
