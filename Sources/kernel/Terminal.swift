@@ -44,7 +44,8 @@ enum Terminal {
 
   /// Standard descriptors the process started without. Each is pointed at /dev/null, so a file
   /// opened later (the cache database) can never become stdout; writing to a closed stdout is
-  /// still an error.
+  /// still an error. Written once by `guardStandardDescriptors`, before any task starts; only
+  /// read after that.
   nonisolated(unsafe) private static var closedAtStart: Set<Int32> = []
 
   /// Called first thing in `main`, before any file is opened.
