@@ -11,7 +11,7 @@ import Testing
     let login = try await kernel.run(
       ["-v", "--environment", "local", "--base-url", first.baseURL, "auth", "login"])
     #expect(login.status == 0, "\(login)")
-    let firstToken = try savedToken(kernel)
+    let firstToken = try savedToken(kernel, for: first.baseURL)
     await first.stop()
 
     // A new server knows no token: the first request gets a 401 and the token is refreshed.
@@ -22,7 +22,7 @@ import Testing
     #expect(movies.stderr.contains("→ 401"), "\(movies)")
     #expect(movies.stderr.contains("retried now (authRefresh)"), "\(movies)")
     #expect(movies.stderr.contains("Authorization: <redacted>"), "\(movies)")
-    let secondToken = try savedToken(kernel)
+    let secondToken = try savedToken(kernel, for: second.baseURL)
     #expect(secondToken != firstToken)
     var runs = [login, movies]
     for command in [
@@ -66,13 +66,14 @@ import Testing
     }
   }
 
-  /// The token `auth login` saved for the `local` environment.
-  private func savedToken(_ kernel: Kernel) throws -> String {
+  /// The token saved for the origin of `baseURL` (`http://127.0.0.1:PORT`): tokens are kept by
+  /// the origin they were issued for.
+  private func savedToken(_ kernel: Kernel, for baseURL: String) throws -> String {
     let data = try Data(contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"))
     let context = try JSONSerialization.jsonObject(with: data) as? [String: Any]
     let tokens = context?["tokens"] as? [String: [String: Any]]
-    // Kept by origin: the one `local` points at on loopback.
-    let local = tokens?.first { $0.key.hasPrefix("http://127.0.0.1:") }?.value
+    let origin = baseURL.replacingOccurrences(of: "/api/", with: "")
+    let local = tokens?[origin]
     guard let secret = local?["secret"] as? String, !secret.isEmpty else {
       throw TestFailure("no token saved for local in \(String(decoding: data, as: UTF8.self))")
     }
