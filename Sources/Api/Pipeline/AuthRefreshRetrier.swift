@@ -94,8 +94,9 @@ public final class AuthRefreshRetrier: RequestRetrier {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
         let waiter = Waiter(route: attempt.route, continuation: continuation)
-        switch enqueue(waiter, id: id, credential: credential) {
+        switch enqueue(waiter, id: id, credential: credential, context: attempt.context) {
         case .failed(let error): continuation.resume(throwing: error)
+        case .refreshed: continuation.resume()
         case .joined: break
         case .started:
           Task { await self.perform(credential, through: attempt.client, route: attempt.route) }
@@ -110,11 +111,20 @@ public final class AuthRefreshRetrier: RequestRetrier {
 
   private enum Enqueued {
     case started, joined
+    /// A refresh ended between the request's look at the token and now: retry with the new one.
+    case refreshed
     case failed(ApiError)
   }
 
-  private func enqueue(_ waiter: Waiter, id: Int, credential: Credential) -> Enqueued {
+  private func enqueue(
+    _ waiter: Waiter, id: Int, credential: Credential, context: any ApiContext
+  ) -> Enqueued {
     state.withLock { state in
+      // Checked under the lock that ends a flight, after the new token is stored: a request
+      // that saw the old token just before a refresh ended does not start a second one.
+      if state.flight == nil, context.token != credential.token {
+        return .refreshed
+      }
       if state.failedFor == credential {
         return .failed(
           .authenticationFailed(
