@@ -262,7 +262,19 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
     }
     if let superseded { throw StoreError.newerSchema(file: file, unknownMigrations: superseded) }
-    try migrator.migrate(writer)
+    // Two processes opening one new file race: each reads what is applied, then applies the
+    // rest, one transaction per migration, so the loser's next migration finds the winner's
+    // done ("no such table", "already exists") and rolls back. Reading again settles it: what
+    // the other applied is skipped. Only an error that persists is the file's own.
+    for attempt in 1... {
+      do {
+        try migrator.migrate(writer)
+        return
+      } catch {
+        if try writer.read({ try migrator.hasCompletedMigrations($0) }) { return }
+        if attempt == 4 { throw error }
+      }
+    }
   }
 }
 

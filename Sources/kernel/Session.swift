@@ -94,8 +94,14 @@ struct Session {
   func prepareDataDirectory() throws {
     let path = runtime.dataDirectory.path
     do {
+      // The parents as usual; the dir itself by mkdir with its mode, never open to others for
+      // a moment (FileManager makes it, then changes its mode).
       try FileManager.default.createDirectory(
-        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        atPath: runtime.dataDirectory.deletingLastPathComponent().path,
+        withIntermediateDirectories: true)
+      guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
     } catch {
       throw unusable("it cannot be created (\((error as NSError).localizedDescription))")
     }

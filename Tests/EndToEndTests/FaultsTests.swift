@@ -80,12 +80,16 @@ import Testing
       try kernel.launch(local + ["movies", "get"] + ids.map(String.init) + ["--format", "json"])
     }
     var movies = 0
+    var warnings = ""
     for half in halves {
       let run = try await half.finish(within: .seconds(90))
       #expect(run.status == 0, "\(run.stderr)")
       movies += run.movieNames.count
+      warnings += run.stderr
     }
     #expect(movies == 600)
+    // Both stored what they fetched: neither warned that its cache could not be used.
+    #expect(warnings.isEmpty, "\(warnings)")
 
     let offline = try await kernel.run(
       ["--profile", "offline", "movies", "get"] + (1...600).map(String.init) + [

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The built `kernel` against what the network and the places it keeps secrets can do wrong: a
 /// token pointed at another origin, passwords in URLs, loose permissions, control characters
 /// in answers, a server that drips, ports that cannot be had, IPv6 loopback.
@@ -158,8 +162,23 @@ import Testing
   @Test func ipv6LoopbackWorksAndABadPortIsAConfigError() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let server = try await Server(kernel, ["--host", "::1"])
-    defer { server.terminate() }
+    // Linux's URLSession reaches [::1] as `localhost`, which curl may try over IPv4 first: the
+    // same port on 127.0.0.1 is held (bound, not listening) so no other test's server is there.
+    var held: (server: Server, placeholder: Int32)?
+    for _ in 1...5 where held == nil {
+      let candidate = try await Server(kernel, ["--host", "::1"])
+      let port = UInt16(candidate.baseURL.split(separator: ":").last?.prefix { $0.isNumber } ?? "")
+      if let port, let placeholder = Self.holdIPv4(port: port) {
+        held = (candidate, placeholder)
+      } else {
+        await candidate.stop()
+      }
+    }
+    let (server, placeholder) = try #require(held)
+    defer {
+      server.terminate()
+      close(placeholder)
+    }
     #expect(server.baseURL.hasPrefix("http://[::1]:"))
     let run = try await kernel.run([
       "--profile", "api", "--environment", "local", "--base-url", server.baseURL, "movies", "get",
@@ -175,5 +194,25 @@ import Testing
       port.stderr
         == "the command line: --base-url is not usable: Environment sample is not usable: http://127.0.0.1:99999/api/ has port 99999; a port is 1 to 65535.\n"
     )
+  }
+
+  /// A socket bound to 127.0.0.1:`port` and not listening, or nil when the port is taken.
+  static func holdIPv4(port: UInt16) -> Int32? {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0 else {
+      close(socket)
+      return nil
+    }
+    return socket
   }
 }

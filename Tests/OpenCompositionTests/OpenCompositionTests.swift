@@ -115,8 +115,10 @@ import Testing
       data: data.url, log: { trace.append($0) })
 
     #expect(try await books.book(id: 9).title == "Emma")
-    #expect(seenFirst.all == ["k-staging"])
-    #expect(seenSecond.all.count == 1)
+    // A retry (a connection the pool had kept and the system closed) may send it again: always
+    // to its own origin, with its header; never to the one the redirect leads to.
+    #expect(!seenFirst.all.isEmpty && seenFirst.all.allSatisfy { $0 == "k-staging" })
+    #expect(!seenSecond.all.isEmpty)
     #expect(seenSecond.all.allSatisfy { $0["x-library-card"] == nil })
     // -v: the trace names the header, never its value.
     let lines = trace.all.joined(separator: "\n")

@@ -66,9 +66,11 @@ public final class URLSessionTransport: Transport {
 
   #if !canImport(Darwin)
     /// The URL Linux's URLSession can send: it refuses every IPv6 address literal (`[::1]`,
-    /// NSURLErrorBadURL). The IPv6 loopback becomes `localhost`, which libcurl resolves itself to
-    /// both loopback addresses (so a server on `::1` only is reached); any other IPv6 literal is
-    /// one sentence instead of error -1000.
+    /// NSURLErrorBadURL: it checks that curl's host, `[::1]`, equals `URL.host`, `::1`). The IPv6
+    /// loopback becomes `localhost`, which libcurl resolves itself to both loopback addresses (so
+    /// a server on `::1` only is reached; but curl may try 127.0.0.1 first, and a different server
+    /// listening there on the same port would answer). Any other IPv6 literal is one sentence
+    /// instead of error -1000. The curl transport of issue 17 sends IPv6 literals as they are.
     static func reachableOnLinux(_ url: URL) throws -> URL {
       guard let host = url.host, host.contains(":") else { return url }
       guard host == "::1" || host == "0:0:0:0:0:0:0:1",
