@@ -148,7 +148,6 @@ struct Session {
   ) throws -> OutputFormat {
     let names = allowed.map(\.rawValue)
     let choices = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "text")
-    let name = "this command"
     if let format = options.format {
       guard allowed.contains(format) else {
         throw UsageError(
@@ -158,7 +157,7 @@ struct Session {
     }
     guard let text = variables["KERNEL_FORMAT"], !text.isEmpty else { return .text }
     guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
-      throw UsageError("KERNEL_FORMAT is \"\(text)\", but \(name) prints \(choices).")
+      throw UsageError("KERNEL_FORMAT is \"\(text)\", but this command prints \(choices).")
     }
     return format
   }
