@@ -9,29 +9,30 @@ import Synchronization
   import Darwin
 #endif
 
-/// The sample API over HTTP on a loopback port, for tests, benchmarks and `kernel serve`.
+/// An API over HTTP on a loopback port, for tests, benchmarks and `kernel serve`: the bundled
+/// movie API, or any app's routes (`FixtureRoutes`: closures, or a folder of JSON files).
 ///
-/// Tests can add their own routes (a redirect, a challenge, a slow body) with `handle`; they
-/// take precedence over the sample API's.
+/// Tests can add routes (a redirect, a challenge, a slow body) with `handle`; they take
+/// precedence over equal patterns. Latency, faults and required auth apply to every route.
 public final class FixtureServer: Sendable {
   public let responder: SampleApiResponder
   public let port: UInt16
   private let host: Loopback.Address
   private let server: HTTPServer
   private let task: Task<Void, any Error>
-  private let routes: Routes
 
   /// Starts serving on `host` (a loopback address: 127.0.0.1, another 127.x.y.z, ::1 or
   /// localhost), on `port` or, with 0, on a free port the system picks. A port that cannot be
   /// had (in use, privileged) fails at once with the system's reason.
   public static func start(
-    options: SampleApiResponder.Options = .init(), host: String = "127.0.0.1", port: UInt16 = 0
+    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
+    host: String = "127.0.0.1", port: UInt16 = 0
   ) async throws -> FixtureServer {
     guard let loopback = Loopback.address(host) else {
       throw FixtureServerError.notLoopback(host: host)
     }
-    let responder = SampleApiResponder(options: options)
-    let routes = Routes(responder: responder)
+    let responder = SampleApiResponder(options: options, routes: routes)
+    let routes = Handler(responder: responder)
     let pool = NoDelayPool(base: HTTPServer.defaultPool())
     let server: HTTPServer
     switch loopback {
@@ -73,8 +74,7 @@ public final class FixtureServer: Sendable {
       throw FixtureServerError.cannotListen(host: host, port: port, reason: "no address")
     }
     return FixtureServer(
-      responder: responder, host: loopback, port: bound, server: server, task: task,
-      routes: routes)
+      responder: responder, host: loopback, port: bound, server: server, task: task)
   }
 
   /// The system's words for why a socket could not listen ("Address already in use").
@@ -85,14 +85,13 @@ public final class FixtureServer: Sendable {
 
   private init(
     responder: SampleApiResponder, host: Loopback.Address, port: UInt16, server: HTTPServer,
-    task: Task<Void, any Error>, routes: Routes
+    task: Task<Void, any Error>
   ) {
     self.responder = responder
     self.host = host
     self.port = port
     self.server = server
     self.task = task
-    self.routes = routes
   }
 
   /// `http://127.0.0.1:PORT/api/` (or `http://[::1]:PORT/api/`): the base URL of an environment
@@ -102,12 +101,11 @@ public final class FixtureServer: Sendable {
       ?? URL(fileURLWithPath: "/")
   }
 
-  /// Answers `method path` (path from the root, e.g. `/redirect`) with `handler` instead.
+  /// Answers `method pattern` (from the root: `/redirect`, `/api/books/{id}`) with `handler`.
   public func handle(
-    _ method: String, _ path: String,
-    with handler: @escaping @Sendable (SampleRequest) async -> SampleResponse
+    _ method: String, _ pattern: String, with handler: @escaping FixtureRoutes.Answer
   ) {
-    routes.add(method: method, path: path, handler: handler)
+    responder.handle(method, pattern, with: handler)
   }
 
   /// Stops listening and ends open connections.
@@ -133,19 +131,9 @@ public enum FixtureServerError: Error, CustomStringConvertible {
   }
 }
 
-/// Test routes first, then the sample API.
-private final class Routes: HTTPHandler, Sendable {
+/// FlyingFox's requests to the responder and back.
+private struct Handler: HTTPHandler, Sendable {
   let responder: SampleApiResponder
-  private let extra = Mutex<[String: @Sendable (SampleRequest) async -> SampleResponse]>([:])
-
-  init(responder: SampleApiResponder) { self.responder = responder }
-
-  func add(
-    method: String, path: String,
-    handler: @escaping @Sendable (SampleRequest) async -> SampleResponse
-  ) {
-    extra.withLock { $0["\(method.uppercased()) \(path)"] = handler }
-  }
 
   func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
     var headers: [String: String] = [:]
@@ -153,13 +141,7 @@ private final class Routes: HTTPHandler, Sendable {
     let sample = SampleRequest(
       method: request.method.rawValue, path: request.path, headers: headers,
       body: try await request.bodyData)
-    let custom = extra.withLock { $0["\(sample.method) \(sample.path)"] }
-    let response: SampleResponse
-    if let custom {
-      response = await custom(sample)
-    } else {
-      response = await responder.respond(to: sample)
-    }
+    let response = await responder.respond(to: sample)
     var responseHeaders = HTTPHeaders()
     for (name, value) in response.headers { responseHeaders[HTTPHeader(name)] = value }
     return HTTPResponse(

@@ -42,6 +42,9 @@ public final class SampleApiResponder: Sendable {
 
   public let options: Options
   private let state: Mutex<State>
+  private let routes: Mutex<FixtureRoutes>
+  /// The routes the responder was made with, before any `handle`.
+  private let initialRoutes: FixtureRoutes
   /// Time since the responder was made, on its clock: when each token expires.
   private let stopwatch: Stopwatch
 
@@ -56,8 +59,12 @@ public final class SampleApiResponder: Sendable {
     var expiredRefused: Set<String> = []
   }
 
-  public init(options: Options = Options()) {
+  /// Serves `routes`, or the bundled movie API when nil.
+  public init(options: Options = Options(), routes: FixtureRoutes? = nil) {
     self.options = options
+    initialRoutes =
+      routes ?? .sampleMovies(basePath: options.basePath, extraMovies: options.extraMovies)
+    self.routes = Mutex(initialRoutes)
     state = Mutex(State(random: options.seed | 1))
     stopwatch = Stopwatch(options.clock)
   }
@@ -84,6 +91,20 @@ public final class SampleApiResponder: Sendable {
 
   // MARK: Answering
 
+  /// Answers `method pattern` with `answer` from now on (see `FixtureRoutes`); latency, faults
+  /// and required auth still apply.
+  public func handle(
+    _ method: String, _ pattern: String, with answer: @escaping FixtureRoutes.Answer
+  ) {
+    routes.withLock { $0.add(method, pattern, answer) }
+  }
+
+  /// The patterns served, as `GET /api/books/{id}`; the token route is `GET <basePath>auth`.
+  public var patterns: [String] { routes.withLock { $0.patterns } }
+
+  /// Every request passes here, whichever route it is for: counted, delayed by the latency,
+  /// failed by `failFirst` or `failureRate`, refused without a valid token when auth is
+  /// required (but for the token route), then answered by its route, or 404 naming it.
   public func respond(to request: SampleRequest) async -> SampleResponse {
     let route =
       request.path.hasPrefix(options.basePath)
@@ -103,39 +124,39 @@ public final class SampleApiResponder: Sendable {
     }
     if count <= options.failFirst || injectedFailure {
       let headers = options.retryAfter.map { ["Retry-After": String($0)] } ?? [:]
-      return .error(503, "the sample API is failing this request on purpose", headers: headers)
+      return .error(503, "the fixture server is failing this request on purpose", headers: headers)
     }
-    guard let route else { return .error(404, "no route at \(request.path)") }
-    guard request.method == "GET" else {
-      return .error(405, "\(request.method) is not allowed on \(route)")
-    }
-    let parts = route.split(separator: "/").map(String.init)
-    if parts == ["auth"] { return issueToken() }
-    if options.requireAuth && !isAuthorized(request) {
+    if options.requireAuth && route != "auth" && !isAuthorized(request) {
       return .error(401, "a valid token is required: call auth first")
     }
-    switch parts.count {
-    case 2 where parts[0] == "movies":
-      guard let id = Int(parts[1]), let movie = movie(id: id) else {
-        return .error(404, "no movie with id \(parts[1])")
-      }
-      return json(movie)
-    case 3 where parts[0] == "movies" && parts[1] == "topGrossing":
-      guard let year = Int(parts[2]) else { return .error(404, "not a year: \(parts[2])") }
-      return json(SampleMovie.topGrossing(year: year))
-    case 3 where parts[0] == "movies" && parts[1] == "topRated":
-      guard let year = Int(parts[2]) else { return .error(404, "not a year: \(parts[2])") }
-      return json(SampleMovie.topRated(year: year))
-    default:
-      return .error(404, "no route at \(route)")
-    }
+    return await answer(request, from: routes.withLock { $0 })
   }
 
-  private func movie(id: Int) -> SampleMovie? {
-    if let bundled = SampleMovie.movie(id: id) { return bundled }
-    let last = SampleMovie.all.count
-    // `id - last` cannot overflow for a positive id; `last + extraMovies` could.
-    return id > last && id - last <= options.extraMovies ? SampleMovie.generated(id: id) : nil
+  /// The answer of the routes the responder was made with (and the token route), as if nothing
+  /// had been `handle`d, without counting, latency or faults: for a handler that changes one
+  /// answer and passes the rest on.
+  public func original(_ request: SampleRequest) async -> SampleResponse {
+    await answer(request, from: initialRoutes)
+  }
+
+  private func answer(_ request: SampleRequest, from routes: FixtureRoutes) async
+    -> SampleResponse
+  {
+    let isTokenRoute = request.method == "GET" && request.path == options.basePath + "auth"
+    switch routes.match(request.method, request.path) {
+    case .found(let answer, let parameters):
+      var bound = request
+      bound.parameters = parameters
+      return await answer(bound)
+    case .wrongMethod where isTokenRoute, .none where isTokenRoute:
+      return issueToken()
+    case .wrongMethod(let allowed):
+      let methods = allowed.joined(separator: ", ")
+      return .error(
+        405, "\(request.method) is not allowed on \(request.path); it answers \(methods)")
+    case .none:
+      return .error(404, "no route answers \(request.method) \(request.path)")
+    }
   }
 
   private func issueToken() -> SampleResponse {
@@ -163,14 +184,6 @@ public final class SampleApiResponder: Sendable {
       if stopwatch.elapsed < expiry { return true }
       state.expiredRefused.insert(value)
       return false
-    }
-  }
-
-  private func json(_ value: some Encodable) -> SampleResponse {
-    do {
-      return .staticFile(try JSONEncoder().encode(value))
-    } catch {
-      return .error(500, "could not encode: \(error)")
     }
   }
 

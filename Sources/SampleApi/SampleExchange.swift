@@ -8,6 +8,8 @@ public struct SampleRequest: Sendable {
   /// Header values by lower-cased name.
   public var headers: [String: String]
   public var body: Data
+  /// The values of the route pattern's `{name}` segments, by name: `["id": "7"]`.
+  public var parameters: [String: String] = [:]
 
   public init(
     method: String = "GET", path: String, headers: [String: String] = [:], body: Data = Data()
@@ -33,17 +35,45 @@ public struct SampleResponse: Sendable {
   }
 
   /// A body sent as `text/html`, as the static hosts that serve such APIs do, whatever it holds.
-  static func staticFile(_ body: Data, status: Int = 200) -> SampleResponse {
+  public static func staticFile(_ body: Data, status: Int = 200) -> SampleResponse {
     SampleResponse(
       status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: body)
   }
 
-  static func error(_ status: Int, _ message: String, headers: [String: String] = [:])
+  /// `value` encoded as JSON, sent as `application/json`.
+  public static func json(_ value: some Encodable, status: Int = 200) -> SampleResponse {
+    encoded(value, status: status, type: "application/json")
+  }
+
+  /// `value` encoded as JSON, sent as `text/html` as a static host would.
+  static func staticJSON(_ value: some Encodable) -> SampleResponse {
+    encoded(value, status: 200, type: "text/html; charset=utf-8")
+  }
+
+  private static func encoded(_ value: some Encodable, status: Int, type: String)
+    -> SampleResponse
+  {
+    do {
+      let body = try encoder.encode(value)
+      return SampleResponse(status: status, headers: ["Content-Type": type], body: body)
+    } catch {
+      return .error(500, "could not encode: \(error)")
+    }
+  }
+
+  private static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  /// `{"error": message}` with `status`, as the fixture server's own refusals are.
+  public static func error(_ status: Int, _ message: String, headers: [String: String] = [:])
     -> SampleResponse
   {
     var all = headers
     all["Content-Type"] = "application/json"
-    let text = message.replacingOccurrences(of: "\"", with: "'")
-    return SampleResponse(status: status, headers: all, body: Data("{\"error\": \"\(text)\"}".utf8))
+    let body = (try? encoder.encode(["error": message])) ?? Data("{}".utf8)
+    return SampleResponse(status: status, headers: all, body: body)
   }
 }

@@ -86,7 +86,7 @@ final class Count: Sendable {
       let fail = Mutex(true)
       harness.server.handle("GET", "/api/auth") { _ in
         if fail.withLock({ $0 }) { return htmlResponse("{}", status: 403) }
-        return await harness.server.responder.respond(to: SampleRequest(path: "/api/auth"))
+        return await harness.server.responder.original(SampleRequest(path: "/api/auth"))
       }
       await #expect(throws: ApiError.self) { try await harness.movies.movie(id: 1) }
       fail.withLock { $0 = false }

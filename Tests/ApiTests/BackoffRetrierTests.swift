@@ -88,7 +88,7 @@ import Testing
         if calls.value == 1 {
           return SampleResponse(status: 503, headers: ["Retry-After": "1"])
         }
-        return await harness.server.responder.respond(to: SampleRequest(path: "/api/movies/1"))
+        return await harness.server.responder.original(SampleRequest(path: "/api/movies/1"))
       }
       let movie = Task { try await harness.movies.movie(id: 1) }
       await clock.waitForSleepers()

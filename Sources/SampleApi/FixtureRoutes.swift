@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a fixture server answers: a method and a path pattern (`GET /api/books/{id}`) to an
+/// answer. Any app's API can be served: routes from closures, from a folder of JSON files
+/// (`folder(_:)`), or the bundled movie API (`sampleMovies`).
+///
+/// A pattern is a path from the root; a segment in braces matches any one segment and its value
+/// is in `SampleRequest.parameters`. When several patterns match, the one with more literal
+/// segments wins (`/api/books/7` over `/api/books/{id}`), then the one added last.
+///
+/// ```swift
+/// var routes = FixtureRoutes()
+/// routes.add("GET", "/api/books/{id}") { request in
+///   .json(["id": Int(request.parameters["id"] ?? "") ?? 0, "title": "Dune"])
+/// }
+/// let server = try await FixtureServer.start(routes: routes)
+/// ```
+public struct FixtureRoutes: Sendable {
+  public typealias Answer = @Sendable (SampleRequest) async -> SampleResponse
+
+  struct Route: Sendable {
+    let method: String
+    let segments: [Segment]
+    let pattern: String
+    let answer: Answer
+    var literals: Int { segments.count { if case .literal = $0 { true } else { false } } }
+  }
+
+  enum Segment: Sendable, Equatable {
+    case literal(String)
+    case parameter(String)
+  }
+
+  private var routes: [Route] = []
+
+  public init() {}
+
+  /// The patterns served, as `GET /api/books/{id}`, sorted.
+  public var patterns: [String] { routes.map { "\($0.method) \($0.pattern)" }.sorted() }
+
+  /// Answers `method pattern` with `answer`, replacing a route of the same method and pattern.
+  public mutating func add(_ method: String, _ pattern: String, _ answer: @escaping Answer) {
+    let method = method.uppercased()
+    let segments = Self.segments(pattern)
+    routes.removeAll { $0.method == method && $0.segments == segments }
+    routes.append(Route(method: method, segments: segments, pattern: pattern, answer: answer))
+  }
+
+  /// Adds every route of `other`; its routes win over equal ones here.
+  public mutating func add(_ other: FixtureRoutes) {
+    for route in other.routes { add(route.method, route.pattern, route.answer) }
+  }
+
+  /// What a request finds.
+  enum Match {
+    case found(Answer, parameters: [String: String])
+    /// The path exists for other methods only.
+    case wrongMethod(allowed: [String])
+    case none
+  }
+
+  func match(_ method: String, _ path: String) -> Match {
+    let parts = Self.parts(path)
+    var best: (route: Route, parameters: [String: String])?
+    var methods: Set<String> = []
+    for route in routes.reversed() {
+      guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+      guard route.method == method else {
+        methods.insert(route.method)
+        continue
+      }
+      if best == nil || route.literals > (best?.route.literals ?? 0) {
+        best = (route, parameters)
+      }
+    }
+    if let best { return .found(best.route.answer, parameters: best.parameters) }
+    return methods.isEmpty ? .none : .wrongMethod(allowed: methods.sorted())
+  }
+
+  private static func bind(_ segments: [Segment], to parts: [Substring]) -> [String: String]? {
+    guard segments.count == parts.count else { return nil }
+    var parameters: [String: String] = [:]
+    for (segment, part) in zip(segments, parts) {
+      switch segment {
+      case .literal(let text): guard text == part else { return nil }
+      case .parameter(let name): parameters[name] = String(part)
+      }
+    }
+    return parameters
+  }
+
+  private static func parts(_ path: String) -> [Substring] {
+    path.split(separator: "/", omittingEmptySubsequences: true)
+  }
+
+  private static func segments(_ pattern: String) -> [Segment] {
+    parts(pattern).map { part in
+      part.count > 2 && part.first == "{" && part.last == "}"
+        ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+extension FixtureRoutes {
+  /// The bundled movie API under `basePath`: `GET movies/{id}`, `GET movies/topGrossing/{year}`,
+  /// `GET movies/topRated/{year}`. Bodies are JSON sent as `text/html`, as static hosts send
+  /// them. Ids past the bundled movies up to `extraMovies` more are made up
+  /// (`SampleMovie.generated`).
+  public static func sampleMovies(basePath: String = "/api/", extraMovies: Int = 0)
+    -> FixtureRoutes
+  {
+    var routes = FixtureRoutes()
+    routes.add("GET", basePath + "movies/{id}") { request in
+      let text = request.parameters["id"] ?? ""
+      guard let id = Int(text), let movie = movie(id: id, extraMovies: extraMovies) else {
+        return .error(404, "no movie with id \(text)")
+      }
+      return .staticJSON(movie)
+    }
+    routes.add("GET", basePath + "movies/topGrossing/{year}") { request in
+      guard let year = request.parameters["year"].flatMap({ Int($0) }) else {
+        return .error(404, "not a year: \(request.parameters["year"] ?? "")")
+      }
+      return .staticJSON(SampleMovie.topGrossing(year: year))
+    }
+    routes.add("GET", basePath + "movies/topRated/{year}") { request in
+      guard let year = request.parameters["year"].flatMap({ Int($0) }) else {
+        return .error(404, "not a year: \(request.parameters["year"] ?? "")")
+      }
+      return .staticJSON(SampleMovie.topRated(year: year))
+    }
+    return routes
+  }
+
+  private static func movie(id: Int, extraMovies: Int) -> SampleMovie? {
+    if let bundled = SampleMovie.movie(id: id) { return bundled }
+    let last = SampleMovie.all.count
+    // `id - last` cannot overflow for a positive id; `last + extraMovies` could.
+    return id > last && id - last <= extraMovies ? SampleMovie.generated(id: id) : nil
+  }
+}
