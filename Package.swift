@@ -14,6 +14,9 @@ let package = Package(
     .library(name: "Layers", targets: ["Layers"]),
     .library(name: "Store", targets: ["Store"]),
     .library(name: "Composition", targets: ["Composition"]),
+    // An app's command line: Kernel's generic commands, global options, exit codes and safe
+    // terminal output under the app's name, beside its own commands.
+    .library(name: "KernelCommands", targets: ["KernelCommands"]),
     // Test support for Kernel's tests and an app's: test clocks, counters, temporary dirs, a
     // loopback api, a recording transport, a composed container with overrides.
     .library(name: "KernelTesting", targets: ["KernelTesting"]),
@@ -57,14 +60,22 @@ let package = Package(
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Composition"),
-    // The command front: parsing, rendering, exit codes. It sees Composition's façade (the
-    // profile's services, the api's environments and auth, the cache, serving) and the domain.
-    .executableTarget(
-      name: "kernel",
+    // The command front any app builds on: the generic commands, parsing, rendering, exit
+    // codes. It sees Composition's façade (the profile's services, the api's environments and
+    // auth, the cache, serving) and the domain.
+    .target(
+      name: "KernelCommands",
       dependencies: [
         "Composition", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    // `kernel`: the command library and the movie commands.
+    .executableTarget(
+      name: "kernel",
+      dependencies: [
+        "KernelCommands", "Composition", "Domain",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.
     .target(

@@ -115,15 +115,21 @@ extension KernelApp {
   }
 }
 
-/// `kernel serve`: the bundled movie API on loopback, with faults.
+/// `serve`: the bundled movie API, or an app's fixture folder, on loopback, with faults.
 public enum SampleServing {
   public typealias Options = SampleApiResponder.Options
   public typealias Server = FixtureServer
 
-  public static func start(options: Options, host: String, port: UInt16) async throws
-    -> FixtureServer
+  public typealias Routes = FixtureRoutes
+
+  /// The routes of the JSON files under `folder`, read and checked (`FixtureRoutes.folder`).
+  public static func fixtures(_ folder: URL) throws -> Routes { try .folder(folder) }
+
+  /// Serves `routes`, else the movie API.
+  public static func start(options: Options, routes: Routes? = nil, host: String, port: UInt16)
+    async throws -> FixtureServer
   {
-    try await FixtureServer.start(options: options, host: host, port: port)
+    try await FixtureServer.start(options: options, routes: routes, host: host, port: port)
   }
 
   /// Whether a server may listen on `host`: 127.0.0.0/8, ::1 or localhost.

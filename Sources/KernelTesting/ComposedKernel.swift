@@ -13,14 +13,15 @@ import Injection
 ///   try child.register((any Clock<Duration>).self) { _ in clock }
 /// }
 /// ```
+///
+/// An app passes itself and its config: `composedContainer(app: .books, config: config, …)`.
 public func composedContainer(
-  profile: String? = nil, config: KernelConfig? = nil, dataDirectory: URL,
-  environment: String? = nil, baseURL: String? = nil,
+  app: KernelApp = .kernel, profile: String? = nil, config: KernelConfig? = nil,
+  dataDirectory: URL, environment: String? = nil, baseURL: String? = nil,
   overriding: (Container) throws -> Void = { _ in }
 ) throws -> Container {
   let runtime = Runtime(dataDirectory: dataDirectory, environment: environment, baseURL: baseURL)
-  let real = try KernelComposition.compose(
-    config: try config ?? .builtIn(), profile: profile, runtime: runtime)
+  let real = try app.compose(config: try config ?? .builtIn(), profile: profile, runtime: runtime)
   let child = real.child()
   try overriding(child)
   try child.validate()

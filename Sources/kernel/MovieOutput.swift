@@ -1,6 +1,6 @@
-import Composition
 import Domain
 import Foundation
+import KernelCommands
 import Synchronization
 
 /// Prints movies as a table with a footer naming their origin and age, or as the contract's
@@ -18,58 +18,27 @@ enum MovieOutput {
     _ fetch: @escaping @Sendable (any MovieService) async throws -> [Movie]
   ) async throws {
     let session = try Session(options)
-    let composed = try session.services()
-    let service = try composed.service((any MovieService).self)
-    let clock = ContinuousClock()
-    let start = clock.now
-    defer {
-      let elapsed = Terminal.milliseconds(clock.now - start)
-      session.runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
-    }
     let early = EarlyPrint(session.format)
-    let recorder = Provenance.Recorder(early: oneCall ? early.print : nil)
-    var missing: MissingMovies?
-    let movies: [Movie]
-    do {
-      movies = try await Provenance.$recorder.withValue(recorder) {
-        do { return try await fetch(service) } catch let partial as MissingMovies {
-          missing = partial
-          return partial.movies
-        }
+    let fetched = try await session.fetch(
+      (any MovieService).self, early: oneCall ? early.print : nil
+    ) { service -> ([Movie], MissingMovies?) in
+      do { return (try await fetch(service), nil) } catch let partial as MissingMovies {
+        return (partial.movies, partial)
       }
-    } catch {
-      await settle(composed, session)
-      throw error
     }
-    await settle(composed, session)
-    let elapsed = clock.now - start
+    let (movies, missing) = fetched.value
     if let missing, missing.movies.isEmpty { throw missing }
-    let origin = recorder.origin ?? "network"
     if let shown = early.shown, shown == movies {
       if session.format == .text { Terminal.print("The api's answer is the same.") }
     } else {
       switch session.format {
-      case .json: Terminal.printExact(try json(movies, origin: origin))
+      case .json: Terminal.printExact(try json(movies, origin: fetched.origin))
       default:
         Terminal.print(table(movies))
-        Terminal.print(
-          footer(count: movies.count, origin: origin, recorder: recorder, elapsed: elapsed))
+        Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
       }
     }
     if let missing { throw missing }
-  }
-
-  /// Waits for the cache's background refreshes, for at most the resource timeout.
-  private static func settle(_ composed: ComposedProfile, _ session: Session) async {
-    let pending = composed.pendingWork
-    guard pending > 0 else { return }
-    let limit = session.config.timeouts.resourceSeconds
-    session.runtime.log("waiting for \(pending) cache refresh(es) to be stored")
-    if await !composed.settle(within: .seconds(limit)) {
-      Terminal.warn(
-        "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept."
-      )
-    }
   }
 
   /// Prints a `cacheThenNetwork` cache's stored copy the moment it is read, and remembers it.
@@ -100,7 +69,7 @@ enum MovieOutput {
         let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
         Terminal.print(MovieOutput.table(movies))
         Terminal.print(
-          "\(what) from cache, \(MovieOutput.age(answer.provenance.age)); asking the api for news")
+          "\(what) from cache, \(Reply.age(answer.provenance.age)); asking the api for news")
       }
     }
   }
@@ -129,7 +98,7 @@ enum MovieOutput {
     let rows = movies.enumerated().map { index, movie in
       [
         "\(index + 1)", TerminalText.escaped(movie.name, keepingNewlines: false),
-        CalendarDay.string(from: movie.releaseDate), grouped(movie.grossing),
+        CalendarDay.string(from: movie.releaseDate), Reply.grouped(movie.grossing),
         String(format: "%.1f", movie.rating),
         TerminalText.escaped(
           movie.cast.prefix(3).map(\.name).joined(separator: ", "), keepingNewlines: false),
@@ -148,39 +117,5 @@ enum MovieOutput {
         of: "\\s+$", with: "", options: .regularExpression)
     }
     .joined(separator: "\n")
-  }
-
-  /// `486295561` → `486,295,561`, the same in every locale.
-  static func grouped(_ number: Int) -> String {
-    let digits = Array(String(number.magnitude))
-    var out = ""
-    for (index, digit) in digits.enumerated() {
-      if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
-      out.append(digit)
-    }
-    return number < 0 ? "-" + out : out
-  }
-
-  static func footer(count: Int, origin: String, recorder: Provenance.Recorder, elapsed: Duration)
-    -> String
-  {
-    let what = count == 1 ? "1 movie" : "\(count) movies"
-    let milliseconds = Terminal.milliseconds(elapsed)
-    let age = recorder.oldestCacheAge.map(Self.age) ?? "new"
-    switch origin {
-    case "cache": return "\(what) from cache, \(age)"
-    case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
-    default: return "\(what) from the api in \(milliseconds) ms"
-    }
-  }
-
-  /// "12 s old", "3 min old", "5 h old", "2 days old".
-  static func age(_ seconds: TimeInterval) -> String {
-    switch seconds {
-    case ..<60: "\(Int(seconds)) s old"
-    case ..<3600: "\(Int(seconds / 60)) min old"
-    case ..<86400: "\(Int(seconds / 3600)) h old"
-    default: "\(Int(seconds / 86400)) days old"
-    }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Domain
+import KernelCommands
 
 /// `kernel movies …`: the movie service of the profile's stack.
 struct MoviesCommand: AsyncParsableCommand {
@@ -47,8 +48,8 @@ struct MoviesCommand: AsyncParsableCommand {
     @Option(help: "How many requests at once (1-64).")
     var concurrency = 8
 
-    /// The ids of the command line: the ones `BulkIds` took out before parsing, then the rest.
-    private var given: [String] { (BulkIds.current ?? []) + ids }
+    /// The ids of the command line: the ones `BulkArguments` took out before parsing, then the rest.
+    private var given: [String] { (BulkArguments.current ?? []) + ids }
 
     func validate() throws {
       guard !given.isEmpty else {
@@ -63,7 +64,7 @@ struct MoviesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-      let ids = try BulkIds.resolve(given)
+      let ids = try BulkArguments.resolve(given, noun: "movie id")
       let limit = concurrency
       try await MovieOutput.show(global, oneCall: ids.count == 1) {
         try await Self.fetch(ids, limit: limit, from: $0)

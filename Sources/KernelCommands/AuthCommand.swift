@@ -33,7 +33,7 @@ struct AuthCommand: AsyncParsableCommand {
       let text =
         loggedIn
         ? "Logged in to \(name): a token is kept (redacted)."
-        : "Not logged in to \(name); kernel auth login fetches a token."
+        : "Not logged in to \(name); \(session.app.name) auth login fetches a token."
       try Reply.say(session, text, ["environment": name, "loggedIn": loggedIn])
     }
   }

@@ -44,7 +44,8 @@ struct DoctorCommand: AsyncParsableCommand {
     }
     if let problem = problems.first {
       Terminal.error(
-        "kernel doctor found \(problems.count) problem(s); the first: \(Failure.sentence(problem))")
+        "\(first.app.name) doctor found \(problems.count) problem(s); the first: \(Failure.sentence(problem))"
+      )
       throw ExitCode(Failure.code(for: problem))
     }
   }

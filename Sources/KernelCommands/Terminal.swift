@@ -13,32 +13,32 @@ import Foundation
 /// closed pipe on stdout ends the process quietly with 141, as SIGPIPE would; any other failure
 /// to write stdout is one sentence on stderr and exit 74. A failure to write stderr is ignored:
 /// there is nowhere left to say it.
-enum Terminal {
+public enum Terminal {
   /// A line for people: control characters escaped, newlines kept.
-  static func print(_ text: String) {
+  public static func print(_ text: String) {
     writeOutput(TerminalText.escaped(text) + "\n")
   }
 
   /// A line for scripts (JSON), exactly as given.
-  static func printExact(_ text: String) {
+  public static func printExact(_ text: String) {
     writeOutput(text + "\n")
   }
 
-  static func error(_ text: String) {
+  public static func error(_ text: String) {
     _ = write(STDERR_FILENO, TerminalText.escaped(text) + "\n")
   }
 
-  static func warn(_ text: String) { error("warning: \(text)") }
+  public static func warn(_ text: String) { error("warning: \(text)") }
 
   /// Whether stderr is a terminal: progress is shown there and only there.
-  static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
+  public static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
 
   /// Rewrites the progress line in place.
-  static func progress(_ text: String) {
+  public static func progress(_ text: String) {
     _ = write(STDERR_FILENO, "\r\u{1B}[2K\(TerminalText.escaped(text))")
   }
 
-  static func endProgress() {
+  public static func endProgress() {
     _ = write(STDERR_FILENO, "\r\u{1B}[2K")
   }
 
@@ -49,7 +49,7 @@ enum Terminal {
   nonisolated(unsafe) private static var closedAtStart: Set<Int32> = []
 
   /// Called first thing in `main`, before any file is opened.
-  static func guardStandardDescriptors() {
+  public static func guardStandardDescriptors() {
     for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
     where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
       closedAtStart.insert(descriptor)
@@ -72,7 +72,8 @@ enum Terminal {
   }
 
   private static func fail(_ reason: String) -> Never {
-    error("kernel could not write its output: \(reason); nothing more was written.")
+    let name = CommandLineApp.current.app.name
+    error("\(name) could not write its output: \(reason); nothing more was written.")
     exit(74)
   }
 
@@ -92,7 +93,7 @@ enum Terminal {
   }
 
   /// The most memory this process has held, in MB (resident set).
-  static var peakMemoryMegabytes: Int {
+  public static var peakMemoryMegabytes: Int {
     var usage = rusage()
     #if canImport(Darwin)
       let who = RUSAGE_SELF
@@ -107,7 +108,7 @@ enum Terminal {
     #endif
   }
 
-  static func milliseconds(_ duration: Duration) -> Int {
+  public static func milliseconds(_ duration: Duration) -> Int {
     Int(
       duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
   }

@@ -4,18 +4,28 @@ import Foundation
 import Logging
 
 /// One run's resolved config and runtime, built from the global options before any command
-/// does work, so a config error is reported before the first request.
-struct Session {
-  let config: KernelConfig
-  let document: ConfigDocument
-  let runtime: Runtime
-  let format: OutputFormat
-  let verbose: Bool
+/// does work, so a config error is reported before the first request. An app's command makes
+/// one first thing in `run`, then asks it for the profile's services.
+///
+/// ```swift
+/// let session = try Session(global)
+/// let books = try session.services().service((any BookService).self)
+/// ```
+public struct Session: Sendable {
+  /// The app being run (`CommandLineApp.current.app`).
+  public let app: KernelApp
+  public let config: KernelConfig
+  public let document: ConfigDocument
+  public let runtime: Runtime
+  public let format: OutputFormat
+  public let verbose: Bool
 
   /// `formats`: the output formats the command has; any other is a usage error (exit 64).
-  init(
+  public init(
     _ options: GlobalOptions, profile: String? = nil, formats: [OutputFormat] = [.text, .json]
   ) throws {
+    let app = CommandLineApp.current.app
+    self.app = app
     let variables = ProcessInfo.processInfo.environment
     var flags: [String: String] = [:]
     flags["profile"] = options.profile
@@ -23,15 +33,16 @@ struct Session {
     flags["baseURL"] = options.baseURL
     flags["dataDir"] = options.dataDir
     let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    document = try Self.app.load(
+    document = try app.load(
       path: options.config, workingDirectory: workingDirectory, variables: variables, flags: flags)
     let config = try document.resolve(profile: profile)
     self.config = config
-    format = try Self.format(options, variables, allowed: formats)
+    format = try Self.format(
+      options, variables, variable: "\(app.variablePrefix)_FORMAT", allowed: formats)
     verbose = options.verbose
 
-    let logger = Logger.kernel(verbose: options.verbose)
-    let directory = try Self.app.dataDirectory(
+    let logger = Logger.kernel(app.name, verbose: options.verbose)
+    let directory = try app.dataDirectory(
       config: config, variables: variables, workingDirectory: workingDirectory)
     let chosen = { (key: String) in
       config.settings.first { $0.key == key }.flatMap { setting -> String? in
@@ -46,25 +57,22 @@ struct Session {
       log: { logger.debug("\(TerminalText.escaped($0))") }, warn: { Terminal.warn($0) })
   }
 
-  /// The app `kernel` is: Kernel's parts and the movie service.
-  static let app = KernelApp.kernel
-
   /// The profile's validated graph, for a command that reads or writes the data dir: the dir
   /// is created first, so an unusable one is a config error before any request.
-  func services() throws -> ComposedProfile {
+  public func services() throws -> ComposedProfile {
     try prepareDataDirectory()
     return try inspect()
   }
 
   /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.
-  func inspect() throws -> ComposedProfile {
-    try Self.app.profile(config: config, runtime: runtime)
+  public func inspect() throws -> ComposedProfile {
+    try app.profile(config: config, runtime: runtime)
   }
 
   /// The api side alone (auth, env), whatever the profile.
-  func api() throws -> ApiAccess {
+  public func api() throws -> ApiAccess {
     if config.context == "persistent" { try prepareDataDirectory() }
-    return try Self.app.api(config: config, runtime: runtime)
+    return try app.api(config: config, runtime: runtime)
   }
 
   /// Where the data dir stands, creating nothing: writable, to be created in a writable
@@ -91,7 +99,7 @@ struct Session {
 
   /// Creates the data dir (0700) if needed and checks it can be written: a config error
   /// naming the key that chose it, before anything is stored.
-  func prepareDataDirectory() throws {
+  public func prepareDataDirectory() throws {
     let path = runtime.dataDirectory.path
     do {
       // The parents as usual; the dir itself by mkdir with its mode, never open to others for
@@ -144,7 +152,8 @@ struct Session {
   }
 
   private static func format(
-    _ options: GlobalOptions, _ variables: [String: String], allowed: [OutputFormat]
+    _ options: GlobalOptions, _ variables: [String: String], variable: String,
+    allowed: [OutputFormat]
   ) throws -> OutputFormat {
     let names = allowed.map(\.rawValue)
     let choices = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "text")
@@ -155,24 +164,24 @@ struct Session {
       }
       return format
     }
-    guard let text = variables["KERNEL_FORMAT"], !text.isEmpty else { return .text }
+    guard let text = variables[variable], !text.isEmpty else { return .text }
     guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
-      throw UsageError("KERNEL_FORMAT is \"\(text)\", but this command prints \(choices).")
+      throw UsageError("\(variable) is \"\(text)\", but this command prints \(choices).")
     }
     return format
   }
 }
 
-/// A mistake in how the command was called: exit 64.
-struct UsageError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+/// A mistake in how the command was called: exit 64, and `description` as its sentence.
+public struct UsageError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
 }
 
 extension Logger {
   /// Debug lines on stderr with `--verbose`; nothing otherwise.
-  static func kernel(verbose: Bool) -> Logger {
-    var logger = Logger(label: "kernel") { StreamLogHandler.standardError(label: $0) }
+  static func kernel(_ label: String, verbose: Bool) -> Logger {
+    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = verbose ? .debug : .critical
     return logger
   }

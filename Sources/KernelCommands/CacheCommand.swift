@@ -29,11 +29,11 @@ struct CacheCommand: AsyncParsableCommand {
         return
       }
       Terminal.print("cache:   \(stats.file ?? "in memory")")
-      Terminal.print("size:    \(MovieOutput.grouped(Int(stats.bytes))) bytes")
+      Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes")
       Terminal.print("answers: \(stats.entries)")
       if let oldest = stats.oldest, let newest = stats.newest {
-        Terminal.print("oldest:  \(MovieOutput.age(now.timeIntervalSince(oldest)))")
-        Terminal.print("newest:  \(MovieOutput.age(now.timeIntervalSince(newest)))")
+        Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
+        Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
       }
     }
   }

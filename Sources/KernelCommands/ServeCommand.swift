@@ -10,16 +10,26 @@ import Foundation
   import Darwin
 #endif
 
-/// `kernel serve`: the bundled static API over HTTP on loopback, until SIGINT or SIGTERM.
+/// `serve`: an app's fixture folder, or the bundled movie API, over HTTP on loopback, until
+/// SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Serve the bundled movie API on loopback, with optional latency and faults.",
+    abstract:
+      "Serve a folder of JSON fixtures (or the bundled movie API) on loopback, with latency and faults.",
     discussion: """
-      Prints its base URL on the first line of stdout (with --port 0, the port the system chose),
-      and on stop a summary on stderr: requests answered, calls to auth and tokens issued, the most answered at once
-      and how many expired tokens were refused.
+      With --fixtures DIR, DIR/api/books/7.json answers GET /api/books/7, and a file or folder \
+      named {id} answers any one segment (DIR/api/books/{id}.json); only .json files are served, \
+      each checked to hold JSON first. GET /api/auth hands out tokens unless a file answers it. \
+      An unknown path is a 404 naming it. Latency, faults and --require-auth apply to every route.
+
+      Prints its base URL on the first line of stdout (with --port 0, the port the system \
+      chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
+      issued, the most answered at once and how many expired tokens were refused.
       """)
+
+  @Option(help: "A folder of JSON files to serve instead of the movie API.")
+  var fixtures: String?
 
   @Option(help: "A loopback address to listen on.") var host = "127.0.0.1"
   @Option(help: "The port; 0 picks a free one.") var port = 8080
@@ -29,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(
     name: .customLong("fail-first"), help: "Answer the first N requests of every path with 503.")
   var failFirst = 0
-  @Flag(name: .customLong("require-auth"), help: "Movie routes need the token from GET auth.")
+  @Flag(name: .customLong("require-auth"), help: "Every route but auth needs a token from it.")
   var requireAuth = false
   @Option(
     name: .customLong("token-ttl"), help: "Seconds a token stays valid (with --require-auth).")
@@ -52,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
     try Self.check("--fail-first", failFirst, in: 0...1_000_000)
     try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
     if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
+    if fixtures != nil && extraMovies > 0 {
+      throw ValidationError("--extra-movies adds movies to the movie API, not to --fixtures.")
+    }
   }
 
   /// A usage error naming the option and its range when `value` is out of it.
@@ -70,18 +83,36 @@ struct ServeCommand: AsyncParsableCommand {
     options.requireAuth = requireAuth
     options.tokenLifetime = tokenTTL.map { .seconds($0) }
     options.extraMovies = extraMovies
+    let name = "\(CommandLineApp.current.app.name) serve"
+    let folder = fixtures.map {
+      URL(
+        fileURLWithPath: $0,
+        relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    }
+    // A folder that cannot be served is a mistake in the command line: 64, before listening.
+    let routes = try folder.map { folder in
+      do { return try SampleServing.fixtures(folder) } catch {
+        throw UsageError("\(name): \(error)")
+      }
+    }
     let server: SampleServing.Server
     do {
-      server = try await SampleServing.start(options: options, host: host, port: UInt16(port))
+      server = try await SampleServing.start(
+        options: options, routes: routes, host: host, port: UInt16(port))
     } catch {
-      throw ServeError(description: "kernel serve: \(error)")
+      throw ServeError(description: "\(name): \(error)")
     }
-    Terminal.print("Serving the sample API at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+    let what =
+      folder.map {
+        "\(server.responder.patterns.count) fixtures from \($0.standardizedFileURL.path)"
+      }
+      ?? "the sample API"
+    Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
     await Self.untilSignalled()
     let responder = server.responder
     await server.stop()
     Terminal.error(
-      "kernel serve: answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
+      "\(name): answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
         + " to auth (\(responder.tokensIssued) tokens issued), at most \(responder.peakConcurrency) at once;"
         + " \(responder.expiredTokensRefused) expired tokens refused")
   }

@@ -1,9 +1,9 @@
 /// Text from outside (the network, a config file) made safe to show on a terminal.
-enum TerminalText {
+public enum TerminalText {
   /// `text` with every control character written as `\x1B` (C0, DEL, C1) and the bidirectional
   /// overrides that can reorder what a person reads written as `\u{202E}`; newlines are kept
   /// unless `keepingNewlines` is false, as in a table's cell. Tabs are kept.
-  static func escaped(_ text: String, keepingNewlines: Bool = true) -> String {
+  public static func escaped(_ text: String, keepingNewlines: Bool = true) -> String {
     guard text.unicodeScalars.contains(where: { needsEscape($0, keepingNewlines) }) else {
       return text
     }

@@ -3,35 +3,31 @@ import Composition
 import Domain
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// Turns any error into one sentence on stderr and the contract's exit code (sysexits).
-enum Failure {
-  static func exit(with thrown: any Error) -> Never {
+/// Turns any error into one sentence on stderr and the contract's exit code (sysexits):
+/// 64 usage, 65 bad data, 69 unreachable, 77 authentication, 78 config, 70 anything else.
+public enum Failure {
+  /// Prints what `thrown` calls for and returns its exit code.
+  static func report(_ thrown: any Error) -> Int32 {
     // A container that could not be built because of one cause (a cache that cannot be
     // opened) reports that cause and its code.
     let error = cause(thrown)
-    if let code = error as? ExitCode { Foundation.exit(code.rawValue) }
+    if let code = error as? ExitCode { return code.rawValue }
     // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
     // than plain failure: its message, written here so a failed write is seen.
     if !(error is UsageError), ServiceFailure.of(error) == nil,
-      Kernel.exitCode(for: error) != .failure
+      AppCommand.exitCode(for: error) != .failure
     {
-      let code = Kernel.exitCode(for: error)
-      let message = Kernel.fullMessage(for: error)
+      let code = AppCommand.exitCode(for: error)
+      let message = AppCommand.fullMessage(for: error)
       if code == .success {
         if !message.isEmpty { Terminal.print(message) }
       } else {
         Terminal.error(message)
       }
-      Foundation.exit(code.rawValue)
+      return code.rawValue
     }
     Terminal.error(sentence(error))
-    Foundation.exit(code(for: error))
+    return code(for: error)
   }
 
   /// The error to report for `error`: a container's one root cause, else the error itself.
@@ -40,13 +36,14 @@ enum Failure {
   }
 
   /// The exit code `error` calls for.
-  static func code(for thrown: any Error) -> Int32 {
+  public static func code(for thrown: any Error) -> Int32 {
     let error = cause(thrown)
     if error is UsageError { return 64 }
     return ServiceFailure.of(error).map(code) ?? 70
   }
 
-  static func code(_ failure: ServiceFailure) -> Int32 {
+  /// The exit code of a classified failure.
+  public static func code(_ failure: ServiceFailure) -> Int32 {
     switch failure {
     case .unreachable, .unavailable, .cancelled: 69
     case .rejected, .badData: 65
@@ -56,7 +53,7 @@ enum Failure {
   }
 
   /// The error's own description, as one line ending in a full stop.
-  static func sentence(_ error: any Error) -> String {
+  public static func sentence(_ error: any Error) -> String {
     var text = "\(cause(error))".replacingOccurrences(of: "\n", with: " ")
       .trimmingCharacters(in: .whitespaces)
     if let last = text.last, !".!?".contains(last) { text += "." }

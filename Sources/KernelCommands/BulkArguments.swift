@@ -1,0 +1,93 @@
+import Foundation
+
+/// Many numeric arguments on a command line (`movies get 1 2 3 …`), parsed in linear time.
+///
+/// ArgumentParser's parsing of a long list of positional values is quadratic (8,000 ids took
+/// 32 s), so before it runs, the plain numbers after `command` are taken out of the arguments
+/// in one pass and handed to the command through `current`. For bulk use, a command can also
+/// read them from standard input (`-`, see `resolve`).
+public struct BulkArguments: Sendable {
+  /// The command's words: `["movies", "get"]`.
+  public var command: [String]
+  /// The command's own options that take a value as the next argument, which is therefore
+  /// never one of the numbers (the global ones are known).
+  public var optionsWithValues: Set<String>
+
+  public init(command: [String], optionsWithValues: Set<String> = []) {
+    self.command = command
+    self.optionsWithValues = optionsWithValues
+  }
+
+  /// The numbers taken out of the command line for the command being run; nil when it is not
+  /// one that takes them.
+  @TaskLocal public static var current: [String]?
+
+  /// `arguments` without the plain numbers that follow the command, and those numbers in their
+  /// order; nil when the command is not this one.
+  func split(_ arguments: [String]) -> (arguments: [String], numbers: [String]?) {
+    let withValues = optionsWithValues.union(GlobalOptions.withValues)
+    var words: [String] = []
+    var kept: [String] = []
+    var numbers: [String] = []
+    kept.reserveCapacity(arguments.count)
+    var takesValue = false
+    var afterTerminator = false
+    for argument in arguments {
+      defer { takesValue = !afterTerminator && withValues.contains(argument) }
+      if words == command && !takesValue && Self.isNumber(argument) {
+        numbers.append(argument)
+        continue
+      }
+      kept.append(argument)
+      if argument == "--" { afterTerminator = true }
+      if !takesValue && words.count < command.count
+        && (afterTerminator || !argument.hasPrefix("-"))
+      {
+        words.append(argument)
+      }
+    }
+    return words == command ? (kept, numbers) : (arguments, nil)
+  }
+
+  private static func isNumber(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 18 && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
+  }
+
+  /// `given` as positive numbers, with `-` replaced by those read from standard input;
+  /// `noun` names them in a usage error ("Movie ids are positive whole numbers; x is not one.").
+  public static func resolve(_ given: [String], noun: String) throws -> [Int] {
+    var ids: [Int] = []
+    ids.reserveCapacity(given.count)
+    for text in given {
+      if text == "-" {
+        ids += try standardInput(noun: noun)
+      } else if let id = Int(text), id > 0 {
+        ids.append(id)
+      } else {
+        let first = noun.prefix(1).uppercased() + noun.dropFirst()
+        throw UsageError("\(first)s are positive whole numbers; \(text) is not one.")
+      }
+    }
+    guard !ids.isEmpty else {
+      throw UsageError(
+        "Standard input held no \(noun)s; give them separated by spaces or lines.")
+    }
+    return ids
+  }
+
+  /// The numbers on standard input, separated by spaces, commas or newlines.
+  private static func standardInput(noun: String) throws -> [Int] {
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    var ids: [Int] = []
+    for word in data.split(whereSeparator: { [0x20, 0x09, 0x0A, 0x0D, 0x2C].contains($0) }) {
+      guard word.count <= 18, let id = Int(String(decoding: word, as: UTF8.self)), id > 0 else {
+        let shown = String(decoding: word.prefix(40), as: UTF8.self)
+        throw UsageError(
+          "Standard input holds \"\(TerminalText.escaped(shown, keepingNewlines: false))\", which is not a \(noun); ids are positive whole numbers."
+        )
+      }
+      ids.append(id)
+    }
+    return ids
+  }
+}

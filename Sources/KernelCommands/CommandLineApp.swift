@@ -1,0 +1,154 @@
+import ArgumentParser
+import Composition
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An app's command line: Kernel's generic commands (`config show`, `graph`, `doctor`,
+/// `env`, `auth`, `cache`, `serve`) under the app's name, prefix, config file and data dir,
+/// beside the app's own commands, with Kernel's exit codes and one-sentence failures.
+///
+/// An app's `main` is a type conforming to `CommandLineMain` (below) that returns one of these.
+public struct CommandLineApp: Sendable {
+  /// The app: its name, variable prefix, config file, data dir and catalog.
+  public var app: KernelApp
+  /// One line for `--help`.
+  public var abstract: String
+  /// Examples and notes, after the options and exit codes in `--help`.
+  public var examples: String
+  /// The app's own commands, listed before Kernel's.
+  public var commands: [any ParsableCommand.Type]
+  /// Commands whose many numeric arguments are taken out before parsing (see `BulkArguments`).
+  public var bulkArguments: [BulkArguments]
+
+  public init(
+    _ app: KernelApp, abstract: String, examples: String = "",
+    commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = []
+  ) {
+    self.app = app
+    self.abstract = abstract
+    self.examples = examples
+    self.commands = commands
+    self.bulkArguments = bulkArguments
+  }
+
+  /// The command line being run; commands read the app from here.
+  @TaskLocal static var running: CommandLineApp?
+
+  /// The one being run, else a plain app named `app` (a command parsed outside `main`).
+  public static var current: CommandLineApp {
+    running ?? CommandLineApp(KernelApp(name: "app"), abstract: "")
+  }
+
+  /// Kernel's generic commands, in the order `--help` lists them after the app's.
+  static let generic: [any ParsableCommand.Type] = [
+    AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self,
+    ServeCommand.self, CacheCommand.self,
+  ]
+
+  /// Runs the command `arguments` names (without the program's name) in this process, printing
+  /// as `main` would; returns the exit code.
+  public func run(_ arguments: [String]) async -> Int32 {
+    await Self.$running.withValue(self) {
+      var arguments = arguments
+      var numbers: [String]?
+      for bulk in bulkArguments {
+        let (kept, taken) = bulk.split(arguments)
+        if let taken {
+          (arguments, numbers) = (kept, taken)
+          break
+        }
+      }
+      do {
+        try await BulkArguments.$current.withValue(numbers) {
+          var command = try AppCommand.parseAsRoot(arguments)
+          if var asynchronous = command as? any AsyncParsableCommand {
+            try await asynchronous.run()
+          } else {
+            try command.run()
+          }
+        }
+        return 0
+      } catch {
+        return Failure.report(error)
+      }
+    }
+  }
+}
+
+/// The entry of an app's command: `@main` on a type that says which command line it is.
+///
+/// ```swift
+/// @main struct Books: CommandLineMain {
+///   static func commandLine() -> CommandLineApp {
+///     var app = KernelApp(name: "books")
+///     app.add(BooksAssembly())
+///     return CommandLineApp(app, abstract: "Books from the api or the cache.",
+///       commands: [BookCommand.self])
+///   }
+/// }
+/// ```
+///
+/// Put it in a file not named main.swift: there Swift would look for top-level code instead.
+/// `commandLine()` is called once, after the process is prepared (standard descriptors, signals).
+public protocol CommandLineMain {
+  static func commandLine() -> CommandLineApp
+}
+
+extension CommandLineMain {
+  /// Runs the command `CommandLine.arguments` names and exits: every failure is one sentence on
+  /// stderr and its exit code. Synchronous, so the descriptors are guarded before Swift's
+  /// concurrency runtime opens its own (its event queue would take a closed stdout's number).
+  public static func main() {
+    // First, before anything opens a file: a standard descriptor the process started without
+    // is pointed at /dev/null, so no file can become stdout.
+    Terminal.guardStandardDescriptors()
+    // Past a file-size limit (`ulimit -f`), a write fails with EFBIG, which SQLite reports as a
+    // full disk, instead of the signal ending the process with the answer unprinted.
+    signal(SIGXFSZ, SIG_IGN)
+    // A closed pipe is an error of `write`, which `Terminal` turns into a quiet exit (141), not
+    // a signal that could land in the middle of a cache write.
+    signal(SIGPIPE, SIG_IGN)
+    // SIGQUIT quits, as it does for any program; Swift's runtime would print a crash report
+    // for it and carry on.
+    signal(SIGQUIT, SIG_DFL)
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    let line = commandLine()
+    Task {
+      let code = await line.run(arguments)
+      exit(code)
+    }
+    dispatchMain()
+  }
+}
+
+/// The root command: the app's name, its commands and Kernel's.
+struct AppCommand: AsyncParsableCommand {
+  static var configuration: CommandConfiguration {
+    let line = CommandLineApp.current
+    let prefix = line.app.variablePrefix
+    let name = line.app.name
+    let variables = ["PROFILE", "ENVIRONMENT", "BASE_URL", "CONFIG", "DATA_DIR", "FORMAT"]
+      .map { "\(prefix)_\($0)" }.joined(separator: ", ")
+    return CommandConfiguration(
+      commandName: name, abstract: line.abstract,
+      discussion: """
+        Profiles name each service's stack in \(line.app.configFile): api (the api only), \
+        offline (the cache only), layered (the cache over the api). Global options go before or \
+        after the command and can also be set by variables: \(variables). A flag beats a \
+        variable, which beats the profile's section of the config, which beats its top level.
+
+        Exit codes: 0 ok, 64 usage, 65 bad data from the api, 69 api unreachable and nothing \
+        cached, 77 authentication failed, 78 config error or a cache that cannot be opened; 74 \
+        when the output cannot be written, 141 when its reader has gone. A cache that cannot be \
+        written only warns: the answer is still printed.
+        """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples),
+      subcommands: line.commands + CommandLineApp.generic)
+  }
+
+  @OptionGroup var global: GlobalOptions
+}

@@ -1,0 +1,70 @@
+import Composition
+import Domain
+import Foundation
+
+/// What a command got from a service, and where it came from: the api, the cache, or both.
+public struct Fetched<Value: Sendable>: Sendable {
+  public let value: Value
+  /// `network`, `cache` or `mixed`.
+  public let origin: String
+  /// The age of the oldest cached answer in it, in seconds.
+  public let oldestCacheAge: TimeInterval?
+  public let elapsed: Duration
+
+  /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", or from both.
+  public func footer(_ what: String) -> String {
+    let milliseconds = Terminal.milliseconds(elapsed)
+    let age = oldestCacheAge.map(Reply.age) ?? "new"
+    switch origin {
+    case "cache": return "\(what) from cache, \(age)"
+    case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
+    default: return "\(what) from the api in \(milliseconds) ms"
+    }
+  }
+}
+
+extension Session {
+  /// Resolves the profile's `Service`, runs `body` with it, and notes where its answers came
+  /// from. Before returning (or throwing) it waits, bounded by `timeouts.resourceSeconds`, for
+  /// refreshes a stale-while-revalidate cache started behind its answers, so they are stored
+  /// before the process ends. `early` hears a `cacheThenNetwork` cache's stored copy the moment
+  /// it is read.
+  public func fetch<Service: Sendable, Value: Sendable>(
+    _ type: Service.Type, early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
+    _ body: @escaping @Sendable (Service) async throws -> Value
+  ) async throws -> Fetched<Value> {
+    let composed = try services()
+    let service = try composed.service(type)
+    let clock = ContinuousClock()
+    let start = clock.now
+    defer {
+      let elapsed = Terminal.milliseconds(clock.now - start)
+      runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
+    }
+    let recorder = Provenance.Recorder(early: early)
+    let value: Value
+    do {
+      value = try await Provenance.$recorder.withValue(recorder) { try await body(service) }
+    } catch {
+      await settle(composed)
+      throw error
+    }
+    await settle(composed)
+    return Fetched(
+      value: value, origin: recorder.origin ?? "network", oldestCacheAge: recorder.oldestCacheAge,
+      elapsed: clock.now - start)
+  }
+
+  /// Waits for the cache's background refreshes, for at most the resource timeout.
+  private func settle(_ composed: ComposedProfile) async {
+    let pending = composed.pendingWork
+    guard pending > 0 else { return }
+    let limit = config.timeouts.resourceSeconds
+    runtime.log("waiting for \(pending) cache refresh(es) to be stored")
+    if await !composed.settle(within: .seconds(limit)) {
+      Terminal.warn(
+        "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept."
+      )
+    }
+  }
+}
