@@ -55,12 +55,14 @@ public struct Snippets: Sendable {
     return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
   }
 
-  /// The regions named `name` in the Swift files under `folder`, joined in file and line order
+  /// The regions named `name` in the Swift files under `folder` (hidden ones, `.build`, skipped),
+  /// joined in file and line order
   /// with a blank line between two regions.
   public static func regions(named name: String, under folder: URL) throws -> [String] {
     var found: [String] = []
     let files =
-      FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+      FileManager.default.enumerator(
+        at: folder, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])?
       .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
       .sorted { $0.path < $1.path } ?? []
     for file in files {

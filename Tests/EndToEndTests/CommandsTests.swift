@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// env, auth, graph, doctor, cache and the command line itself, on the built binary.

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// Config files, variables and flags as the built binary sees them.

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// The built `kernel` against a server that answers badly on purpose: each answer ends within

@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// The built `kernel` over each profile, against `kernel serve` where the api is real.

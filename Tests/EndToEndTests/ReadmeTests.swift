@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// The README's picture and config reference stay true to the built `kernel`.

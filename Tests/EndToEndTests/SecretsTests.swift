@@ -1,4 +1,5 @@
 import Foundation
+import KernelTesting
 import Testing
 
 /// Where the token may be (the context file, 0600, in a 0700 data dir) and everywhere it must

@@ -1,0 +1,101 @@
+import Api
+import Composition
+import Foundation
+import Layers
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// snippet: books-service
+/// A book, as the api sends it and the app shows it.
+public struct Book: Codable, Sendable, Equatable {
+  public let id: Int
+  public let title: String
+  public let author: String
+
+  public init(id: Int, title: String, author: String) {
+    (self.id, self.title, self.author) = (id, title, author)
+  }
+}
+
+/// What the app asks for; the profile's stack answers it.
+public protocol BookService: Sendable {
+  func book(id: Int) async throws -> Book
+  func shelf() async throws -> [Book]
+}
+
+/// The `api` source: request values sent through Kernel's client (environment, adapters,
+/// retriers, transport, validation, JSON mapping).
+struct ApiBookService: BookService {
+  let client: ApiClient
+  func book(id: Int) async throws -> Book { try await client.send(.init(.get("books/\(id)"))) }
+  func shelf() async throws -> [Book] { try await client.send(.init(.get("books"))) }
+}
+
+/// The layered form: one call description per call. The layers a profile names wrap it; with
+/// no base it is the `store` source, answered by the cache alone, with no api client at all.
+struct LayeredBookService: BookService {
+  let base: (any BookService)?
+  let layers: LayerStack
+
+  func book(id: Int) async throws -> Book {
+    try await answer(.init(name: "book", key: "books/\(id)", summary: "book \(id)")) {
+      try await $0.book(id: id)
+    }
+  }
+
+  func shelf() async throws -> [Book] {
+    try await answer(.init(name: "shelf", key: "books", summary: "the shelf")) {
+      try await $0.shelf()
+    }
+  }
+
+  private func answer<Value: Sendable>(
+    _ call: ServiceCall<Value>, _ fetch: @escaping @Sendable (any BookService) async throws -> Value
+  ) async throws -> Value {
+    guard let base else { return try await layers.answer(call, from: nil) }
+    return try await layers.answer(call) { try await fetch(base) }
+  }
+}
+// end snippet
+
+// snippet: books-assembly
+/// The environment's own key, in the header the config names; declared secret, so it is
+/// redacted in traces and never follows a redirect to another origin.
+struct ApiKeyAdapter: RequestAdapter {
+  let header: String
+  var secretHeaders: Set<String> { [header] }
+  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+    var adapted = request
+    adapted.setValue(attempt.context.environment.values["apiKey"], forHTTPHeaderField: header)
+    return adapted
+  }
+}
+
+/// Everything the books config may name, registered once.
+public struct BooksAssembly: Assembly {
+  public init() {}
+
+  public func assemble(into catalog: inout Catalog) {
+    catalog.service("books", (any BookService).self) { books in
+      books.api { ApiBookService(client: $0) }
+      books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
+    }
+    catalog.adapter("apiKey") { parameters in
+      let header = try parameters.string("header", at: 0, default: "X-Api-Key")
+      return { _ in ApiKeyAdapter(header: header) }
+    }
+    catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The library's key."))
+  }
+}
+
+extension KernelApp {
+  /// The books app: `BOOKS_*` variables, `Config/books.yaml`, data dir `books`.
+  public static var books: KernelApp {
+    var app = KernelApp(name: "books")
+    app.add(BooksAssembly())
+    return app
+  }
+}
+// end snippet

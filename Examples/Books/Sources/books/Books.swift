@@ -1,0 +1,60 @@
+import ArgumentParser
+import BooksKit
+import Composition
+import KernelCommands
+
+// snippet: books-main
+/// `books`: Kernel's commands (config, graph, doctor, env, auth, cache, serve) and its own.
+@main struct Books: CommandLineMain {
+  static func commandLine() -> CommandLineApp {
+    CommandLineApp(
+      .books, abstract: "Books from the library's api, its SQLite cache, or both.",
+      examples:
+        "Examples:\n  books serve --fixtures Fixtures &\n  books get 1\n  books --profile offline shelf",
+      commands: [Get.self, Shelf.self])
+  }
+}
+// end snippet
+
+// snippet: books-command
+/// `books get ID`: one book, from whichever stack the profile names.
+struct Get: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "A book by its id.")
+  @OptionGroup var global: GlobalOptions
+  @Argument(help: "The book's id, e.g. 1.") var id: Int
+
+  func validate() throws {
+    guard id > 0 else { throw ValidationError("A book's id is a positive number, not \(id).") }
+  }
+
+  func run() async throws {
+    let session = try Session(global)
+    let id = id
+    try show(
+      try await session.fetch((any BookService).self) { [try await $0.book(id: id)] }, session)
+  }
+}
+// end snippet
+
+/// `books shelf`: every book.
+struct Shelf: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Every book on the shelf.")
+  @OptionGroup var global: GlobalOptions
+
+  func run() async throws {
+    let session = try Session(global)
+    try show(try await session.fetch((any BookService).self) { try await $0.shelf() }, session)
+  }
+}
+
+/// A line per book and where they came from, or `{"origin": …, "books": […]}`.
+func show(_ fetched: Fetched<[Book]>, _ session: Session) throws {
+  let books = fetched.value
+  guard session.format == .text else {
+    struct Answer: Encodable { let origin: String, books: [Book] }
+    return Terminal.printExact(
+      try Reply.json(encoding: Answer(origin: fetched.origin, books: books)))
+  }
+  for book in books { Terminal.print("\(book.id)  \(book.title), \(book.author)") }
+  Terminal.print(fetched.footer(books.count == 1 ? "1 book" : "\(books.count) books"))
+}

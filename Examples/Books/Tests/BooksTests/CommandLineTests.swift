@@ -1,0 +1,93 @@
+import Foundation
+import KernelTesting
+import Testing
+
+/// The built `books`, run as a process: against its fixtures served by `books serve`, then with
+/// the server stopped; and every generic command of Kernel under its own name and prefix.
+@Suite(.timeLimit(.minutes(2))) struct CommandLineTests {
+  /// `books` with its config in its working directory, where it looks by default.
+  static func books() throws -> BuiltCommand {
+    let books = try BuiltCommand("books", package: ContainerTests.package)
+    let config = ContainerTests.package.appendingPathComponent("Config/books.yaml")
+    try books.write(try String(contentsOf: config, encoding: .utf8), to: "Config/books.yaml")
+    return books
+  }
+
+  static var fixtures: String { ContainerTests.package.appendingPathComponent("Fixtures").path }
+
+  @Test func whatTheLayeredProfileFetchedTheOfflineOnePrintsWithTheServerStopped() async throws {
+    let books = try Self.books()
+    defer { books.cleanUp() }
+    let server = try await ServedCommand(books, ["--fixtures", Self.fixtures])
+    defer { server.terminate() }
+    let url = ["--base-url", server.baseURL]
+    let layered = try await books.run(url + ["--profile", "layered", "shelf"])
+    #expect(layered.status == 0, "\(layered)")
+    let json = try await books.run(url + ["get", "2", "--format", "json"])
+    await server.stop()
+
+    let offline = try await books.run(["shelf"], variables: ["BOOKS_PROFILE": "offline"])
+    #expect(offline.status == 0, "\(offline)")
+    let lines = { (run: BuiltCommand.Run) in run.stdout.split(separator: "\n").dropLast() }
+    #expect(
+      lines(layered) == [
+        "1  Dune, Frank Herbert", "2  Emma, Jane Austen", "3  Beloved, Toni Morrison",
+      ])
+    #expect(lines(offline) == lines(layered))
+    #expect(layered.stdout.contains("3 books from the api in"))
+    #expect(offline.stdout.contains("3 books from cache,"))
+    let cached = try await books.run(["--profile", "offline", "get", "2", "--format", "json"])
+    #expect(json.stdout.replacingOccurrences(of: "network", with: "cache") == cached.stdout)
+    #expect(cached.json?["origin"] as? String == "cache")
+  }
+
+  @Test func kernelsCommandsWorkUnderTheAppsNamePrefixAndDataDir() async throws {
+    let books = try Self.books()
+    defer { books.cleanUp() }
+    let shown = try await books.run(["config", "show", "--format", "json"])
+    #expect(shown.json?["file"] as? String == "Config/books.yaml", "\(shown)")
+    #expect(shown.json?["dataDir"] as? String == books.dataDirectory.path)
+    let graph = try await books.run(["graph"], variables: ["BOOKS_PROFILE": "offline"])
+    #expect(
+      graph.status == 0 && graph.stdout.contains("BookService")
+        && !graph.stdout.contains("ApiClient"))
+    #expect(try await books.run(["doctor"]).status == 0)
+    #expect(try await books.run(["env", "use", "staging"]).status == 0)
+    #expect(try await books.run(["env", "list"]).stdout.contains("* staging"))
+    #expect(try await books.run(["env", "use", "local"]).status == 0)
+
+    let server = try await ServedCommand(books, ["--fixtures", Self.fixtures, "--require-auth"])
+    defer { server.terminate() }
+    let url = ["--base-url", server.baseURL]
+    let login = try await books.run(url + ["auth", "login"])
+    #expect(login.stdout.hasPrefix("Logged in to local;"), "\(login)")
+    #expect(try await books.run(url + ["get", "1"]).status == 0)
+    let status = try await books.run(url + ["auth", "status", "--format", "json"])
+    #expect(status.json?["loggedIn"] as? Bool == true)
+    #expect(try await books.run(["cache", "stats"]).stdout.contains("answers: 1"))
+    #expect(
+      try await books.run(["cache", "clear"]).stdout == "Cleared the cache: 1 answer removed.\n")
+    #expect(try await books.run(url + ["auth", "logout"]).status == 0)
+    await server.stop()
+
+    // Kernel's exit codes and one-sentence failures, named for this app.
+    let failures: [([String], [String: String], Int32, String)] = [
+      (["shelf"], ["BOOKS_PROFILE": "nope"], 78, "BOOKS_PROFILE names \"nope\""),
+      (["shelf"], ["BOOKS_FORMAT": "xml"], 64, "BOOKS_FORMAT is \"xml\""),
+      (["get", "0"], [:], 64, "A book's id is a positive number, not 0."),
+      (
+        ["--profile", "api", "--base-url", "http://127.0.0.1:9/api/", "get", "1"], [:], 69,
+        "books/1"
+      ),
+      (["--profile", "offline", "get", "3"], [:], 69, "Nothing is cached for book 3"),
+    ]
+    for (arguments, variables, code, fragment) in failures {
+      let run = try await books.run(arguments, variables: variables)
+      #expect(run.status == code, "\(arguments) \(variables): \(run)")
+      #expect(run.stderr.contains(fragment), "\(arguments): \(run)")
+    }
+    // KERNEL_* means nothing to books.
+    #expect(
+      try await books.run(["config", "show"], variables: ["KERNEL_PROFILE": "nope"]).status == 0)
+  }
+}

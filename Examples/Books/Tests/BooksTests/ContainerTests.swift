@@ -1,0 +1,74 @@
+import Api
+import BooksKit
+import Composition
+import Foundation
+import Injection
+import KernelTesting
+import Layers
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The books app's real composition, with parts swapped in a child container.
+@Suite struct ContainerTests {
+  static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  /// The app's own config file, as `books` reads it.
+  static func config(_ profile: String) throws -> KernelConfig {
+    try KernelApp.books.load(path: "Config/books.yaml", workingDirectory: package)
+      .resolve(profile: profile)
+  }
+
+  @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
+    let data = try TemporaryDirectory("books")
+    defer { data.remove() }
+    let transport = RecordingTransport { _ in
+      ApiResponse(
+        status: 200, body: Data(#"{"id": 7, "title": "Dune", "author": "Frank Herbert"}"#.utf8))
+    }
+    let container = try composedContainer(
+      app: .books, config: try Self.config("api"), dataDirectory: data.url
+    ) { child in
+      try child.register((any Transport).self) { _ in transport }
+    }
+    let books = try container.resolve((any BookService).self)
+    #expect(try await books.book(id: 7) == Book(id: 7, title: "Dune", author: "Frank Herbert"))
+    let sent = try #require(transport.requests.all.first)
+    #expect(sent.url?.absoluteString == "http://127.0.0.1:8080/api/books/7")
+    #expect(sent.value(forHTTPHeaderField: "X-Library-Card") == "k-local")
+  }
+
+  @Test func theOfflineStackAnswersFromTheStoreTheLayeredOneFilled() async throws {
+    let data = try TemporaryDirectory("books")
+    defer { data.remove() }
+    let store = InMemoryCacheStore()
+    let transport = RecordingTransport { _ in
+      ApiResponse(
+        status: 200, body: Data(#"[{"id": 2, "title": "Emma", "author": "Jane Austen"}]"#.utf8))
+    }
+    let layered = try composedContainer(
+      app: .books, config: try Self.config("layered"), dataDirectory: data.url
+    ) { child in
+      try child.register((any Transport).self) { _ in transport }
+      try child.register((any CacheStore).self) { _ in store }
+    }
+    let shelf = try await layered.resolve((any BookService).self).shelf()
+    #expect(shelf.map(\.title) == ["Emma"])
+
+    let offline = try composedContainer(
+      app: .books, config: try Self.config("offline"), dataDirectory: data.url
+    ) { child in
+      try child.register((any CacheStore).self) { _ in store }
+    }
+    #expect(try await offline.resolve((any BookService).self).shelf() == shelf)
+    // The cache alone: no api client was registered, and nothing more was sent.
+    #expect(throws: (any Error).self) { try offline.resolve(ApiClient.self) }
+    #expect(transport.requests.all.count == 1)
+    await #expect(throws: CacheMiss.self) {
+      try await offline.resolve((any BookService).self).book(id: 2)
+    }
+  }
+}

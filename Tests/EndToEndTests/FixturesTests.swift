@@ -1,0 +1,71 @@
+import Foundation
+import KernelTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `kernel serve --fixtures DIR` serving the books example's folder, with its faults applying
+/// to those routes as to the movie API's.
+@Suite(.timeLimit(.minutes(1))) struct FixturesTests {
+  static let folder = Snippets.repositoryRoot().appendingPathComponent("Examples/Books/Fixtures")
+
+  private func get(_ server: Server, _ path: String, token: String? = nil) async throws
+    -> (status: Int, body: String)
+  {
+    let url = try #require(URL(string: server.baseURL + path))
+    var request = URLRequest(url: url)
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+  }
+
+  @Test func theExamplesFixturesAreServedWithLatencyFailFirstAndRequiredAuth() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(
+      kernel,
+      ["--fixtures", Self.folder.path, "--latency", "20", "--fail-first", "1", "--require-auth"])
+    defer { server.terminate() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    #expect(try await get(server, "books/1").status == 503)  // the path's first request
+    // Held back by the latency: an answer never comes sooner.
+    #expect(clock.now - start >= .milliseconds(20))
+    #expect(try await get(server, "books/1").status == 401)  // no token
+    #expect(try await get(server, "auth").status == 503)  // auth's own first request
+    let token = try await get(server, "auth")
+    #expect(token.status == 200 && !token.body.isEmpty)
+    let dune = try await get(server, "books/1", token: token.body)
+    #expect(dune.status == 200, "\(dune)")
+    #expect(dune.body.contains(#""title": "Dune""#))
+    #expect(try await get(server, "books", token: token.body).status == 503)  // every path's first
+    let shelf = try await get(server, "books", token: token.body)
+    #expect(shelf.body.contains("Beloved"))
+    let missing = try await get(server, "books/9", token: token.body)
+    #expect(missing.status == 503)
+    let again = try await get(server, "books/9", token: token.body)
+    #expect(again.status == 404 && again.body == #"{"error":"no route answers GET /api/books/9"}"#)
+    let summary = await server.stop()
+    #expect(summary.contains("answered 9 requests, 2 to auth (1 tokens issued)"), "\(summary)")
+  }
+
+  @Test func aFolderThatCannotBeServedIsAUsageErrorNamingTheFile() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try kernel.write(#"{"id": 1"#, to: "fixtures/api/books/1.json")
+    let broken = try await kernel.run(["serve", "--port", "0", "--fixtures", "fixtures"])
+    #expect(broken.status == 64, "\(broken)")
+    #expect(
+      broken.stderr.hasSuffix(
+        "fixtures/api/books/1.json cannot be served: it does not hold JSON.\n"),
+      "\(broken)")
+    let missing = try await kernel.run(["serve", "--port", "0", "--fixtures", "nowhere"])
+    #expect(
+      missing.status == 64 && missing.stderr.contains("nowhere cannot be served"), "\(missing)")
+    let mixed = try await kernel.run(
+      ["serve", "--fixtures", Self.folder.path, "--extra-movies", "5"])
+    #expect(mixed.status == 64 && mixed.stderr.contains("not to --fixtures"), "\(mixed)")
+  }
+}
