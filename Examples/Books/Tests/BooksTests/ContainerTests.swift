@@ -22,18 +22,18 @@ import Testing
       .resolve(profile: profile)
   }
 
+  /// A transport that records every request and answers each with `json`, in process.
+  static func answering(_ json: String) -> RecordingTransport {
+    RecordingTransport { _ in ApiResponse(status: 200, body: Data(json.utf8)) }
+  }
+
   @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
     let data = try TemporaryDirectory("books")
     defer { data.remove() }
-    let transport = RecordingTransport { _ in
-      ApiResponse(
-        status: 200, body: Data(#"{"id": 7, "title": "Dune", "author": "Frank Herbert"}"#.utf8))
-    }
+    let transport = Self.answering(#"{"id": 7, "title": "Dune", "author": "Frank Herbert"}"#)
     let container = try composedContainer(
       app: .books, config: try Self.config("api"), dataDirectory: data.url
-    ) { child in
-      try child.register((any Transport).self) { _ in transport }
-    }
+    ) { try $0.register((any Transport).self) { _ in transport } }
     let books = try container.resolve((any BookService).self)
     #expect(try await books.book(id: 7) == Book(id: 7, title: "Dune", author: "Frank Herbert"))
     let sent = try #require(transport.requests.all.first)
@@ -45,10 +45,7 @@ import Testing
     let data = try TemporaryDirectory("books")
     defer { data.remove() }
     let store = InMemoryCacheStore()
-    let transport = RecordingTransport { _ in
-      ApiResponse(
-        status: 200, body: Data(#"[{"id": 2, "title": "Emma", "author": "Jane Austen"}]"#.utf8))
-    }
+    let transport = Self.answering(#"[{"id": 2, "title": "Emma", "author": "Jane Austen"}]"#)
     let layered = try composedContainer(
       app: .books, config: try Self.config("layered"), dataDirectory: data.url
     ) { child in
