@@ -25,7 +25,7 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
     switch self {
     case .unknownName(let file, let key, let name, let valid) where valid.isEmpty:
       "\(file): \(key) names \"\(Self.shown(name))\", but the file defines none; a config file replaces the"
-        + " built-in one, so it needs its own (see kernel config show)."
+        + " built-in one, so it needs its own."
     case .unknownName(let file, let key, let name, let valid):
       "\(file): \(key) names \"\(Self.shown(name))\", which is not one of: \(valid.joined(separator: ", "))."
     case .stackWithoutSource(let file, let key, let stack, let sources):

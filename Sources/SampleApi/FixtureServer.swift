@@ -1,3 +1,4 @@
+import Domain
 import FlyingFox
 import FlyingSocks
 import Foundation

@@ -30,13 +30,14 @@ struct ApiShowService: ShowService {
 }
 
 // 3. The cache and offline layers: one call description; the layers are the movies' own.
+//    With no base it is a cache-only source: no api client, nothing that sends.
 struct LayeredShowService: ShowService {
-  let base: any ShowService
+  let base: (any ShowService)?
   let layers: LayerStack
   func show(id: Int) async throws -> Show {
-    try await layers.answer(ServiceCall(name: "show", key: "shows/\(id)", summary: "show \(id)")) {
-      try await base.show(id: id)
-    }
+    let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")
+    guard let base else { return try await layers.answer(call, from: nil) }
+    return try await layers.answer(call) { try await base.show(id: id) }
   }
 }
 
@@ -75,10 +76,17 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
       try await shows.show(id: 7)
     }
     #expect(cached.title == "Twin Peaks" && recorder.origin == "cache")
-    // Offline: cache only, never the api.
-    let offline = LayeredShowService(
-      base: ApiShowService(client: try container.resolve()),
-      layers: LayerStack([CachingLayer(store: try container.resolve(), policy: .cacheOnly)]))
+    // Offline: the offline profile's container, which holds no api client at all; the shows
+    // from the call description and the cache alone.
+    let offlineContainer = try KernelComposition.compose(
+      config: try KernelConfig.builtIn(profile: "offline"), runtime: runtime)
+    try offlineContainer.register((any ShowService).self, scope: .singleton) { r in
+      LayeredShowService(
+        base: nil, layers: LayerStack([CachingLayer(store: try r.resolve(), policy: .cacheOnly)]))
+    }
+    try offlineContainer.validate()
+    #expect(throws: (any Error).self) { try offlineContainer.resolve(ApiClient.self) }
+    let offline = try offlineContainer.resolve((any ShowService).self)
     #expect(try await offline.show(id: 7).id == 7)
     await #expect(throws: CacheMiss.self) { try await offline.show(id: 8) }
   }

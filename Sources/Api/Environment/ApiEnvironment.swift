@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// A named place the API lives: its base URL and how a token travels to it.
@@ -32,7 +33,7 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
       throw ApiError.invalidEnvironment(
         name: name, reason: "\(baseURL.absoluteString) has port \(port); a port is 1 to 65535")
     }
-    if scheme == "http" && !allowsInsecureHTTP && !Self.isLoopback(host) {
+    if scheme == "http" && !allowsInsecureHTTP && !Loopback.isLoopback(host) {
       throw ApiError.insecureEnvironment(name: name, url: baseURL.absoluteString)
     }
     guard !tokenHeader.isEmpty, tokenHeader.allSatisfy(Self.isTokenCharacter) else {
@@ -97,13 +98,6 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
       allowsInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowsInsecureHTTP)
         ?? false,
       values: try container.decodeIfPresent([String: String].self, forKey: .values) ?? [:])
-  }
-
-  static func isLoopback(_ host: String) -> Bool {
-    let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-    if host == "localhost" || host == "::1" { return true }
-    let octets = host.split(separator: ".")
-    return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
   }
 
   private static func isTokenCharacter(_ character: Character) -> Bool {

@@ -1,16 +1,19 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
 
-/// Loopback addresses: the only ones a fixture server listens on.
+/// Loopback addresses: the only ones a fixture server listens on, and the only hosts an
+/// environment may reach over plain http without saying it is insecure.
 public enum Loopback {
   /// The address `host` names when it is a loopback one: an IPv4 literal in 127.0.0.0/8, the
-  /// IPv6 loopback `::1` (with or without brackets), or `localhost` (as 127.0.0.1). Names other
-  /// than `localhost` are never looked up.
+  /// IPv6 loopback `::1` (with or without brackets), or `localhost` in any case (as 127.0.0.1).
+  /// Names other than `localhost` are never looked up.
   public static func address(_ host: String) -> Address? {
-    if host == "localhost" { return .ip4("127.0.0.1") }
+    if host.lowercased() == "localhost" { return .ip4("127.0.0.1") }
     var ip4 = in_addr()
     if inet_pton(AF_INET, host, &ip4) == 1 {
       // s_addr is in network order: its first byte in memory is the first octet.
