@@ -1,6 +1,5 @@
 import ArgumentParser
 import Composition
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -101,11 +100,11 @@ public protocol CommandLineMain {
 
 extension CommandLineMain {
   /// Runs the command `CommandLine.arguments` names and exits: every failure is one sentence on
-  /// stderr and its exit code. Synchronous, so the descriptors are guarded before Swift's
-  /// concurrency runtime opens its own (its event queue would take a closed stdout's number).
-  public static func main() {
-    // First, before anything opens a file: a standard descriptor the process started without
-    // is pointed at /dev/null, so no file can become stdout.
+  /// stderr and its exit code. On the main actor, so its first lines run on the main thread
+  /// before anything else: the descriptors are guarded before Swift's concurrency runtime opens
+  /// its own (its event queue would take a closed stdout's number). A nonisolated entry would
+  /// start on the pool, which opens them first; a `dispatchMain` entry would block SIGQUIT.
+  @MainActor public static func main() async {
     Terminal.guardStandardDescriptors()
     // Past a file-size limit (`ulimit -f`), a write fails with EFBIG, which SQLite reports as a
     // full disk, instead of the signal ending the process with the answer unprinted.
@@ -116,13 +115,8 @@ extension CommandLineMain {
     // SIGQUIT quits, as it does for any program; Swift's runtime would print a crash report
     // for it and carry on.
     signal(SIGQUIT, SIG_DFL)
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    let line = commandLine()
-    Task {
-      let code = await line.run(arguments)
-      exit(code)
-    }
-    dispatchMain()
+    let code = await commandLine().run(Array(CommandLine.arguments.dropFirst()))
+    exit(code)
   }
 }
 
