@@ -18,9 +18,9 @@ public struct Environments: Sendable {
   public let chosenForThisRun: Bool
 }
 
-/// What a transport is built with: the config's timeouts and every header that carries a
-/// credential (the environments' token headers and every adapter's secret headers), which a
-/// redirect to another origin must not carry.
+/// What a transport and the client are built with: the config's timeouts and every header that
+/// carries a credential (the environments' token headers and every adapter's secret headers),
+/// which the client leaves off a request redirected to another origin.
 public struct TransportSettings: Sendable {
   public var requestTimeout: Duration
   public var resourceTimeout: Duration
@@ -146,7 +146,9 @@ struct Composer {
         context: try r.resolve(), transport: try r.resolve(),
         adapters: [try r.resolve(CompositeAdapter.self)],
         retriers: try retriers.map { try $0(r) }, clock: try r.resolve(),
-        deadline: .seconds(config.timeouts.callSeconds), trace: try r.resolve(Runtime.self).log)
+        deadline: .seconds(config.timeouts.callSeconds),
+        redirects: Redirects(secretHeaders: try r.resolve(TransportSettings.self).secretHeaders),
+        trace: try r.resolve(Runtime.self).log)
     }
     try container.register((any AuthService).self, scope: .singleton) { r in
       ApiAuthService(client: try r.resolve())

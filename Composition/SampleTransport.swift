@@ -1,10 +1,7 @@
 import Api
 import Foundation
+import HTTPTypes
 import SampleApi
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
 
 extension InProcessTransport {
   /// The `sample` environment's transport: the bundled API answering in process, so the default
@@ -12,10 +9,13 @@ extension InProcessTransport {
   public static func sample(_ responder: SampleApiResponder = SampleApiResponder())
     -> InProcessTransport
   {
-    InProcessTransport { request in
+    InProcessTransport { request, body in
+      var headers: [String: String] = [:]
+      for field in request.headerFields { headers[field.name.canonicalName] = field.value }
+      let path = request.path.map { String($0.prefix { $0 != "?" }) } ?? "/"
       let sample = SampleRequest(
-        method: request.httpMethod ?? "GET", path: request.url?.path ?? "/",
-        headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody ?? Data())
+        method: request.method.rawValue, path: path.removingPercentEncoding ?? path,
+        headers: headers, body: body ?? Data())
       let response = await responder.respond(to: sample)
       return ApiResponse(status: response.status, headers: response.headers, body: response.body)
     }

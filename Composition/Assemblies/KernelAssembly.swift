@@ -79,11 +79,18 @@ public struct KernelAssembly: Assembly {
 
     catalog.transport("http") { r in
       let settings = try r.resolve(TransportSettings.self)
-      var configuration = URLSessionTransport.Configuration()
-      configuration.requestTimeout = settings.requestTimeout
-      configuration.resourceTimeout = settings.resourceTimeout
-      configuration.credentialHeaders = settings.secretHeaders
-      return URLSessionTransport(configuration: configuration, clock: try r.resolve())
+      #if canImport(Darwin)
+        var configuration = URLSessionTransport.Configuration()
+        configuration.requestTimeout = settings.requestTimeout
+        configuration.resourceTimeout = settings.resourceTimeout
+        return URLSessionTransport(configuration: configuration, clock: try r.resolve())
+      #else
+        var configuration = CurlTransport.Configuration()
+        configuration.connectTimeout = settings.requestTimeout
+        configuration.stallTimeout = settings.requestTimeout
+        configuration.resourceTimeout = settings.resourceTimeout
+        return CurlTransport(configuration: configuration, clock: try r.resolve())
+      #endif
     }
   }
 

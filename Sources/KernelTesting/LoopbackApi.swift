@@ -9,7 +9,8 @@ import SampleApi
 public struct LoopbackApi: Sendable {
   /// How the client reaches the server.
   public enum Route: String, CaseIterable, Sendable {
-    /// Over real loopback HTTP, through `URLSessionTransport`.
+    /// Over real loopback HTTP, through the platform's transport (`CurlTransport` on Linux,
+    /// `URLSessionTransport` on Apple platforms).
     case http
     /// In process, through the server's responder: no socket, same answers.
     case inProcess
@@ -23,7 +24,7 @@ public struct LoopbackApi: Sendable {
   /// transport's (the whole-request deadline), `options.clock` the server's (latency, tokens).
   public static func start(
     _ route: Route = .http, options: SampleApiResponder.Options = .init(),
-    transport configuration: URLSessionTransport.Configuration = .init(),
+    transport configuration: PlatformTransport.Configuration = .init(),
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
     retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
     deadlineClock: any Clock<Duration> = ContinuousClock()
@@ -33,7 +34,7 @@ public struct LoopbackApi: Sendable {
     let context = InMemoryApiContext(environment: environment)
     let transport: any Transport =
       switch route {
-      case .http: URLSessionTransport(configuration: configuration, clock: deadlineClock)
+      case .http: PlatformTransport(configuration: configuration, clock: deadlineClock)
       case .inProcess: InProcessTransport.sample(server.responder)
       }
     let client = ApiClient(
@@ -52,7 +53,7 @@ public struct LoopbackApi: Sendable {
 /// Runs `body` with a started `LoopbackApi` and stops its server afterwards, whatever happens.
 public func withLoopbackApi<R>(
   _ route: LoopbackApi.Route = .http, options: SampleApiResponder.Options = .init(),
-  transport: URLSessionTransport.Configuration = .init(),
+  transport: PlatformTransport.Configuration = .init(),
   adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
   retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
   deadlineClock: any Clock<Duration> = ContinuousClock(),

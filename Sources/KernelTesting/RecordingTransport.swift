@@ -1,15 +1,14 @@
 import Api
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// A transport that records every request it is given, then hands it to another transport (or
 /// answers it with a closure): what was sent, with which headers, in which order.
 public struct RecordingTransport: Transport {
   /// Every request sent, in order.
-  public let requests = Recorder<URLRequest>()
+  public let requests = Recorder<HTTPRequest>()
+  /// The body of every request sent, in order (nil for none).
+  public let bodies = Recorder<Data?>()
   private let base: any Transport
 
   /// Records, then sends through `base`.
@@ -20,8 +19,9 @@ public struct RecordingTransport: Transport {
     base = InProcessTransport(handler)
   }
 
-  public func send(_ request: URLRequest) async throws -> ApiResponse {
+  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
     requests.append(request)
-    return try await base.send(request)
+    bodies.append(body)
+    return try await base.send(request, body: body)
   }
 }

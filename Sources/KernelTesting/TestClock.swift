@@ -5,7 +5,7 @@ import Synchronization
 /// and in what order, never how long something took.
 ///
 /// Inject it wherever Kernel takes `any Clock<Duration>`: `ApiClient` (retry delays),
-/// `URLSessionTransport` (the whole-request deadline), `AuthRefreshRetrier` (its window),
+/// the platform transport (the whole-request deadline), `AuthRefreshRetrier` (its window),
 /// `SampleApiResponder.Options.clock` (latency, token lifetimes), `LoggingLayer`.
 public final class TestClock: Clock, Sendable {
   /// A point on the test clock: the time advanced since it was made.
@@ -118,8 +118,10 @@ public final class TestClock: Clock, Sendable {
   }
 }
 
-/// A clock on which every sleep returns at once, moving the clock's time by what was asked:
-/// for tests where waits happen but their length is only to be recorded (`sleeps`).
+/// A clock on which every sleep returns at once, its length recorded (`sleeps`): for tests where
+/// waits happen but only their length matters. Its time stands still, so a sleep's length is
+/// exact however many tasks sleep at once (a sleep for a duration becomes a sleep until `now`
+/// plus it; were time moved by one task's sleep, another's would be recorded short).
 public final class ImmediateClock: Clock, Sendable {
   public typealias Instant = TestClock.Instant
 
@@ -138,7 +140,6 @@ public final class ImmediateClock: Clock, Sendable {
     try Task.checkCancellation()
     state.withLock { state in
       state.asked.append(state.now.duration(to: deadline))
-      if state.now < deadline { state.now = deadline }
     }
     await Task.yield()
   }

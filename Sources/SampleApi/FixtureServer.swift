@@ -1,5 +1,4 @@
 import Domain
-import FlyingFox
 import FlyingSocks
 import Foundation
 import Synchronization
@@ -15,12 +14,16 @@ import Synchronization
 ///
 /// Tests can add routes (a redirect, a challenge, a slow body) with `handle`; they take
 /// precedence over equal patterns. Latency, faults and required auth apply to every route.
+///
+/// HTTP/1.1 with keep-alive, on FlyingSocks' non-blocking sockets (FlyingFox's socket layer,
+/// which needs nothing of FoundationNetworking); each connection is served in a task of its own.
 public final class FixtureServer: Sendable {
   public let responder: SampleApiResponder
   public let port: UInt16
   private let host: Loopback.Address
-  private let server: HTTPServer
-  private let task: Task<Void, any Error>
+  private let listener: Socket
+  private let task: Task<Void, Never>
+  private let connections: Connections
 
   /// Starts serving on `host` (a loopback address: 127.0.0.1, another 127.x.y.z, ::1 or
   /// localhost), on `port` or, with 0, on a free port the system picks. A port that cannot be
@@ -33,49 +36,103 @@ public final class FixtureServer: Sendable {
       throw FixtureServerError.notLoopback(host: host)
     }
     let responder = SampleApiResponder(options: options, routes: routes)
-    let routes = Handler(responder: responder)
-    let pool = NoDelayPool(base: HTTPServer.defaultPool())
-    let server: HTTPServer
-    switch loopback {
-    case .ip4(let ip):
-      server = HTTPServer(
-        address: try sockaddr_in.inet(ip4: ip, port: port), timeout: 60, pool: pool,
-        logger: .disabled, handler: routes)
-    case .ip6(let ip):
-      server = HTTPServer(
-        address: try sockaddr_in6.inet6(ip6: ip, port: port), timeout: 60, pool: pool,
-        logger: .disabled, handler: routes)
-    }
-    let failure = Mutex<(any Error)?>(nil)
-    let task = Task {
-      do { try await server.run() } catch {
-        failure.withLock { $0 = error }
-        throw error
-      }
-    }
-    // Listening, or the reason it cannot be: whichever comes first. The 60 s bound is a
-    // deadline against a hang only; on a loaded machine listening can take seconds.
-    let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(60)
-    while await !server.isListening {
-      if let error = failure.withLock({ $0 }) {
-        throw FixtureServerError.cannotListen(host: host, port: port, reason: reason(error))
-      }
-      guard clock.now < deadline else {
-        task.cancel()
-        throw FixtureServerError.cannotListen(host: host, port: port, reason: "timed out")
-      }
-      try await Task.sleep(for: .milliseconds(2))
-    }
+    let pool = SocketPool.make(maxEvents: 64)
+    let listener: Socket
     let bound: UInt16
-    switch await server.listeningAddress {
-    case .ip4(_, let port)?, .ip6(_, let port)?: bound = port
-    default:
-      task.cancel()
-      throw FixtureServerError.cannotListen(host: host, port: port, reason: "no address")
+    do {
+      try await pool.prepare()
+      switch loopback {
+      case .ip4(let ip):
+        listener = try Socket(domain: AF_INET)
+        try listener.setValue(true, for: .localAddressReuse)
+        try listener.bind(to: try sockaddr_in.inet(ip4: ip, port: port))
+      case .ip6(let ip):
+        listener = try Socket(domain: AF_INET6)
+        try listener.setValue(true, for: .localAddressReuse)
+        try listener.bind(to: try sockaddr_in6.inet6(ip6: ip, port: port))
+      }
+      try listener.listen()
+      switch try listener.sockname() {
+      case .ip4(_, let port), .ip6(_, let port): bound = port
+      default: throw SocketError.unsupportedAddress
+      }
+    } catch {
+      throw FixtureServerError.cannotListen(host: host, port: port, reason: reason(error))
+    }
+    // Linux hands the listening socket's TCP_NODELAY on to every connection it accepts.
+    noDelay(listener)
+    let connections = Connections()
+    let accepting = try AsyncSocket(socket: listener, pool: pool)
+    let task = Task {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { try? await pool.run() }
+        group.addTask {
+          await withDiscardingTaskGroup { clients in
+            do {
+              for try await client in accepting.sockets {
+                noDelay(client.socket)
+                guard connections.open(client) else {
+                  try? client.close()
+                  continue
+                }
+                clients.addTask {
+                  await serve(client, responder: responder, connections: connections)
+                }
+              }
+            } catch {}
+          }
+        }
+        await group.next()
+        group.cancelAll()
+      }
     }
     return FixtureServer(
-      responder: responder, host: loopback, port: bound, server: server, task: task)
+      responder: responder, host: loopback, port: bound, listener: listener, task: task,
+      connections: connections)
+  }
+
+  /// Answers requests on one connection until the client closes it or asks to.
+  private static func serve(
+    _ client: AsyncSocket, responder: SampleApiResponder, connections: Connections
+  ) async {
+    defer { connections.close(client) }
+    var buffer: [UInt8] = []
+    while !Task.isCancelled {
+      do {
+        while HTTPWire.headEnd(in: buffer) == nil {
+          guard buffer.count <= HTTPWire.headLimit else {
+            throw HTTPWire.Refusal(status: 431, message: "a request head over 64 KB")
+          }
+          buffer += try await client.read(atMost: 65536)
+        }
+        let end = HTTPWire.headEnd(in: buffer) ?? buffer.count
+        var (parsed, length) = try HTTPWire.parseHead(buffer[..<end])
+        buffer.removeFirst(end)
+        while buffer.count < length { buffer += try await client.read(atMost: 65536) }
+        parsed.request.body = Data(buffer[..<length])
+        buffer.removeFirst(length)
+        let response = await responder.respond(to: parsed.request)
+        try await client.write(
+          HTTPWire.encode(
+            response, keepAlive: parsed.keepAlive, head: parsed.request.method == "HEAD"))
+        if !parsed.keepAlive { return }
+      } catch let refusal as HTTPWire.Refusal {
+        let answer = SampleResponse.error(
+          refusal.status, "the server cannot read \(refusal.message)")
+        try? await client.write(HTTPWire.encode(answer, keepAlive: false, head: false))
+        return
+      } catch {
+        return  // the client went away
+      }
+    }
+  }
+
+  /// Turns off Nagle's algorithm; fails harmlessly on sockets that are not TCP.
+  private static func noDelay(_ socket: Socket) {
+    var on: Int32 = 1
+    _ = setsockopt(
+      socket.file.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on,
+      socklen_t(MemoryLayout<Int32>.size))
   }
 
   /// The system's words for why a socket could not listen ("Address already in use").
@@ -85,14 +142,15 @@ public final class FixtureServer: Sendable {
   }
 
   private init(
-    responder: SampleApiResponder, host: Loopback.Address, port: UInt16, server: HTTPServer,
-    task: Task<Void, any Error>
+    responder: SampleApiResponder, host: Loopback.Address, port: UInt16, listener: Socket,
+    task: Task<Void, Never>, connections: Connections
   ) {
     self.responder = responder
     self.host = host
     self.port = port
-    self.server = server
+    self.listener = listener
     self.task = task
+    self.connections = connections
   }
 
   /// `http://127.0.0.1:PORT/api/` (or `http://[::1]:PORT/api/`): the base URL of an environment
@@ -102,6 +160,12 @@ public final class FixtureServer: Sendable {
       ?? URL(fileURLWithPath: "/")
   }
 
+  /// Connections accepted since the start: with keep-alive, fewer than requests answered.
+  public var connectionsAccepted: Int { connections.accepted }
+
+  /// Connections open now.
+  public var openConnections: Int { connections.openCount }
+
   /// Answers `method pattern` (from the root: `/redirect`, `/api/books/{id}`) with `handler`.
   public func handle(
     _ method: String, _ pattern: String, with handler: @escaping FixtureRoutes.Answer
@@ -109,10 +173,48 @@ public final class FixtureServer: Sendable {
     responder.handle(method, pattern, with: handler)
   }
 
-  /// Stops listening and ends open connections.
+  /// Stops listening and ends open connections, then waits for every connection's task to end.
+  /// Sockets are shut down before they are closed: a shutdown wakes whatever waits on them (a
+  /// close alone would leave a waiting accept or read suspended forever).
   public func stop() async {
-    await server.stop(timeout: 0)
+    _ = shutdown(listener.file.rawValue, Int32(SHUT_RDWR))
+    connections.closeAll()
     task.cancel()
+    await task.value
+    try? listener.close()
+  }
+}
+
+/// The open connections of a server, so stopping it can end them.
+private final class Connections: Sendable {
+  private let state = Mutex<(open: [Int32: AsyncSocket], accepted: Int, stopped: Bool)>(
+    ([:], 0, false))
+
+  var accepted: Int { state.withLock { $0.accepted } }
+  var openCount: Int { state.withLock { $0.open.count } }
+
+  /// Tracks `client`; false once the server stopped.
+  func open(_ client: AsyncSocket) -> Bool {
+    state.withLock { state in
+      guard !state.stopped else { return false }
+      state.open[client.socket.file.rawValue] = client
+      state.accepted += 1
+      return true
+    }
+  }
+
+  func close(_ client: AsyncSocket) {
+    let tracked = state.withLock { $0.open.removeValue(forKey: client.socket.file.rawValue) }
+    if tracked != nil { try? client.close() }
+  }
+
+  /// Shuts every open connection down; each is closed as its task ends.
+  func closeAll() {
+    let open = state.withLock { state in
+      state.stopped = true
+      return Array(state.open.values)
+    }
+    for client in open { _ = shutdown(client.socket.file.rawValue, Int32(SHUT_RDWR)) }
   }
 }
 
@@ -129,64 +231,5 @@ public enum FixtureServerError: Error, CustomStringConvertible {
       "The fixture server could not listen on \(host) port \(port): \(reason)"
         + (port < 1024 && port != 0 ? " (ports below 1024 need privileges)." : ".")
     }
-  }
-}
-
-/// FlyingFox's requests to the responder and back.
-private struct Handler: HTTPHandler, Sendable {
-  let responder: SampleApiResponder
-
-  func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-    var headers: [String: String] = [:]
-    for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-    let sample = SampleRequest(
-      method: request.method.rawValue, path: request.path, headers: headers,
-      body: try await request.bodyData)
-    let response = await responder.respond(to: sample)
-    var responseHeaders = HTTPHeaders()
-    for (name, value) in response.headers { responseHeaders[HTTPHeader(name)] = value }
-    return HTTPResponse(
-      statusCode: HTTPStatusCode(response.status, phrase: Self.phrase(response.status)),
-      headers: responseHeaders, body: response.body)
-  }
-
-  private static func phrase(_ status: Int) -> String {
-    switch status {
-    case 200: "OK"
-    case 301: "Moved Permanently"
-    case 302: "Found"
-    case 307: "Temporary Redirect"
-    case 308: "Permanent Redirect"
-    case 401: "Unauthorized"
-    case 404: "Not Found"
-    case 405: "Method Not Allowed"
-    case 429: "Too Many Requests"
-    case 500: "Internal Server Error"
-    case 503: "Service Unavailable"
-    default: "Status"
-    }
-  }
-}
-
-/// A socket pool that turns off Nagle's algorithm on every socket it waits for.
-///
-/// FlyingFox writes a response's head and body separately; with Nagle on, the body waits for
-/// the client's delayed ACK, about 40 ms per request on Linux (measured: 44 ms per GET). The
-/// listening socket passes through here before its first accept, and Linux hands its
-/// `TCP_NODELAY` on to every connection it accepts; connections are also set when they wait.
-private struct NoDelayPool<Base: AsyncSocketPool>: AsyncSocketPool {
-  let base: Base
-
-  func prepare() async throws { try await base.prepare() }
-
-  func run() async throws { try await base.run() }
-
-  func suspendSocket(_ socket: Socket, untilReadyFor events: Socket.Events) async throws {
-    var on: Int32 = 1
-    // Fails harmlessly on sockets that are not TCP.
-    _ = setsockopt(
-      socket.file.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on,
-      socklen_t(MemoryLayout<Int32>.size))
-    try await base.suspendSocket(socket, untilReadyFor: events)
   }
 }

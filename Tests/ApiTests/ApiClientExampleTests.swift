@@ -16,7 +16,7 @@ import Testing
         environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
       // snippet: api-client
       let client = ApiClient(
-        context: context, transport: URLSessionTransport(),
+        context: context, transport: PlatformTransport(),
         // Accept and User-Agent; the token, to the environment's own origin only
         adapters: [.defaultHeaders, .authToken],
         // one token refresh for any number of 401s; backoff for idempotent requests

@@ -12,7 +12,7 @@ import Testing
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "one", baseURL: first.baseURL))
     let movies = ApiMovieService(
-      client: ApiClient(context: context, transport: URLSessionTransport()))
+      client: ApiClient(context: context, transport: PlatformTransport()))
 
     _ = try await movies.movie(id: 1)
     context.use(try ApiEnvironment(name: "two", baseURL: second.baseURL))

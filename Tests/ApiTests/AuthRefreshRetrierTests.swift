@@ -6,10 +6,6 @@ import SampleApi
 import Synchronization
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Counts calls from any thread.
 final class Count: Sendable {
   private let value = Mutex(0)
@@ -147,10 +143,10 @@ final class Count: Sendable {
   @Test func aRequestThatFailedWithAnOlderTokenIsReplayedWithoutARefresh() async throws {
     /// Sends the first try with a stale token, as a request that left before a refresh would.
     struct StaleFirstTry: RequestAdapter {
-      func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+      func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
         var stale = request
         if attempt.number == 1 {
-          stale.setValue("Bearer from-before", forHTTPHeaderField: "Authorization")
+          stale.headerFields[.authorization] = "Bearer from-before"
         }
         return stale
       }

@@ -5,15 +5,11 @@ import KernelTesting
 import SampleApi
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Notes its name and the try number on every adaptation.
 private struct NotingAdapter: RequestAdapter {
   let name: String
   let notes: Recorder<String>
-  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     notes.append("\(name)\(attempt.number)")
     return request
   }
@@ -21,7 +17,7 @@ private struct NotingAdapter: RequestAdapter {
 
 private struct RefusingAdapter: RequestAdapter {
   struct Refused: Error {}
-  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     throw Refused()
   }
 }
@@ -88,15 +84,14 @@ private struct RefusingAdapter: RequestAdapter {
         "http://127.0.0.1:1/api/movies/1", "https://127.0.0.1:\(harness.server.port)/api/",
         "http://localhost:\(harness.server.port)/api/",
       ] {
-        var request = URLRequest(url: try #require(URL(string: other)))
-        request.setValue("Bearer planted", forHTTPHeaderField: "Authorization")
+        var request = HTTPRequest(.get, try #require(URL(string: other)))
+        request.set("Authorization", "Bearer planted")
         let adapted = try await adapter.adapt(request, for: attempt)
-        #expect(adapted.value(forHTTPHeaderField: "Authorization") == nil, "\(other)")
+        #expect(adapted.headerFields[.authorization] == nil, "\(other)")
       }
-      let own = URLRequest(url: Route.movie(id: 1).url(in: harness.context.environment))
+      let own = HTTPRequest(.get, Route.movie(id: 1).url(in: harness.context.environment))
       #expect(
-        try await adapter.adapt(own, for: attempt).value(forHTTPHeaderField: "Authorization")
-          == "Bearer secret")
+        try await adapter.adapt(own, for: attempt).headerFields[.authorization] == "Bearer secret")
     }
   }
 
@@ -105,7 +100,7 @@ private struct RefusingAdapter: RequestAdapter {
     let caught = Recorder<Attempt>()
     struct Probe: RequestAdapter {
       let caught: Recorder<Attempt>
-      func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+      func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
         caught.append(attempt)
         throw CancellationError()
       }

@@ -5,10 +5,6 @@ import KernelTesting
 import SampleApi
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// The domain value of a bundled movie, as the API layer should produce it.
 func expected(_ movie: SampleMovie) throws -> Movie {
   Movie(
@@ -39,7 +35,7 @@ func clientOfStoppedServer(
   let context = InMemoryApiContext(
     environment: try ApiEnvironment(name: "gone", baseURL: try await urlOfStoppedServer()))
   return ApiClient(
-    context: context, transport: URLSessionTransport(), retriers: retriers, clock: clock)
+    context: context, transport: PlatformTransport(), retriers: retriers, clock: clock)
 }
 
 /// Options whose every answer waits on `clock`: nothing is answered until a test advances it.

@@ -9,10 +9,6 @@ import Store
 import Synchronization
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 @Suite(.timeLimit(.minutes(1))) struct KernelCompositionTests {
   private let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
     "kernel-composition-\(UUID().uuidString)")
@@ -110,7 +106,7 @@ import Testing
   {
     defer { try? FileManager.default.removeItem(at: folder) }
     let clock = ImmediateClock()
-    let transport = RecordingTransport { _ in ApiResponse(status: 503) }
+    let transport = RecordingTransport { _, _ in ApiResponse(status: 503) }
     let test = try composedContainer(profile: "api", dataDirectory: folder) { child in
       try child.register((any Transport).self, scope: .singleton) { _ in transport }
       try child.register((any Clock<Duration>).self, scope: .singleton) { _ in clock }

@@ -2,10 +2,6 @@ import Foundation
 import KernelTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// `kernel serve --fixtures DIR` serving the books example's folder, with its faults applying
 /// to those routes as to the movie API's.
 @Suite(.timeLimit(.minutes(1))) struct FixturesTests {
@@ -15,10 +11,9 @@ import Testing
     -> (status: Int, body: String)
   {
     let url = try #require(URL(string: server.baseURL + path))
-    var request = URLRequest(url: url)
-    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-    let (data, response) = try await URLSession.shared.data(for: request)
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    let response = try await fetch(
+      url, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+    return (response.status, String(decoding: response.body, as: UTF8.self))
   }
 
   @Test func theExamplesFixturesAreServedWithLatencyFailFirstAndRequiredAuth() async throws {

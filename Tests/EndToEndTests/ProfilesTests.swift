@@ -55,6 +55,40 @@ import Testing
     #expect(down.stdout.isEmpty)
   }
 
+  #if os(Linux)
+    /// libcurl is opened when the first request is made, never linked: the dynamic loader's
+    /// own account (`LD_DEBUG=files`) shows it loaded by the api profile and not by the
+    /// offline one, and `ldd` finds neither it nor FoundationNetworking in the binary.
+    @Test func libcurlIsOpenedByTheFirstRequestAndNeverLinked() async throws {
+      let kernel = try Kernel()
+      defer { kernel.cleanUp() }
+      let ldd = try await kernel.shell("ldd \"$KERNEL\"")
+      #expect(ldd.status == 0, "\(ldd)")
+      #expect(ldd.stdout.contains("libc.so"), "\(ldd)")
+      #expect(!ldd.stdout.contains("libcurl") && !ldd.stdout.contains("FoundationNetworking"))
+
+      let server = try await Server(kernel)
+      defer { server.terminate() }
+      let loader = ["LD_DEBUG": "files"]
+      let api = try await kernel.run(
+        ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
+          + ["movies", "top-grossing", "--year", "2016"], variables: loader)
+      #expect(api.status == 0, "\(api)")
+      #expect(api.stderr.contains("file=libcurl.so.4 [0];  dynamically loaded by"))
+      // The default profile's sample environment answers in process: no libcurl either.
+      let sample = try await kernel.run(
+        ["movies", "top-grossing", "--year", "2016"], variables: loader)
+      #expect(sample.status == 0, "\(sample)")
+      let offline = try await kernel.run(
+        ["--profile", "offline", "movies", "top-grossing", "--year", "2016"], variables: loader)
+      #expect(offline.status == 0, "\(offline)")
+      for run in [sample, offline] {
+        #expect(run.stderr.contains("file=libsqlite3.so.0"), "\(run.stderr.prefix(300))")
+        #expect(!run.stderr.contains("libcurl"))
+      }
+    }
+  #endif
+
   @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

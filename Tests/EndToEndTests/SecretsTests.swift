@@ -61,7 +61,9 @@ import Testing
       ["-v", "--profile", "api", "--environment", "local", "movies", "get", "1"],
       variables: variables)
     #expect(failed.status == 69, "\(failed)")
-    #expect(failed.stderr.contains("GET http://reader:redacted@127.0.0.1:9/api/movies/1"))
+    // The user and password go as Basic authorization, redacted like every credential.
+    #expect(failed.stderr.contains("GET http://127.0.0.1:9/api/movies/1 ["), "\(failed)")
+    #expect(failed.stderr.contains("Authorization: <redacted>"), "\(failed)")
     for run in [show, failed] {
       #expect(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"), "\(run)")
     }

@@ -17,7 +17,7 @@ import Testing
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
     return ApiMovieService(
       client: ApiClient(
-        context: context, transport: URLSessionTransport(clock: deadline), retriers: []))
+        context: context, transport: PlatformTransport(clock: deadline), retriers: []))
   }
 
   /// That api service under one caching layer.

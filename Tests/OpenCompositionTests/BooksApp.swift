@@ -3,10 +3,6 @@ import Composition
 import Foundation
 import Layers
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 // A second app on Kernel, not about movies, through public API only: everything between the
 // snippet markers is the app's side (at most 60 lines, `appSideIsSmall` counts them).
 
@@ -38,9 +34,9 @@ struct LayeredBookService: BookService {
 struct ApiKeyAdapter: RequestAdapter {
   let header: String
   var secretHeaders: Set<String> { [header] }
-  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
-    adapted.setValue(attempt.context.environment.values["apiKey"], forHTTPHeaderField: header)
+    adapted.set(header, attempt.context.environment.values["apiKey"])
     return adapted
   }
 }
@@ -48,7 +44,7 @@ struct ApiKeyAdapter: RequestAdapter {
 /// A 429 is sent once more, at once.
 struct RateLimitRetrier: RequestRetrier {
   var name: String { "rateLimit" }
-  func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+  func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
     -> RetryDecision
   { outcome.status == 429 && attempt.retriesBy[name] == nil ? .retry : .doNotRetry }
 }

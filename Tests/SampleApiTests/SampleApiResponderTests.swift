@@ -4,10 +4,6 @@ import KernelTesting
 import SampleApi
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 @Suite struct SampleApiResponderTests {
   private func get(
     _ responder: SampleApiResponder, _ path: String, token: String? = nil
@@ -147,11 +143,10 @@ import Testing
 
   @Test func theFixtureServerServesOverLoopback() async throws {
     let server = try await FixtureServer.start()
-    let (data, response) = try await URLSession.shared.data(
-      from: server.baseURL.appendingPathComponent("movies/2"))
+    let response = try await fetch(server.baseURL.appendingPathComponent("movies/2"))
     await server.stop()
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(String(decoding: data, as: UTF8.self).contains("Rogue One"))
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self).contains("Rogue One"))
     #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)/api/")
   }
 }

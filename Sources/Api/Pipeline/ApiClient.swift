@@ -1,13 +1,11 @@
 import Domain
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// The request pipeline every api service uses: route → URL in the context's current
 /// environment → adapters → transport → validation → (retriers, and again) → decoding.
-/// Transport failures become `ApiError`s naming the route.
+/// Transport failures become `ApiError`s naming the route. Redirects are followed here, by
+/// `redirects`, whatever the transport.
 ///
 /// Each try is built anew from the route and the current environment, then adapted, so a
 /// retry carries the newest token. The retriers decide in order (see `RequestRetrier`); at most
@@ -31,13 +29,15 @@ public final class ApiClient: Sendable {
   /// Keeps the deadline. Not `clock`: a test that makes retry waits immediate must not make
   /// every deadline pass at once.
   public let deadlineClock: any Clock<Duration>
+  /// Which redirects are followed, and what a request to another origin leaves behind.
+  public let redirects: Redirects
 
   public init(
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
     retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
-    deadlineClock: any Clock<Duration> = ContinuousClock(),
+    deadlineClock: any Clock<Duration> = ContinuousClock(), redirects: Redirects = Redirects(),
     trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
@@ -48,6 +48,7 @@ public final class ApiClient: Sendable {
     self.clock = clock
     self.deadline = deadline
     self.deadlineClock = deadlineClock
+    self.redirects = redirects
     self.trace = trace
   }
 
@@ -76,18 +77,19 @@ public final class ApiClient: Sendable {
     var attempt = Attempt(route: route, client: self)
     while true {
       try Task.checkCancellation()
-      var request = URLRequest(url: route.url(in: context.environment))
-      request.httpMethod = route.method.rawValue
-      for field in route.headerFields {
-        request.addValue(field.value, forHTTPHeaderField: field.name.rawName)
-      }
-      request.httpBody = route.body
+      let url = route.url(in: context.environment)
+      var request = HTTPRequest(route.method, url, headerFields: route.headerFields)
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
+      // A user and password in the environment's URL, unless an adapter authorized otherwise.
+      if request.headerFields[.authorization] == nil {
+        request.headerFields[.authorization] = HTTPRequest.basicAuthorization(in: url)
+      }
       let outcome: AttemptOutcome
       let started = Stopwatch(clock)
       do {
-        let response = try await transport.send(request)
+        let response: ApiResponse
+        (request, response) = try await following(request, body: route.body)
         if (200..<300).contains(response.status) {
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))
           Self.reportValidators(of: response)
@@ -126,6 +128,31 @@ public final class ApiClient: Sendable {
     }
   }
 
+  /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
+  /// request sent and its response.
+  private func following(_ request: HTTPRequest, body: Data?) async throws -> (
+    HTTPRequest, ApiResponse
+  ) {
+    var current = request
+    var hops = 0
+    let secret = adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()])
+    while true {
+      let started = Stopwatch(clock)
+      let response = try await transport.send(current, body: body)
+      guard
+        let next = try redirects.next(
+          after: response, to: current, hasBody: !(body ?? Data()).isEmpty, hops: hops,
+          secret: secret)
+      else { return (current, response) }
+      trace?(
+        traceLine(
+          current, "\(response.status)", since: started,
+          then: "; redirected to \(next.targetURL?.absoluteString ?? "?")"))
+      current = next
+      hops += 1
+    }
+  }
+
   /// The response of `request`: its route sent, validated, and its body decoded.
   public func send<Response>(_ request: ApiRequest<Response>) async throws -> Response {
     let response = try await response(for: request.route)
@@ -142,11 +169,11 @@ public final class ApiClient: Sendable {
   }
 
   /// Makes a GET conditional on the validators a cache layer offered for this task.
-  private static func offerValidators(to request: inout URLRequest) {
-    guard request.httpMethod == "GET", let offered = ConditionalRequest.offered else { return }
-    if let etag = offered.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+  private static func offerValidators(to request: inout HTTPRequest) {
+    guard request.method == .get, let offered = ConditionalRequest.offered else { return }
+    if let etag = offered.etag { request.headerFields[.ifNoneMatch] = etag }
     if let lastModified = offered.lastModified {
-      request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+      request.headerFields[.ifModifiedSince] = lastModified
     }
   }
 
@@ -155,14 +182,14 @@ public final class ApiClient: Sendable {
     guard let received = ConditionalRequest.received else { return }
     received.set(
       CacheValidators(
-        etag: response.headers["etag"], lastModified: response.headers["last-modified"]))
+        etag: response.headerFields[.eTag], lastModified: response.headerFields[.lastModified]))
   }
 
   /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.
   /// Every header that may carry a credential is redacted, whatever the environment calls it,
   /// and every header an adapter declares secret.
   func traceLine(
-    _ request: URLRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
+    _ request: HTTPRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
     then next: String
   ) -> String {
     let result =
@@ -174,20 +201,21 @@ public final class ApiClient: Sendable {
   }
 
   func traceLine(
-    _ request: URLRequest, _ result: String, since started: Stopwatch,
+    _ request: HTTPRequest, _ result: String, since started: Stopwatch,
     then next: String
   ) -> String {
     let milliseconds = started.milliseconds
     let secret = adapter.secretHeaders
-    let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
-      name, value in
-      let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)
-      return "\(name): \(redacted ? "<redacted>" : value)"
-    }
-    var url = request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false) } ?? nil
+    let headers = request.headerFields.map { ($0.name.rawName, $0.value) }.sorted { $0.0 < $1.0 }
+      .map { name, value in
+        let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)
+        return "\(name): \(redacted ? "<redacted>" : value)"
+      }
+    var url =
+      request.targetURL.map { URLComponents(url: $0, resolvingAgainstBaseURL: false) } ?? nil
     if url?.password != nil { url?.password = "redacted" }
     return
-      "\(request.httpMethod ?? "GET") \(url?.string ?? "?") [\(headers.joined(separator: ", "))]"
+      "\(request.method) \(url?.string ?? "?") [\(headers.joined(separator: ", "))]"
       + " → \(result) in \(milliseconds) ms\(next)"
   }
 
@@ -212,6 +240,8 @@ public final class ApiClient: Sendable {
     case .failure(.timedOut(let host)): .timedOut(route: route, host: host)
     case .failure(.redirectRefused(_, let to, let reason)):
       .redirectRefused(route: route.description, location: to, reason: reason)
+    case .failure(.tooLarge(let host, let limit)): .tooLarge(route: route, host: host, limit: limit)
+    case .failure(.unavailable(let reason)): .transportUnavailable(route: route, reason: reason)
     }
   }
 }

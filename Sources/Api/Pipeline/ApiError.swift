@@ -16,6 +16,10 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case status(route: Route, code: Int, excerpt: String)
   /// A redirect was not followed: it would have dropped the request's body, or looped.
   case redirectRefused(route: String, location: String, reason: String)
+  /// The answer's body was larger than the transport takes.
+  case tooLarge(route: Route, host: String, limit: Int)
+  /// The transport cannot work here (its library is missing); `reason` says what to install.
+  case transportUnavailable(route: Route, reason: String)
   /// The body does not fit what the route returns; `field` is its path, e.g. `cast[2].name`.
   case decoding(route: Route, field: String, reason: String)
   /// An envelope (`{"success": 0, ...}`) reported failure.
@@ -34,11 +38,11 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .insecureEnvironment, .invalidEnvironment, .contextStorage: .configuration
     case .unreachable, .timedOut, .deadlineExceeded: .unreachable
     case .authenticationFailed, .excessiveRefresh: .authentication
-    case .retryAfterTooLong: .unavailable
+    case .retryAfterTooLong, .transportUnavailable: .unavailable
     case .status(_, let code, _) where code == 401 || code == 403: .authentication
     case .status(_, let code, _) where code >= 500 || code == 408 || code == 429: .unavailable
     case .status, .redirectRefused, .envelopeFailure: .rejected
-    case .decoding: .badData
+    case .decoding, .tooLarge: .badData
     }
   }
 
@@ -61,6 +65,10 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       "\(route) answered HTTP \(code)\(excerpt.isEmpty ? "" : ": \(excerpt)")."
     case .redirectRefused(let route, let location, let reason):
       "\(route) was redirected to \(location) and not followed: \(reason)."
+    case .tooLarge(let route, let host, let limit):
+      "\(route) from \(host) answered more than \(limit) bytes, more than this client takes."
+    case .transportUnavailable(let route, let reason):
+      "\(route) could not be sent: \(reason)."
     case .decoding(let route, let field, let reason):
       "\(route) answered data that does not fit\(field.isEmpty ? "" : " at \(field)"): \(reason)."
     case .envelopeFailure(let route, let message):

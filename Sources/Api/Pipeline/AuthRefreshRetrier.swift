@@ -1,10 +1,7 @@
 import Domain
 import Foundation
+import HTTPTypes
 import Synchronization
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
 
 /// The talk's `ApiRequestRetrier`, done right under concurrency: on a 401 for any route but
 /// `auth`, it gets a new token through the client's `auth` route and replays the request.
@@ -61,7 +58,7 @@ public final class AuthRefreshRetrier: RequestRetrier {
   /// How many refreshes this retrier started, for tests and logs.
   public var refreshCount: Int { state.withLock { $0.refreshes } }
 
-  public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+  public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision
   {

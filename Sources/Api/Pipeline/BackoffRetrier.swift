@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// Retries idempotent requests (never POST or PATCH) that failed in a way that may pass:
 /// 408, 429, 500, 502, 503, 504, a timeout, a refused or lost connection. It waits with
@@ -45,7 +42,7 @@ public struct BackoffRetrier: RequestRetrier {
     self.now = now
   }
 
-  public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+  public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision
   {

@@ -1,14 +1,11 @@
 import Domain
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// Changes a request before every try, retries included: headers, the token. An adapter that
 /// throws fails the request with its error, and the adapters after it do not run.
 public protocol RequestAdapter: Sendable {
-  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest
+  func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest
   /// Headers this adapter puts credentials in (`X-Api-Key`): redacted in every trace and
   /// removed from a request redirected to another origin. None unless declared.
   var secretHeaders: Set<String> { get }
@@ -29,7 +26,7 @@ public struct CompositeAdapter: RequestAdapter {
     Set(adapters.flatMap { $0.secretHeaders.map { $0.lowercased() } })
   }
 
-  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
     for adapter in adapters { adapted = try await adapter.adapt(adapted, for: attempt) }
     return adapted
@@ -59,12 +56,10 @@ public struct DefaultHeadersAdapter: RequestAdapter {
 
   public init(userAgent: String = Self.userAgent) { self.userAgent = userAgent }
 
-  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
-    if adapted.value(forHTTPHeaderField: "Accept") == nil {
-      adapted.setValue("application/json", forHTTPHeaderField: "Accept")
-    }
-    adapted.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+    if adapted.headerFields[.accept] == nil { adapted.headerFields[.accept] = "application/json" }
+    adapted.headerFields[.userAgent] = userAgent
     return adapted
   }
 }
@@ -75,17 +70,14 @@ public struct DefaultHeadersAdapter: RequestAdapter {
 public struct AuthTokenAdapter: RequestAdapter {
   public init() {}
 
-  public func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     let environment = attempt.context.environment
     var adapted = request
-    guard let url = request.url, Origin(url) == environment.origin,
-      let token = attempt.context.token
-    else {
-      adapted.setValue(nil, forHTTPHeaderField: environment.tokenHeader)
+    guard request.origin == environment.origin, let token = attempt.context.token else {
+      adapted.set(environment.tokenHeader, nil)
       return adapted
     }
-    adapted.setValue(
-      Self.headerValue(token, in: environment), forHTTPHeaderField: environment.tokenHeader)
+    adapted.set(environment.tokenHeader, Self.headerValue(token, in: environment))
     return adapted
   }
 
@@ -95,8 +87,8 @@ public struct AuthTokenAdapter: RequestAdapter {
   }
 
   /// The token a request carries for `environment`, if any.
-  static func token(in request: URLRequest, for environment: ApiEnvironment) -> AuthToken? {
-    guard var value = request.value(forHTTPHeaderField: environment.tokenHeader) else { return nil }
+  static func token(in request: HTTPRequest, for environment: ApiEnvironment) -> AuthToken? {
+    guard var value = request.value(of: environment.tokenHeader) else { return nil }
     if let scheme = environment.tokenScheme, value.hasPrefix(scheme + " ") {
       value.removeFirst(scheme.count + 1)
     }

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// What a retrier decided about a failed try.
 public enum RetryDecision: Sendable {
@@ -21,7 +18,7 @@ public enum RetryDecision: Sendable {
 public protocol RequestRetrier: Sendable {
   /// Names the retrier in `Attempt.retriesBy`.
   var name: String { get }
-  func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+  func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
     -> RetryDecision
 }
 
@@ -33,7 +30,7 @@ public struct CompositeRetrier: RequestRetrier {
 
   public var name: String { retriers.map(\.name).joined(separator: "+") }
 
-  public func retry(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+  public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision
   {
@@ -41,7 +38,7 @@ public struct CompositeRetrier: RequestRetrier {
   }
 
   /// The first decision that is not `doNotRetry`, with the retrier that made it.
-  func decide(_ request: URLRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
+  func decide(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
     -> (decision: RetryDecision, by: String)
   {
     for retrier in retriers {

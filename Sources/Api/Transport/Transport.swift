@@ -1,33 +1,55 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// Sends one HTTP request and returns what came back, whatever the status: judging the status
-/// is validation's job. Cancelling the calling task cancels the request.
+/// is validation's job, and following a redirect is the client's (see `Redirects`), so a
+/// transport answers a 3xx as it is. Cancelling the calling task cancels the request.
+///
+/// The request is a swift-http-types `HTTPRequest` (method, scheme, authority, path and query,
+/// header fields) and its body; the platform's transport converts at its edge: `CurlTransport`
+/// on Linux, `URLSessionTransport` on Apple platforms.
 public protocol Transport: Sendable {
-  func send(_ request: URLRequest) async throws -> ApiResponse
+  func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse
 }
 
-/// An HTTP response, read whole.
+/// An HTTP response, read whole: its head in swift-http-types, and its body.
 public struct ApiResponse: Sendable {
-  public let status: Int
-  /// Header values by lower-cased name.
-  public let headers: [String: String]
-  public let body: Data
+  public var head: HTTPResponse
+  public var body: Data
 
-  public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-    self.status = status
-    self.headers = Dictionary(
-      headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+  public init(_ head: HTTPResponse, body: Data = Data()) {
+    self.head = head
     self.body = body
+  }
+
+  /// A response with `status`, header fields named as given, and `body`.
+  public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    var fields = HTTPFields()
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+      guard let name = HTTPField.Name(name) else { continue }
+      fields.append(HTTPField(name: name, value: value))
+    }
+    self.init(HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
+  }
+
+  public var status: Int { head.status.code }
+
+  public var headerFields: HTTPFields { head.headerFields }
+
+  /// Header values by lower-cased name; the values of a repeated field joined by `, `.
+  public var headers: [String: String] {
+    var headers: [String: String] = [:]
+    for field in head.headerFields {
+      let name = field.name.canonicalName
+      headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+    }
+    return headers
   }
 }
 
 /// Failures of the transport itself, before any status is known. The API client turns them
 /// into `ApiError`s that name the route.
-public enum TransportError: Error, Sendable {
+public enum TransportError: Error, Sendable, Equatable {
   /// Refused, lost or no network: may pass on a retry.
   case cannotConnect(host: String, reason: String)
   /// The name does not resolve: a retry will not help.
@@ -35,12 +57,17 @@ public enum TransportError: Error, Sendable {
   case timedOut(host: String)
   /// A redirect was not followed; `reason` says why.
   case redirectRefused(from: String, to: String, reason: String)
+  /// The answer's body was larger than the transport takes.
+  case tooLarge(host: String, limit: Int)
+  /// The transport cannot work on this system (its library is missing): one sentence saying
+  /// what to install.
+  case unavailable(reason: String)
 
   /// Whether the same request may succeed if sent again.
   public var isTransient: Bool {
     switch self {
     case .cannotConnect, .timedOut: true
-    case .unknownHost, .redirectRefused: false
+    case .unknownHost, .redirectRefused, .tooLarge, .unavailable: false
     }
   }
 }
@@ -48,15 +75,72 @@ public enum TransportError: Error, Sendable {
 /// Answers requests in process with a handler: the `sample` environment's transport, and a
 /// test double that needs no socket.
 public struct InProcessTransport: Transport {
-  public typealias Handler = @Sendable (URLRequest) async throws -> ApiResponse
+  public typealias Handler = @Sendable (HTTPRequest, Data?) async throws -> ApiResponse
   private let handler: Handler
 
   public init(_ handler: @escaping Handler) { self.handler = handler }
 
-  public func send(_ request: URLRequest) async throws -> ApiResponse {
+  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
     try Task.checkCancellation()
-    let response = try await handler(request)
+    let response = try await handler(request, body)
     try Task.checkCancellation()
     return response
   }
 }
+
+extension HTTPRequest {
+  /// A request for `url`: its scheme, its authority (an IPv6 host in brackets) and its path with
+  /// the query, as they are written in the URL. A user and password in the URL are never part
+  /// of the request (see `basicAuthorization(in:)`).
+  public init(_ method: Method, _ url: URL, headerFields: HTTPFields = [:]) {
+    let parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    var authority = parts?.percentEncodedHost ?? url.host ?? ""
+    if authority.contains(":") && !authority.hasPrefix("[") { authority = "[\(authority)]" }
+    if let port = parts?.port { authority += ":\(port)" }
+    var path = parts?.percentEncodedPath ?? "/"
+    if path.isEmpty { path = "/" }
+    if let query = parts?.percentEncodedQuery { path += "?\(query)" }
+    self.init(
+      method: method, scheme: url.scheme?.lowercased(), authority: authority, path: path,
+      headerFields: headerFields)
+  }
+
+  /// `Basic …` for the user and password written in `url`, as curl and URLSession send them;
+  /// nil when it names no user.
+  public static func basicAuthorization(in url: URL) -> String? {
+    guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
+      let user = parts.user
+    else { return nil }
+    return "Basic " + Data("\(user):\(parts.password ?? "")".utf8).base64EncodedString()
+  }
+
+  /// The absolute URL this request goes to (`http://[::1]:8080/api/x?y=1`).
+  public var targetURL: URL? {
+    guard let scheme, let authority else { return nil }
+    return URL(string: "\(scheme)://\(authority)\(path ?? "/")")
+  }
+
+  /// The scheme, host and port this request goes to.
+  public var origin: Origin? { targetURL.map(Origin.init) }
+
+  /// The value of `name`, the values of a repeated field joined by `, `; nil when absent.
+  public func value(of name: String) -> String? {
+    guard let name = HTTPField.Name(name) else { return nil }
+    let values = headerFields[values: name]
+    return values.isEmpty ? nil : values.joined(separator: ", ")
+  }
+
+  /// Sets `name` to `value`, replacing every field of that name; nil removes them.
+  public mutating func set(_ name: String, _ value: String?) {
+    guard let name = HTTPField.Name(name) else { return }
+    headerFields[name] = value
+  }
+}
+
+#if canImport(Darwin)
+  /// The platform's HTTP transport: URLSession on Apple platforms.
+  public typealias PlatformTransport = URLSessionTransport
+#else
+  /// The platform's HTTP transport: libcurl on Linux.
+  public typealias PlatformTransport = CurlTransport
+#endif

@@ -3,10 +3,6 @@ import Composition
 import Foundation
 import Layers
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 // snippet: books-service
 /// A book, as the api sends it and the app shows it.
 public struct Book: Codable, Sendable, Equatable {
@@ -66,9 +62,9 @@ struct LayeredBookService: BookService {
 struct ApiKeyAdapter: RequestAdapter {
   let header: String
   var secretHeaders: Set<String> { [header] }
-  func adapt(_ request: URLRequest, for attempt: Attempt) async throws -> URLRequest {
+  func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
-    adapted.setValue(attempt.context.environment.values["apiKey"], forHTTPHeaderField: header)
+    adapted.set(header, attempt.context.environment.values["apiKey"])
     return adapted
   }
 }

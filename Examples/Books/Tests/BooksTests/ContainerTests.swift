@@ -7,10 +7,6 @@ import KernelTesting
 import Layers
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// The books app's real composition, with parts swapped in a child container.
 @Suite struct ContainerTests {
   static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -24,7 +20,7 @@ import Testing
 
   /// A transport that records every request and answers each with `json`, in process.
   static func answering(_ json: String) -> RecordingTransport {
-    RecordingTransport { _ in ApiResponse(status: 200, body: Data(json.utf8)) }
+    RecordingTransport { _, _ in ApiResponse(status: 200, body: Data(json.utf8)) }
   }
 
   @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
@@ -37,8 +33,8 @@ import Testing
     let books = try container.resolve((any BookService).self)
     #expect(try await books.book(id: 7) == Book(id: 7, title: "Dune", author: "Frank Herbert"))
     let sent = try #require(transport.requests.all.first)
-    #expect(sent.url?.absoluteString == "http://127.0.0.1:8080/api/books/7")
-    #expect(sent.value(forHTTPHeaderField: "X-Library-Card") == "k-local")
+    #expect(sent.targetURL?.absoluteString == "http://127.0.0.1:8080/api/books/7")
+    #expect(sent.value(of: "X-Library-Card") == "k-local")
   }
 
   @Test func theOfflineStackAnswersFromTheStoreTheLayeredOneFilled() async throws {

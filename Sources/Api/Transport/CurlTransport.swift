@@ -1,0 +1,380 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// The transport on Linux: libcurl's multi interface on one thread of its own, libcurl opened
+/// with `dlopen` when the first request is made (a process that sends nothing never loads it).
+///
+/// - Connections are kept alive and reused between requests to the same origin.
+/// - No redirect is followed and no authentication is answered: the 3xx or 401 comes back, and
+///   the client decides (see `Redirects`).
+/// - `connectTimeout` bounds making a connection; `stallTimeout` ends an exchange that receives
+///   nothing for that long; `resourceTimeout` bounds the whole exchange, kept on `clock` so a
+///   test can pass it by advancing a test clock.
+/// - A body over `maximumBodyBytes` ends the exchange with `TransportError.tooLarge`.
+/// - Cancelling the calling task ends the request at once: its transfer is removed and its
+///   connection closed.
+/// - IPv4 and IPv6 addresses, literal (`http://[::1]:8080/`) or by name.
+///
+/// When libcurl cannot be loaded, every request fails with `TransportError.unavailable`, one
+/// sentence naming the library and the package to install.
+public final class CurlTransport: Transport {
+  public struct Configuration: Sendable {
+    public var connectTimeout: Duration = .seconds(30)
+    public var stallTimeout: Duration = .seconds(30)
+    public var resourceTimeout: Duration = .seconds(60)
+    public var maximumBodyBytes = 64 << 20
+    /// Connections open to one host at once; requests beyond it wait for one to be free.
+    public var maximumConnectionsPerHost = 64
+    /// The library opened: libcurl's soname on Linux.
+    public var library = CurlTransport.defaultLibrary
+
+    public init() {}
+  }
+
+  #if canImport(Darwin)
+    public static let defaultLibrary = "libcurl.4.dylib"
+  #else
+    public static let defaultLibrary = "libcurl.so.4"
+  #endif
+
+  public let configuration: Configuration
+  public let clock: any Clock<Duration>
+  private let engine = Mutex<CurlEngine?>(nil)
+
+  public init(
+    configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.configuration = configuration
+    self.clock = clock
+  }
+
+  deinit { engine.withLock { $0?.stop() } }
+
+  /// Whether libcurl can be loaded here; nil when it can, else the sentence a request fails
+  /// with.
+  public static func unavailability(library: String = defaultLibrary) -> String? {
+    var error = [CChar](repeating: 0, count: 512)
+    guard kernel_curl_load(library, &error, error.count) != 0 else { return nil }
+    let reason = String(
+      decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return "\(library) could not be loaded (\(reason)); install libcurl"
+      + " (Debian and Ubuntu: apt-get install libcurl4; Fedora: dnf install libcurl)"
+  }
+
+  private func running() throws -> CurlEngine {
+    try engine.withLock { engine in
+      if let engine { return engine }
+      if let reason = Self.unavailability(library: configuration.library) {
+        throw TransportError.unavailable(reason: reason)
+      }
+      let started = try CurlEngine(configuration: configuration)
+      engine = started
+      return started
+    }
+  }
+
+  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
+    try Task.checkCancellation()
+    guard let url = request.targetURL else {
+      throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
+    }
+    let host = url.host ?? "the server"
+    let engine = try running()
+    let transfer = CurlTransfer(
+      request: request, url: url.absoluteString, host: host, body: body,
+      configuration: configuration)
+    let watchdog = Task { [clock, configuration] in
+      try await clock.sleep(for: configuration.resourceTimeout)
+      transfer.finish(.failure(TransportError.timedOut(host: host)))
+      engine.remove(transfer)
+    }
+    defer { watchdog.cancel() }
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        if transfer.start(continuation) { engine.add(transfer) }
+      }
+    } onCancel: {
+      transfer.finish(.failure(CancellationError()))
+      engine.remove(transfer)
+    }
+  }
+}
+
+/// One request on its way: its options, what came back so far, and the caller waiting for it.
+/// What it receives is touched only on the engine's thread; the waiting caller is resumed once,
+/// by whichever comes first: the answer, cancellation or the deadline.
+final class CurlTransfer: @unchecked Sendable {
+  let request: HTTPRequest
+  let url: String
+  let host: String
+  let body: Data?
+  let configuration: CurlTransport.Configuration
+  /// The engine's thread's own.
+  var easy: UnsafeMutableRawPointer?
+  var headerList: UnsafeMutableRawPointer?
+  var received = Data()
+  var fields = HTTPFields()
+  var tooLarge = false
+
+  private let waiter = Mutex<(CheckedContinuation<ApiResponse, any Error>?, finished: Bool)>(
+    (nil, false))
+
+  init(
+    request: HTTPRequest, url: String, host: String, body: Data?,
+    configuration: CurlTransport.Configuration
+  ) {
+    self.request = request
+    self.url = url
+    self.host = host
+    self.body = body
+    self.configuration = configuration
+  }
+
+  /// Keeps the caller's continuation; false when the transfer already ended (cancelled).
+  func start(_ continuation: CheckedContinuation<ApiResponse, any Error>) -> Bool {
+    let finished = waiter.withLock { waiter -> Bool in
+      if !waiter.finished { waiter.0 = continuation }
+      return waiter.finished
+    }
+    if finished { continuation.resume(throwing: CancellationError()) }
+    return !finished
+  }
+
+  var isFinished: Bool { waiter.withLock { $0.finished } }
+
+  /// Resumes the caller with `result`, unless it was resumed already.
+  func finish(_ result: Result<ApiResponse, any Error>) {
+    let continuation = waiter.withLock { waiter -> CheckedContinuation<ApiResponse, any Error>? in
+      guard !waiter.finished else { return nil }
+      waiter.finished = true
+      defer { waiter.0 = nil }
+      return waiter.0
+    }
+    continuation?.resume(with: result)
+  }
+
+  /// Body bytes from libcurl: kept, or refused past the limit (which ends the transfer).
+  func receive(_ data: UnsafeRawBufferPointer) -> Int {
+    guard received.count + data.count <= configuration.maximumBodyBytes else {
+      tooLarge = true
+      return 0
+    }
+    received.append(contentsOf: data)
+    return data.count
+  }
+
+  /// One header line from libcurl; a status line starts a new head (after a `100 Continue`).
+  func receiveHeader(_ data: UnsafeRawBufferPointer) {
+    let line = String(decoding: data, as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+      fields = HTTPFields()
+      return
+    }
+    guard let colon = line.firstIndex(of: ":"),
+      let name = HTTPField.Name(String(line[..<colon]).trimmingCharacters(in: .whitespaces))
+    else { return }
+    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    fields.append(HTTPField(name: name, value: value))
+  }
+
+  /// What a finished transfer means, by libcurl's result code.
+  func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
+    if tooLarge || code == 63 {
+      return .failure(TransportError.tooLarge(host: host, limit: configuration.maximumBodyBytes))
+    }
+    switch code {
+    case 0:
+      var status = 0
+      if let easy {
+        kernel_curl_easy_getinfo_long(easy, Int32(KERNEL_CURLINFO_RESPONSE_CODE), &status)
+      }
+      guard (100..<1000).contains(status) else {
+        return .failure(TransportError.cannotConnect(host: host, reason: "the answer was not HTTP"))
+      }
+      return .success(
+        ApiResponse(HTTPResponse(status: .init(code: status), headerFields: fields), body: received)
+      )
+    case 6: return .failure(TransportError.unknownHost(host: host))
+    case 7: return .failure(TransportError.cannotConnect(host: host, reason: "connection refused"))
+    case 28: return .failure(TransportError.timedOut(host: host))
+    case 8, 18, 52, 55, 56:
+      return .failure(TransportError.cannotConnect(host: host, reason: "connection lost"))
+    default:
+      let reason = kernel_curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(code)"
+      return .failure(TransportError.cannotConnect(host: host, reason: reason.lowercased()))
+    }
+  }
+
+  /// Makes the easy handle with every option. On the engine's thread.
+  func prepare() -> Bool {
+    guard let easy = kernel_curl_easy_init() else { return false }
+    self.easy = easy
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    func long(_ option: Int32, _ value: Int) { kernel_curl_easy_setopt_long(easy, option, value) }
+    _ = url.withCString { kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_URL), $0) }
+    long(Int32(KERNEL_CURLOPT_PROTOCOLS), Int(KERNEL_CURLPROTO_HTTP | KERNEL_CURLPROTO_HTTPS))
+    long(Int32(KERNEL_CURLOPT_NOSIGNAL), 1)
+    long(Int32(KERNEL_CURLOPT_TCP_NODELAY), 1)
+    long(Int32(KERNEL_CURLOPT_FOLLOWLOCATION), 0)
+    long(Int32(KERNEL_CURLOPT_HTTP_VERSION), Int(KERNEL_CURL_HTTP_VERSION_1_1))
+    long(Int32(KERNEL_CURLOPT_CONNECTTIMEOUT_MS), configuration.connectTimeout.milliseconds)
+    long(Int32(KERNEL_CURLOPT_LOW_SPEED_LIMIT), 1)
+    long(
+      Int32(KERNEL_CURLOPT_LOW_SPEED_TIME), max(1, configuration.stallTimeout.milliseconds / 1000))
+    // No CURLOPT_TIMEOUT: the whole-exchange deadline is kept on the transport's clock alone, so
+    // a test clock decides it (a real-time backstop would end a held request on its own).
+    kernel_curl_easy_setopt_offset(
+      easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
+    kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_WRITEDATA), context)
+    kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_WRITEFUNCTION)) {
+      data, size, count, context in
+      guard let data, let context else { return 0 }
+      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+      return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+    kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_HEADERDATA), context)
+    kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_HEADERFUNCTION)) {
+      data, size, count, context in
+      guard let data, let context else { return 0 }
+      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+      transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+      return size * count
+    }
+    var lines = request.headerFields.map { "\($0.name.rawName): \($0.value)" }
+    // Nothing of curl's own beyond what the request says: no `Expect: 100-continue`, and no
+    // form content type for a body that names none.
+    lines.append("Expect:")
+    switch request.method {
+    case .get: long(Int32(KERNEL_CURLOPT_HTTPGET), 1)
+    case .head: long(Int32(KERNEL_CURLOPT_NOBODY), 1)
+    default:
+      _ = request.method.rawValue.withCString {
+        kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_CUSTOMREQUEST), $0)
+      }
+    }
+    if let body, !body.isEmpty || request.method == .post {
+      if request.headerFields[.contentType] == nil { lines.append("Content-Type:") }
+      kernel_curl_easy_setopt_offset(
+        easy, Int32(KERNEL_CURLOPT_POSTFIELDSIZE_LARGE), Int64(body.count))
+      _ = body.withUnsafeBytes {
+        kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_COPYPOSTFIELDS), $0.baseAddress)
+      }
+    }
+    for line in lines { headerList = line.withCString { kernel_curl_slist_append(headerList, $0) } }
+    kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_HTTPHEADER), headerList)
+    return true
+  }
+
+  /// Frees the handle and the header list. On the engine's thread, once out of the multi.
+  func cleanUp() {
+    if let easy { kernel_curl_easy_cleanup(easy) }
+    if let headerList { kernel_curl_slist_free_all(headerList) }
+    easy = nil
+    headerList = nil
+  }
+}
+
+/// The thread that drives libcurl's multi handle: it adds and removes transfers as callers ask,
+/// lets libcurl do the work, and resumes each caller as its transfer ends. The multi handle is
+/// used on that thread only, but for `curl_multi_wakeup`, which libcurl lets any thread call.
+final class CurlEngine: @unchecked Sendable {
+  private struct Requests {
+    var added: [CurlTransfer] = []
+    var removed: [CurlTransfer] = []
+    var stopping = false
+  }
+
+  private let multi: UnsafeMutableRawPointer
+  private let requests = Mutex(Requests())
+
+  init(configuration: CurlTransport.Configuration) throws {
+    guard let multi = kernel_curl_multi_init() else {
+      throw TransportError.unavailable(reason: "libcurl could not make a multi handle")
+    }
+    self.multi = multi
+    kernel_curl_multi_setopt_long(
+      multi, Int32(KERNEL_CURLMOPT_MAX_HOST_CONNECTIONS), configuration.maximumConnectionsPerHost)
+    let thread = Thread { [self] in run() }
+    thread.name = "kernel.curl"
+    thread.start()
+  }
+
+  func add(_ transfer: CurlTransfer) {
+    requests.withLock { $0.added.append(transfer) }
+    kernel_curl_multi_wakeup(multi)
+  }
+
+  func remove(_ transfer: CurlTransfer) {
+    requests.withLock { $0.removed.append(transfer) }
+    kernel_curl_multi_wakeup(multi)
+  }
+
+  /// Ends every transfer and the thread; the multi handle is freed by the thread as it ends.
+  func stop() {
+    requests.withLock { $0.stopping = true }
+    kernel_curl_multi_wakeup(multi)
+  }
+
+  private func run() {
+    var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    func end(_ transfer: CurlTransfer) {
+      if let easy = transfer.easy, active.removeValue(forKey: easy) != nil {
+        kernel_curl_multi_remove_handle(multi, easy)
+      }
+      transfer.cleanUp()
+    }
+    while true {
+      let (added, removed, stopping) = requests.withLock { requests in
+        defer {
+          requests.added = []
+          requests.removed = []
+        }
+        return (requests.added, requests.removed, requests.stopping)
+      }
+      for transfer in removed { end(transfer) }
+      if stopping {
+        for transfer in active.values {
+          transfer.finish(.failure(CancellationError()))
+          end(transfer)
+        }
+        for transfer in added { transfer.finish(.failure(CancellationError())) }
+        kernel_curl_multi_cleanup(multi)
+        return
+      }
+      for transfer in added where !transfer.isFinished && transfer.easy == nil {
+        guard transfer.prepare(), let easy = transfer.easy,
+          kernel_curl_multi_add_handle(multi, easy) == 0
+        else {
+          transfer.finish(
+            .failure(
+              TransportError.cannotConnect(
+                host: transfer.host, reason: "libcurl refused the request")))
+          transfer.cleanUp()
+          continue
+        }
+        active[easy] = transfer
+      }
+      var running: Int32 = 0
+      kernel_curl_multi_perform(multi, &running)
+      var easy: UnsafeMutableRawPointer?
+      var code: Int32 = 0
+      while kernel_curl_multi_next_done(multi, &easy, &code) == 1 {
+        guard let done = easy, let transfer = active[done] else { continue }
+        transfer.finish(transfer.outcome(code))
+        end(transfer)
+      }
+      var ready: Int32 = 0
+      kernel_curl_multi_poll(multi, 1000, &ready)
+    }
+  }
+}
+
+extension Duration {
+  /// This duration in whole milliseconds, at least one.
+  fileprivate var milliseconds: Int {
+    let parts = components
+    return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
+  }
+}

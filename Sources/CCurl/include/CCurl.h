@@ -1,0 +1,71 @@
+// libcurl, opened with dlopen when the first request is made: no link-time dependency, no
+// headers needed to build. The few calls Kernel's transport makes are wrapped in
+// non-variadic functions; the option numbers are libcurl's stable ABI.
+#ifndef KERNEL_CCURL_H
+#define KERNEL_CCURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef size_t (*kernel_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+enum {
+  KERNEL_CURLOPT_WRITEDATA = 10001,
+  KERNEL_CURLOPT_URL = 10002,
+  KERNEL_CURLOPT_WRITEFUNCTION = 20011,
+  KERNEL_CURLOPT_LOW_SPEED_LIMIT = 19,
+  KERNEL_CURLOPT_LOW_SPEED_TIME = 20,
+  KERNEL_CURLOPT_HTTPHEADER = 10023,
+  KERNEL_CURLOPT_HEADERDATA = 10029,
+  KERNEL_CURLOPT_CUSTOMREQUEST = 10036,
+  KERNEL_CURLOPT_NOPROGRESS = 43,
+  KERNEL_CURLOPT_NOBODY = 44,
+  KERNEL_CURLOPT_POST = 47,
+  KERNEL_CURLOPT_FOLLOWLOCATION = 52,
+  KERNEL_CURLOPT_HEADERFUNCTION = 20079,
+  KERNEL_CURLOPT_HTTPGET = 80,
+  KERNEL_CURLOPT_HTTP_VERSION = 84,
+  KERNEL_CURLOPT_NOSIGNAL = 99,
+  KERNEL_CURLOPT_MAXFILESIZE_LARGE = 30117,
+  KERNEL_CURLOPT_POSTFIELDSIZE_LARGE = 30120,
+  KERNEL_CURLOPT_TCP_NODELAY = 121,
+  KERNEL_CURLOPT_CONNECTTIMEOUT_MS = 156,
+  KERNEL_CURLOPT_COPYPOSTFIELDS = 10165,
+  KERNEL_CURLOPT_PROTOCOLS = 181,
+  KERNEL_CURLMOPT_MAXCONNECTS = 6,
+  KERNEL_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
+  KERNEL_CURLINFO_RESPONSE_CODE = 0x200002,
+  KERNEL_CURLPROTO_HTTP = 1,
+  KERNEL_CURLPROTO_HTTPS = 2,
+  KERNEL_CURL_HTTP_VERSION_1_1 = 2,
+};
+
+/// Opens `library` and initialises libcurl, once per process; a failure is not kept, so a later
+/// call tries again. Once bound, a call naming another library only checks that it opens.
+/// 0 when loaded; otherwise the loader's reason is written to `error`.
+int kernel_curl_load(const char *library, char *error, size_t capacity);
+
+void *kernel_curl_easy_init(void);
+void kernel_curl_easy_cleanup(void *easy);
+int kernel_curl_easy_setopt_long(void *easy, int option, long value);
+int kernel_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+int kernel_curl_easy_setopt_offset(void *easy, int option, int64_t value);
+int kernel_curl_easy_setopt_callback(void *easy, int option, kernel_curl_data_callback callback);
+int kernel_curl_easy_getinfo_long(void *easy, int info, long *value);
+const char *kernel_curl_easy_strerror(int code);
+
+void *kernel_curl_slist_append(void *list, const char *string);
+void kernel_curl_slist_free_all(void *list);
+
+void *kernel_curl_multi_init(void);
+int kernel_curl_multi_setopt_long(void *multi, int option, long value);
+int kernel_curl_multi_add_handle(void *multi, void *easy);
+int kernel_curl_multi_remove_handle(void *multi, void *easy);
+int kernel_curl_multi_perform(void *multi, int *running);
+int kernel_curl_multi_poll(void *multi, int timeout_ms, int *ready);
+int kernel_curl_multi_wakeup(void *multi);
+/// The next finished transfer: 1 with its handle and result code, or 0 when there is none.
+int kernel_curl_multi_next_done(void *multi, void **easy, int *result);
+void kernel_curl_multi_cleanup(void *multi);
+
+#endif
