@@ -65,12 +65,14 @@ public struct CommandLineApp: Sendable {
       do {
         try await BulkArguments.$current.withValue(numbers) {
           var command = try AppCommand.parseAsRoot(arguments)
+          Phases.mark("arguments")
           if var asynchronous = command as? any AsyncParsableCommand {
             try await asynchronous.run()
           } else {
             try command.run()
           }
         }
+        Phases.finish("output")
         return 0
       } catch {
         return Failure.report(error)
@@ -115,7 +117,10 @@ extension CommandLineMain {
     // SIGQUIT quits, as it does for any program; Swift's runtime would print a crash report
     // for it and carry on.
     signal(SIGQUIT, SIG_DFL)
-    let code = await commandLine().run(Array(CommandLine.arguments.dropFirst()))
+    Phases.start()
+    let line = commandLine()
+    Phases.mark("app")
+    let code = await line.run(Array(CommandLine.arguments.dropFirst()))
     exit(code)
   }
 }

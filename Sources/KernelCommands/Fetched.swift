@@ -35,6 +35,7 @@ extension Session {
   ) async throws -> Fetched<Value> {
     let composed = try services()
     let service = try composed.service(type)
+    Phases.mark("service")
     let clock = ContinuousClock()
     let start = clock.now
     defer {
@@ -50,6 +51,7 @@ extension Session {
       throw error
     }
     await settle(composed)
+    Phases.mark("answer")
     return Fetched(
       value: value, origin: recorder.origin ?? "network", oldestCacheAge: recorder.oldestCacheAge,
       elapsed: clock.now - start)

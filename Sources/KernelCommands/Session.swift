@@ -55,13 +55,17 @@ public struct Session: Sendable {
     runtime = Runtime(
       dataDirectory: directory, environment: chosen("environment"), baseURL: config.baseURL,
       log: { logger.debug("\(TerminalText.escaped($0))") }, warn: { Terminal.warn($0) })
+    if options.verbose { Phases.report(to: runtime.log) }
+    Phases.mark("config")
   }
 
   /// The profile's validated graph, for a command that reads or writes the data dir: the dir
   /// is created first, so an unusable one is a config error before any request.
   public func services() throws -> ComposedProfile {
     try prepareDataDirectory()
-    return try inspect()
+    let composed = try inspect()
+    Phases.mark("container")
+    return composed
   }
 
   /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.

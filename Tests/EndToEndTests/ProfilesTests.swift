@@ -89,6 +89,29 @@ import Testing
     }
   #endif
 
+  /// `-v` tells where a run's time went, phase by phase, from `main` on; without it, nothing.
+  @Test func verboseRunsNameTheirPhasesAndTheirTimes() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let fill = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
+    #expect(fill.status == 0, "\(fill)")
+    let offline = ["--profile", "offline", "movies", "top-grossing", "--year", "2016"]
+    let verbose = try await kernel.run(["-v"] + offline + ["--format", "json"])
+    #expect(verbose.status == 0, "\(verbose)")
+    let line = try #require(verbose.stderr.split(separator: "\n").first { $0.contains("phases: ") })
+    let phases = line.split(separator: "phases: ").last.map(String.init) ?? ""
+    let names = phases.split(separator: ";").first?.split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+    }
+    #expect(
+      names == ["app", "arguments", "config", "container", "service", "answer", "output"],
+      "\(line)")
+    #expect(phases.hasSuffix(" ms since main"), "\(line)")
+    #expect(verbose.json?["origin"] as? String == "cache")
+    let quiet = try await kernel.run(offline)
+    #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet)")
+  }
+
   @Test func layeredFallsBackToTheCacheWhenTheServerIsGoneAndSaysSo() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -25,7 +25,7 @@ import SampleApi
 /// against the `curl` tool fetching the same route from the fixture server, in one run: one
 /// `curl` process fetches it `curlFetches` times over one keep-alive connection, and its time is
 /// divided by that. Where URLSession is the transport (Apple platforms), bare URLSession code
-/// fetching and decoding the route is measured too.
+/// fetching and decoding the route is measured too. Target: kernel within 1.2x curl.
 enum HttpBench {
   static let curlFetches = 1000
 
@@ -37,8 +37,21 @@ enum HttpBench {
       client: ApiClient(context: context, transport: PlatformTransport()))
     let url = Route.topGrossingMovies(year: 2016).url(in: context.environment)
 
+    // Kernel's time broken down: the transport alone, the client (adapters, validation,
+    // redirects) over it, and decoding the body alone.
+    let transport = PlatformTransport()
+    let bareRequest = HTTPRequest(.get, url)
+    let client = ApiClient(context: context, transport: transport)
+    let body = try await transport.send(bareRequest, body: nil).body
+    let route = Route.topGrossingMovies(year: 2016)
     var contenders: [String: @Sendable () async throws -> Int] = [
-      "kernel": { try await movies.topGrossingMovies(year: 2016).count }
+      "kernel": { try await movies.topGrossingMovies(year: 2016).count },
+      "transport": { try await transport.send(bareRequest, body: nil).status == 200 ? 10 : 0 },
+      "client": { try await client.response(for: route).status == 200 ? 10 : 0 },
+      "decode": {
+        try JSONMapping.body.decode([ApiMovie].self, from: body, route: route).map { $0.convert() }
+          .count
+      },
     ]
     #if canImport(Darwin)
       let session = URLSession(configuration: .ephemeral)
@@ -63,6 +76,8 @@ enum HttpBench {
     let curl = medians["curl"] ?? 0
     var line = "http.loopback_get kernel_ns=\(Int(ours)) curl_ns=\(Int(curl))"
     if let bare = medians["urlsession"] { line += " urlsession_ns=\(Int(bare))" }
+    line +=
+      " transport_ns=\(Int(medians["transport"] ?? 0)) decode_ns=\(Int(medians["decode"] ?? 0)) client_ns=\(Int(medians["client"] ?? 0))"
     print(line)
     let ratio = curl > 0 ? ours / curl : 0
     print(

@@ -118,5 +118,22 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
   }
 
+  /// The origin of an authority (`host`, `host:port`, `[::1]:8080`) under `scheme`, as a URL
+  /// with that authority has it.
+  public init(scheme: String, authority: String) {
+    self.scheme = scheme.lowercased()
+    var hostPart = Substring(authority)
+    var port: Int?
+    if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+      hostPart = authority[..<colon]
+      port = Int(authority[authority.index(after: colon)...])
+    }
+    if hostPart.hasPrefix("["), hostPart.hasSuffix("]") {
+      hostPart = hostPart.dropFirst().dropLast()
+    }
+    host = hostPart.lowercased()
+    self.port = port ?? (self.scheme == "https" ? 443 : self.scheme == "http" ? 80 : -1)
+  }
+
   public var description: String { "\(scheme)://\(host):\(port)" }
 }

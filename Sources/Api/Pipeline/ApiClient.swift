@@ -135,14 +135,13 @@ public final class ApiClient: Sendable {
   ) {
     var current = request
     var hops = 0
-    let secret = adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()])
     while true {
       let started = Stopwatch(clock)
       let response = try await transport.send(current, body: body)
       guard
         let next = try redirects.next(
           after: response, to: current, hasBody: !(body ?? Data()).isEmpty, hops: hops,
-          secret: secret)
+          secret: adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()]))
       else { return (current, response) }
       trace?(
         traceLine(

@@ -30,7 +30,7 @@ public struct Redirects: Sendable {
   /// `hops` is how many redirects were followed before this one.
   func next(
     after response: ApiResponse, to request: HTTPRequest, hasBody: Bool, hops: Int,
-    secret: Set<String>
+    secret: @autoclosure () -> Set<String>
   ) throws -> HTTPRequest? {
     guard Self.statuses.contains(response.status),
       let location = response.headerFields[.location], let from = request.targetURL
@@ -55,7 +55,7 @@ public struct Redirects: Sendable {
     if response.status == 303 && method != .head { method = .get }
     var next = HTTPRequest(method, to, headerFields: request.headerFields)
     if Origin(from) != Origin(to) {
-      let dropped = Self.credentials.union(secretHeaders).union(secret)
+      let dropped = Self.credentials.union(secretHeaders).union(secret())
       next.headerFields = HTTPFields(
         next.headerFields.filter { !dropped.contains($0.name.canonicalName) })
     }

@@ -77,20 +77,25 @@ public final class CurlTransport: Transport {
 
   public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
     try Task.checkCancellation()
-    guard let url = request.targetURL else {
+    guard let url = request.target, let host = request.origin?.host else {
       throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
     }
-    let host = url.host ?? "the server"
     let engine = try running()
+    // On the real clock libcurl keeps the deadline itself (error 28, timedOut); on any other
+    // clock a watchdog task sleeps on it, so a test clock decides when the deadline passes.
+    let realTime = clock is ContinuousClock
     let transfer = CurlTransfer(
-      request: request, url: url.absoluteString, host: host, body: body,
-      configuration: configuration)
-    let watchdog = Task { [clock, configuration] in
-      try await clock.sleep(for: configuration.resourceTimeout)
-      transfer.finish(.failure(TransportError.timedOut(host: host)))
-      engine.remove(transfer)
-    }
-    defer { watchdog.cancel() }
+      request: request, url: url, host: host, body: body,
+      configuration: configuration, deadlineByLibcurl: realTime)
+    let watchdog =
+      realTime
+      ? nil
+      : Task { [clock, configuration] in
+        try await clock.sleep(for: configuration.resourceTimeout)
+        transfer.finish(.failure(TransportError.timedOut(host: host)))
+        engine.remove(transfer)
+      }
+    defer { watchdog?.cancel() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         if transfer.start(continuation) { engine.add(transfer) }
@@ -111,6 +116,8 @@ final class CurlTransfer: @unchecked Sendable {
   let host: String
   let body: Data?
   let configuration: CurlTransport.Configuration
+  /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
+  let deadlineByLibcurl: Bool
   /// The engine's thread's own.
   var easy: UnsafeMutableRawPointer?
   var headerList: UnsafeMutableRawPointer?
@@ -123,13 +130,14 @@ final class CurlTransfer: @unchecked Sendable {
 
   init(
     request: HTTPRequest, url: String, host: String, body: Data?,
-    configuration: CurlTransport.Configuration
+    configuration: CurlTransport.Configuration, deadlineByLibcurl: Bool
   ) {
     self.request = request
     self.url = url
     self.host = host
     self.body = body
     self.configuration = configuration
+    self.deadlineByLibcurl = deadlineByLibcurl
   }
 
   /// Keeps the caller's continuation; false when the transfer already ended (cancelled).
@@ -223,8 +231,11 @@ final class CurlTransfer: @unchecked Sendable {
     long(Int32(KERNEL_CURLOPT_LOW_SPEED_LIMIT), 1)
     long(
       Int32(KERNEL_CURLOPT_LOW_SPEED_TIME), max(1, configuration.stallTimeout.milliseconds / 1000))
-    // No CURLOPT_TIMEOUT: the whole-exchange deadline is kept on the transport's clock alone, so
-    // a test clock decides it (a real-time backstop would end a held request on its own).
+    // On another clock than the real one, no CURLOPT_TIMEOUT: a real-time limit would end a
+    // request a test holds on its own.
+    if deadlineByLibcurl {
+      long(Int32(KERNEL_CURLOPT_TIMEOUT_MS), configuration.resourceTimeout.milliseconds)
+    }
     kernel_curl_easy_setopt_offset(
       easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_WRITEDATA), context)

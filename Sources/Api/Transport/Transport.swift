@@ -115,13 +115,19 @@ extension HTTPRequest {
   }
 
   /// The absolute URL this request goes to (`http://[::1]:8080/api/x?y=1`).
-  public var targetURL: URL? {
+  public var targetURL: URL? { target.flatMap { URL(string: $0) } }
+
+  /// The absolute URL as text, put together without parsing anything.
+  var target: String? {
     guard let scheme, let authority else { return nil }
-    return URL(string: "\(scheme)://\(authority)\(path ?? "/")")
+    return "\(scheme)://\(authority)\(path ?? "/")"
   }
 
-  /// The scheme, host and port this request goes to.
-  public var origin: Origin? { targetURL.map(Origin.init) }
+  /// The scheme, host and port this request goes to, read from its scheme and authority.
+  public var origin: Origin? {
+    guard let scheme, let authority else { return nil }
+    return Origin(scheme: scheme, authority: authority)
+  }
 
   /// The value of `name`, the values of a repeated field joined by `, `; nil when absent.
   public func value(of name: String) -> String? {
