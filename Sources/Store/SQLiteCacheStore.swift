@@ -80,7 +80,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       // here costs a third of what a pool's would (it takes no reader from a pool; measured:
       // 8 µs against 23 µs, the C API's 6 µs).
       configuration.journalMode = .wal
-      let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+      let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)
       return SQLiteCacheStore(writer: queue, file: file)
     } catch let error as DatabaseError
@@ -92,6 +92,21 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     } catch {
       throw StoreError.unusable(
         file: file.path, cause: StoreError.cause(of: error), fix: StoreError.fix(for: error))
+    }
+  }
+
+  /// The file opened. Turning a new file to WAL while another process does the same can be
+  /// refused at once, without the busy handler (SQLite's way out of a deadlock): a few more
+  /// tries, after short pauses, settle it.
+  private static func queue(_ file: URL, _ configuration: Configuration) throws -> DatabaseQueue {
+    var attempt = 1
+    while true {
+      do {
+        return try DatabaseQueue(path: file.path, configuration: configuration)
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 5 {
+        usleep(UInt32(attempt) * 20_000)
+        attempt += 1
+      }
     }
   }
 
@@ -256,23 +271,38 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   private static func migrate(_ writer: any DatabaseWriter, file: String) throws {
     let migrator = migrator
-    let superseded = try writer.read { db -> [String]? in
-      guard try migrator.hasBeenSuperseded(db) else { return nil }
-      let known = Set(migrator.migrations)
-      return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
-    }
-    if let superseded { throw StoreError.newerSchema(file: file, unknownMigrations: superseded) }
     // Two processes opening one new file race: each reads what is applied, then applies the
     // rest, one transaction per migration, so the loser's next migration finds the winner's
-    // done ("no such table", "already exists") and rolls back. Reading again settles it: what
-    // the other applied is skipped. Only an error that persists is the file's own.
+    // done ("no such table", "already exists") and rolls back; even reading what is applied can
+    // fail while the other creates the table. Reading again settles it: what the other applied
+    // is skipped. The check forgets the schema this connection cached first (its own
+    // rolled-back migration had created `grdb_migrations`), and a check that fails is one more
+    // try. Only an error that persists is the file's own. (A soak run caught two kernels
+    // failing with "no such table: grdb_migrations".)
     for attempt in 1... {
       do {
+        let superseded = try writer.read { db -> [String]? in
+          guard try migrator.hasBeenSuperseded(db) else { return nil }
+          let known = Set(migrator.migrations)
+          return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+        }
+        if let superseded {
+          throw StoreError.newerSchema(file: file, unknownMigrations: superseded)
+        }
         try migrator.migrate(writer)
         return
+      } catch let error as StoreError {
+        throw error
       } catch {
-        if try writer.read({ try migrator.hasCompletedMigrations($0) }) { return }
+        let completed = try? writer.read { db -> Bool in
+          db.clearSchemaCache()
+          return try migrator.hasCompletedMigrations(db)
+        }
+        if completed == true { return }
         if attempt == 4 { throw error }
+        // SQLite refuses a deferred transaction that would deadlock at once, without waiting:
+        // give the other's migration time to commit before reading again.
+        usleep(UInt32(attempt) * 20_000)
       }
     }
   }

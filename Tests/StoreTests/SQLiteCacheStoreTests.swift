@@ -4,6 +4,7 @@ import GRDB
 import KernelTesting
 import Layers
 import Store
+import Synchronization
 import Testing
 
 @Suite struct SQLiteCacheStoreTests {
@@ -21,6 +22,26 @@ import Testing
       try String.fetchOne(db, sql: "PRAGMA journal_mode")
     }
     #expect(mode == "wal")
+  }
+
+  /// Two connections opening one new file at once (as two kernels do) race to migrate it:
+  /// both must open it, whichever wins (the loser reads the schema afresh, not what it cached).
+  @Test func twoConnectionsOpeningOneNewFileAtOnceBothOpenIt() throws {
+    for round in 0..<40 {
+      let folder = try TemporaryDirectory("store")
+      defer { folder.remove() }
+      let failures = Mutex<[String]>([])
+      let threads = (0..<2).map { _ in
+        Thread {
+          do { _ = try SQLiteCacheStore.open(at: folder.cache) } catch {
+            failures.withLock { $0.append("\(error)") }
+          }
+        }
+      }
+      for thread in threads { thread.start() }
+      while threads.contains(where: { !$0.isFinished }) { usleep(1000) }
+      #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+    }
   }
 
   @Test func entriesAreKeptPerKeyAcrossOpeningsAndRenewedOnA304() async throws {
