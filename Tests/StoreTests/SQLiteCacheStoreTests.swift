@@ -31,15 +31,12 @@ import Testing
       let folder = try TemporaryDirectory("store")
       defer { folder.remove() }
       let failures = Mutex<[String]>([])
-      let threads = (0..<2).map { _ in
-        Thread {
-          do { _ = try SQLiteCacheStore.open(at: folder.cache) } catch {
-            failures.withLock { $0.append("\(error)") }
-          }
+      // Both opens at once, on two threads; returns when both are done.
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        do { _ = try SQLiteCacheStore.open(at: folder.cache) } catch {
+          failures.withLock { $0.append("\(error)") }
         }
       }
-      for thread in threads { thread.start() }
-      while threads.contains(where: { !$0.isFinished }) { usleep(1000) }
       #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
     }
   }
