@@ -47,6 +47,49 @@ import Testing
     #expect(Route.movie(id: 3).description == "GET movies/3")
   }
 
+  @Test(arguments: [
+    "movies/topGrossing/2016", "auth", "a/b.c/~d_e-f", "", "x/", "a//b", "./x", "a/../b", "..",
+    ".hidden/x", "a b", "caf\u{e9}", "x?y=1", "x#frag", "100%", "//other.host/x",
+    "https://other.host/", "a:b",
+  ])
+  func requestsAreTheRouteURLsTakenApart(path: String) throws {
+    for base in [
+      "https://example.com/api/", "http://127.0.0.1:8080/a/b/", "https://user:pw@example.com",
+      "http://[::1]:9000/api",
+    ] {
+      let environment = try ApiEnvironment(name: "x", baseURL: base)
+      for route in [
+        Route.get(path), Route.get(path, query: [URLQueryItem(name: "q", value: "a b")]),
+        Route.post(path, body: Data("{}".utf8)),
+      ] {
+        let request = route.request(in: environment)
+        let expected = HTTPRequest(route.method, route.url(in: environment))
+        #expect(request.scheme == expected.scheme, "\(base) \(path)")
+        #expect(request.authority == expected.authority, "\(base) \(path)")
+        #expect(request.path == expected.path, "\(base) \(path)")
+        #expect(request.method == route.method)
+        #expect(request.headerFields == route.headerFields)
+      }
+    }
+  }
+
+  @Test func anEnvironmentKnowsItsOwnRequestsAndItsOrigin() throws {
+    let environment = try ApiEnvironment(name: "x", baseURL: "http://LOCALHOST:80/api/")
+    #expect(environment.isOrigin(of: Route.auth.request(in: environment)))
+    #expect(
+      environment.isOrigin(of: HTTPRequest(.get, try #require(URL(string: "http://localhost/x")))))
+    #expect(
+      !environment.isOrigin(
+        of: HTTPRequest(.get, try #require(URL(string: "http://localhost:81/x")))))
+    #expect(
+      !environment.isOrigin(of: HTTPRequest(.get, try #require(URL(string: "https://localhost/x"))))
+    )
+    let decoded = try JSONDecoder().decode(
+      ApiEnvironment.self, from: try JSONEncoder().encode(environment))
+    #expect(decoded == environment)
+    #expect(decoded.origin == Origin(try #require(URL(string: "http://localhost/"))))
+  }
+
   @Test func aSavedEnvironmentIsValidatedWhenDecoded() throws {
     let json = Data(#"{"name": "evil", "baseURL": "http://attacker.example/"}"#.utf8)
     #expect(throws: ApiError.self) { try JSONDecoder().decode(ApiEnvironment.self, from: json) }

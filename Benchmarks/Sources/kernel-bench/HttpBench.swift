@@ -52,6 +52,9 @@ enum HttpBench {
         try JSONMapping.body.decode([ApiMovie].self, from: body, route: route).map { $0.convert() }
           .count
       },
+      "foundation_decode": {
+        try foundationDecoder.decode([ApiMovie].self, from: body).map { $0.convert() }.count
+      },
     ]
     #if canImport(Darwin)
       let session = URLSession(configuration: .ephemeral)
@@ -65,19 +68,23 @@ enum HttpBench {
       return
     }
     // A first run warms the server and proves the tool is there.
-    guard try curlPerFetch(url, rounds: 1) != nil else {
+    guard try curlPerFetch(url) != nil else {
       print("kernel-bench: http: the curl tool is not installed; install curl to compare")
       return
     }
-    var medians = try await interleaved(rounds: 21, iterations: 100, contenders)
-    medians["curl"] = try curlPerFetch(url, rounds: 11)
+    // curl runs in every round beside the others, so a noisy stretch of the machine weighs on
+    // both sides of the ratio alike.
+    let medians = try await interleaved(
+      rounds: 15, iterations: 200, contenders, alongside: ("curl", { try curlPerFetch(url) }))
     await server.stop()
     let ours = medians["kernel"] ?? 0
     let curl = medians["curl"] ?? 0
     var line = "http.loopback_get kernel_ns=\(Int(ours)) curl_ns=\(Int(curl))"
     if let bare = medians["urlsession"] { line += " urlsession_ns=\(Int(bare))" }
     line +=
-      " transport_ns=\(Int(medians["transport"] ?? 0)) decode_ns=\(Int(medians["decode"] ?? 0)) client_ns=\(Int(medians["client"] ?? 0))"
+      " transport_ns=\(Int(medians["transport"] ?? 0)) client_ns=\(Int(medians["client"] ?? 0))"
+      + " decode_ns=\(Int(medians["decode"] ?? 0))"
+      + " foundation_decode_ns=\(Int(medians["foundation_decode"] ?? 0))"
     print(line)
     let ratio = curl > 0 ? ours / curl : 0
     print(
@@ -88,29 +95,36 @@ enum HttpBench {
     try await storm()
   }
 
+  /// Foundation's `JSONDecoder` reading days as `JSONMapping` does: what decoding cost before
+  /// Kernel had its own decoder.
+  private static let foundationDecoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      return CalendarDay.date(from: try container.decode(String.self))
+        ?? Date(timeIntervalSince1970: 0)
+    }
+    return decoder
+  }()
+
   private static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 
-  /// The median, over `rounds` runs, of one `curl` process's time fetching `url`
-  /// `curlFetches` times divided by that; nil when there is no `curl` tool.
-  static func curlPerFetch(_ url: URL, rounds: Int) throws -> Double? {
-    var samples: [Double] = []
-    for _ in 0..<rounds {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments =
-        ["curl", "--silent", "--fail"]
-        + Array(repeating: ["--output", "/dev/null", url.absoluteString], count: curlFetches)
-        .flatMap { $0 }
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      let start = DispatchTime.now().uptimeNanoseconds
-      try process.run()
-      process.waitUntilExit()
-      guard process.terminationStatus == 0 else { return nil }
-      samples.append(
-        Double(DispatchTime.now().uptimeNanoseconds - start) / Double(curlFetches))
-    }
-    return median(samples)
+  /// One `curl` process's time fetching `url` `curlFetches` times, divided by that; nil when
+  /// there is no `curl` tool.
+  static func curlPerFetch(_ url: URL) throws -> Double? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments =
+      ["curl", "--silent", "--fail"]
+      + Array(repeating: ["--output", "/dev/null", url.absoluteString], count: curlFetches)
+      .flatMap { $0 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let start = DispatchTime.now().uptimeNanoseconds
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(curlFetches)
   }
 
   /// Fifty concurrent requests through one token expiry, seven times, each on a new client
@@ -154,11 +168,13 @@ enum HttpBench {
 
   /// Median nanoseconds per call of each contender, sampled in alternating rounds.
   static func interleaved(
-    rounds: Int, iterations: Int, _ contenders: [String: @Sendable () async throws -> Int]
+    rounds: Int, iterations: Int, _ contenders: [String: @Sendable () async throws -> Int],
+    alongside other: (String, () throws -> Double?)? = nil
   ) async throws -> [String: Double] {
     var samples: [String: [Double]] = [:]
     let names = contenders.keys.sorted()
     for round in 0..<rounds {
+      if let other, let sample = try other.1() { samples[other.0, default: []].append(sample) }
       for name in round.isMultiple(of: 2) ? names : names.reversed() {
         guard let body = contenders[name] else { continue }
         let start = DispatchTime.now().uptimeNanoseconds

@@ -17,6 +17,12 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   /// The app's own keys for this environment (`environments.staging.apiKey`), by name: what
   /// an adapter reads from `attempt.context.environment` when it adapts a request.
   public let values: [String: String]
+  /// The base URL taken apart once, so a request is put together without parsing a URL.
+  let requestBase: RequestBase
+
+  private enum CodingKeys: String, CodingKey {
+    case name, baseURL, tokenHeader, tokenScheme, allowsInsecureHTTP, values
+  }
 
   public init(
     name: String, baseURL: URL, tokenHeader: String = "Authorization",
@@ -58,6 +64,7 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     self.tokenScheme = tokenScheme
     self.allowsInsecureHTTP = allowsInsecureHTTP
     self.values = values
+    requestBase = RequestBase(baseURL)
   }
 
   /// Same as `init(name:baseURL:...)` from text, naming the environment when the URL is bad.
@@ -82,7 +89,16 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     tokenHeader: "Authorization", tokenScheme: "Bearer", allowsInsecureHTTP: false)
 
   /// The origin (scheme, host, port) requests to this environment go to.
-  public var origin: Origin { Origin(baseURL) }
+  public var origin: Origin { requestBase.origin }
+
+  /// Whether `request` goes to this environment's origin; a request built from one of its routes
+  /// is recognised without parsing its authority.
+  public func isOrigin(of request: HTTPRequest) -> Bool {
+    if request.scheme == requestBase.scheme && request.authority == requestBase.authority {
+      return true
+    }
+    return request.origin == origin
+  }
 
   public var description: String { "\(name) (\(baseURL.absoluteString))" }
 
@@ -106,6 +122,26 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   }
 }
 
+/// What every request to an environment starts from: the base URL's scheme, authority and
+/// path as a request carries them, and the Basic authorization its user and password make.
+struct RequestBase: Sendable, Hashable {
+  let scheme: String?
+  let authority: String
+  /// Percent-encoded, ending with `/`.
+  let path: String
+  let authorization: String?
+  let origin: Origin
+
+  init(_ url: URL) {
+    origin = Origin(url)
+    let request = HTTPRequest(.get, url)
+    scheme = request.scheme
+    authority = request.authority ?? ""
+    path = request.path ?? "/"
+    authorization = HTTPRequest.basicAuthorization(in: url)
+  }
+}
+
 /// Scheme, host and port: requests to the same origin may carry the environment's token.
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
   public let scheme: String
@@ -124,7 +160,7 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     self.scheme = scheme.lowercased()
     var hostPart = Substring(authority)
     var port: Int?
-    if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+    if let colon = authority.lastIndex(of: ":"), !authority[colon...].utf8.contains(0x5D) {
       hostPart = authority[..<colon]
       port = Int(authority[authority.index(after: colon)...])
     }

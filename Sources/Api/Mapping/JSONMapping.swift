@@ -24,11 +24,10 @@ public struct JSONMapping: Sendable, Hashable {
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
       throw ApiError.decoding(route: route, field: "", reason: "the body is empty")
     }
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .custom(Self.decodeDay)
-    if let key = Self.mappingKey { decoder.userInfo[key] = self }
     do {
-      return try decoder.decode(Located<T>.self, from: data).value
+      return try JSONBodyDecoder(dateDecoding: .day).decode(from: data) { root in
+        try locate(in: root).decodeValue(T.self)
+      }
     } catch let error as DecodingError {
       throw Self.apiError(error, route: route)
     } catch let failure as EnvelopeFailure {
@@ -36,17 +35,27 @@ public struct JSONMapping: Sendable, Hashable {
     }
   }
 
-  fileprivate static let mappingKey = CodingUserInfoKey(rawValue: "kernel.jsonMapping")
-
-  /// Days are `yyyy-MM-dd` in UTC; anything else is an error at the field.
-  private static func decodeDay(_ decoder: any Decoder) throws -> Date {
-    let container = try decoder.singleValueContainer()
-    let text = try container.decode(String.self)
-    guard let date = CalendarDay.date(from: text) else {
-      throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "expected a day as yyyy-MM-dd, found \"\(text)\"")
+  /// The decoder at the value: past the envelope, down the key path.
+  private func locate(in root: NodeDecoder) throws -> NodeDecoder {
+    var located = root
+    if envelope {
+      let top = try root.container(keyedBy: AnyKey.self)
+      let success: Bool
+      if let flag = try? top.decode(Bool.self, forKey: AnyKey("success")) {
+        success = flag
+      } else {
+        success = try top.decode(Int.self, forKey: AnyKey("success")) != 0
+      }
+      guard success else {
+        let message =
+          (try? top.decode(String.self, forKey: AnyKey("message")))
+          ?? (try? top.decode(String.self, forKey: AnyKey("error"))) ?? "success is 0"
+        throw EnvelopeFailure(message: message)
+      }
+      located = try located.member("data")
     }
-    return date
+    for key in keyPath { located = try located.member(key) }
+    return located
   }
 
   static func apiError(_ error: DecodingError, route: Route) -> ApiError {
@@ -64,7 +73,8 @@ public struct JSONMapping: Sendable, Hashable {
         route: route, field: path(context.codingPath + [key]), reason: "the field is missing")
     case .dataCorrupted(let context):
       if context.codingPath.isEmpty {
-        return .decoding(route: route, field: "", reason: "the body is not valid JSON")
+        let detail = (context.underlyingError as? JSONSyntaxError).map { ": \($0)" } ?? ""
+        return .decoding(route: route, field: "", reason: "the body is not valid JSON\(detail)")
       }
       return .decoding(
         route: route, field: path(context.codingPath), reason: context.debugDescription)
@@ -102,41 +112,6 @@ public struct JSONMapping: Sendable, Hashable {
 /// Why an envelope said no.
 struct EnvelopeFailure: Error {
   let message: String
-}
-
-/// A `T` found by walking the mapping's envelope and key path from the top of the body.
-private struct Located<T: Decodable>: Decodable {
-  let value: T
-
-  init(from decoder: any Decoder) throws {
-    let mapping = JSONMapping.mappingKey.flatMap { decoder.userInfo[$0] as? JSONMapping } ?? .body
-    var keys = mapping.keyPath
-    if mapping.envelope {
-      let top = try decoder.container(keyedBy: AnyKey.self)
-      let success: Bool
-      if let flag = try? top.decode(Bool.self, forKey: AnyKey("success")) {
-        success = flag
-      } else {
-        success = try top.decode(Int.self, forKey: AnyKey("success")) != 0
-      }
-      guard success else {
-        let message =
-          (try? top.decode(String.self, forKey: AnyKey("message")))
-          ?? (try? top.decode(String.self, forKey: AnyKey("error"))) ?? "success is 0"
-        throw EnvelopeFailure(message: message)
-      }
-      keys.insert("data", at: 0)
-    }
-    guard let last = keys.popLast() else {
-      value = try T(from: decoder)
-      return
-    }
-    var container = try decoder.container(keyedBy: AnyKey.self)
-    for key in keys {
-      container = try container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(key))
-    }
-    value = try container.decode(T.self, forKey: AnyKey(last))
-  }
 }
 
 /// A coding key made from any string.

@@ -77,13 +77,13 @@ public final class ApiClient: Sendable {
     var attempt = Attempt(route: route, client: self)
     while true {
       try Task.checkCancellation()
-      let url = route.url(in: context.environment)
-      var request = HTTPRequest(route.method, url, headerFields: route.headerFields)
+      let environment = context.environment
+      var request = route.request(in: environment)
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       // A user and password in the environment's URL, unless an adapter authorized otherwise.
       if request.headerFields[.authorization] == nil {
-        request.headerFields[.authorization] = HTTPRequest.basicAuthorization(in: url)
+        request.headerFields[.authorization] = environment.requestBase.authorization
       }
       let outcome: AttemptOutcome
       let started = Stopwatch(clock)

@@ -73,7 +73,7 @@ public struct AuthTokenAdapter: RequestAdapter {
   public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     let environment = attempt.context.environment
     var adapted = request
-    guard request.origin == environment.origin, let token = attempt.context.token else {
+    guard environment.isOrigin(of: request), let token = attempt.context.token else {
       adapted.set(environment.tokenHeader, nil)
       return adapted
     }

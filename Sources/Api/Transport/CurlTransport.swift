@@ -175,16 +175,27 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// One header line from libcurl; a status line starts a new head (after a `100 Continue`).
   func receiveHeader(_ data: UnsafeRawBufferPointer) {
-    let line = String(decoding: data, as: UTF8.self)
-    if line.hasPrefix("HTTP/") {
+    if data.starts(with: "HTTP/".utf8) {
       fields = HTTPFields()
       return
     }
-    guard let colon = line.firstIndex(of: ":"),
-      let name = HTTPField.Name(String(line[..<colon]).trimmingCharacters(in: .whitespaces))
+    guard let colon = data.firstIndex(of: UInt8(ascii: ":")),
+      let name = HTTPField.Name(String(decoding: Self.trimmed(data[..<colon]), as: UTF8.self))
     else { return }
-    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-    fields.append(HTTPField(name: name, value: value))
+    let value = Self.trimmed(data[(colon + 1)...])
+    fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+  }
+
+  /// `bytes` without the spaces, tabs and line ends around them.
+  private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>)
+    -> Slice<UnsafeRawBufferPointer>
+  {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    var start = bytes.startIndex
+    var end = bytes.endIndex
+    while start < end, blank(bytes[start]) { start += 1 }
+    while end > start, blank(bytes[end - 1]) { end -= 1 }
+    return bytes[start..<end]
   }
 
   /// What a finished transfer means, by libcurl's result code.
