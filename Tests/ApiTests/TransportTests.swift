@@ -222,6 +222,49 @@ import Testing
       #expect(small.body.count > 100)
     }
 
+    /// On the real clock libcurl keeps the whole-exchange deadline itself, and the engine's
+    /// thread must wake for libcurl's timer though no socket ever becomes ready: this waits
+    /// the 100 ms for real, nothing else here does.
+    @Test func libcurlsOwnDeadlineEndsAnAnswerThatNeverComes() async throws {
+      let held = TestClock()
+      let server = try await FixtureServer.start(options: heldBack(by: held))
+      var configuration = CurlTransport.Configuration()
+      configuration.resourceTimeout = .milliseconds(100)
+      let transport = CurlTransport(configuration: configuration)
+      await #expect(throws: TransportError.timedOut(host: "127.0.0.1")) {
+        try await transport.send(
+          HTTPRequest(.get, server.baseURL.appendingPathComponent("movies/1")), body: nil)
+      }
+      // The transport goes on working after a transfer its engine ended.
+      held.advance(by: .seconds(30))
+      let quick = try await FixtureServer.start()
+      let response = try await transport.send(
+        HTTPRequest(.get, quick.baseURL.appendingPathComponent("movies/1")), body: nil)
+      #expect(response.status == 200)
+      await quick.stop()
+      await server.stop()
+    }
+
+    @Test func manyRequestsAtOnceThroughOneTransportAllArrive() async throws {
+      var configuration = CurlTransport.Configuration()
+      configuration.maximumConnectionsPerHost = 3
+      let transport = CurlTransport(configuration: configuration)
+      let server = try await FixtureServer.start()
+      let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        for id in 1...40 {
+          group.addTask {
+            let url = server.baseURL.appendingPathComponent("movies/\(id % 5 + 1)")
+            return try await transport.send(HTTPRequest(.get, url), body: nil).status
+          }
+        }
+        return try await group.reduce(into: [Int]()) { $0.append($1) }
+      }
+      #expect(statuses.count == 40)
+      #expect(Set(statuses) == [200])
+      #expect(server.connectionsAccepted <= 3)
+      await server.stop()
+    }
+
     @Test func aMissingLibraryIsOneSentenceNamingItAndThePackage() async throws {
       var configuration = CurlTransport.Configuration()
       configuration.library = "libcurl-missing.so.9"
