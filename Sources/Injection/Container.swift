@@ -122,18 +122,22 @@ public final class Container: Sendable {
   /// Resolves every registration this container sees (with sample arguments where it takes
   /// some) and throws one `validationFailed` listing every failure, not just the first.
   public func validate() throws {
-    var failures: [InjectionError] = []
-    for definition in visibleDefinitions.sorted(by: { $0.key.description < $1.key.description }) {
+    // Validated in any order; only failures are put in order of the services they name, so a
+    // valid graph never pays for the type names a sort by name would spell out.
+    var failures: [(service: String, error: InjectionError)] = []
+    for definition in visibleDefinitions {
       do {
         try definition.validate(in: self)
       } catch let error as InjectionError {
-        failures.append(error)
+        failures.append((definition.key.description, error))
       } catch {
-        failures.append(
-          .factoryFailed(service: definition.key.description, underlying: error, path: []))
+        let service = definition.key.description
+        failures.append((service, .factoryFailed(service: service, underlying: error, path: [])))
       }
     }
-    if !failures.isEmpty { throw InjectionError.validationFailed(failures) }
+    if !failures.isEmpty {
+      throw InjectionError.validationFailed(failures.sorted { $0.service < $1.service }.map(\.error))
+    }
   }
 
   /// Freezes the container (registering afterwards throws `containerFrozen`) and makes its
