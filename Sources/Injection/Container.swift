@@ -136,7 +136,8 @@ public final class Container: Sendable {
       }
     }
     if !failures.isEmpty {
-      throw InjectionError.validationFailed(failures.sorted { $0.service < $1.service }.map(\.error))
+      throw InjectionError.validationFailed(
+        failures.sorted { $0.service < $1.service }.map(\.error))
     }
   }
 
