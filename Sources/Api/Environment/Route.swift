@@ -96,8 +96,9 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
 
   /// The request for this route in `environment`, without its body: method, URL and header
   /// fields as `url(in:)` and the route give them (the client adds the Basic authorization of
-  /// a user and password in the base URL after the adapters). A plain path (letters, digits, `-._~/`, no `.` or `..` segment)
-  /// with no query is joined to the base path as text; anything else goes through `url(in:)`.
+  /// a user and password in the base URL after the adapters). A plain path (letters, digits,
+  /// `-._~/`, no `.` or `..` segment) with no query is joined to the base path as text;
+  /// anything else goes through `url(in:)`.
   public func request(in environment: ApiEnvironment) -> HTTPRequest {
     let base = environment.requestBase
     if query.isEmpty, Self.isPlain(path) {
