@@ -224,7 +224,8 @@ import Testing
 
     /// On the real clock libcurl keeps the whole-exchange deadline itself, and the engine's
     /// thread must wake for libcurl's timer though no socket ever becomes ready: this waits
-    /// the 100 ms for real, nothing else here does.
+    /// at least the 100 ms for real, nothing else here does (later under load, which is fine:
+    /// only a deadline that never fires would fail it, at the suite's time limit).
     @Test func libcurlsOwnDeadlineEndsAnAnswerThatNeverComes() async throws {
       let held = TestClock()
       let server = try await FixtureServer.start(options: heldBack(by: held))
@@ -235,13 +236,7 @@ import Testing
         try await transport.send(
           HTTPRequest(.get, server.baseURL.appendingPathComponent("movies/1")), body: nil)
       }
-      // The transport goes on working after a transfer its engine ended.
-      held.advance(by: .seconds(30))
-      let quick = try await FixtureServer.start()
-      let response = try await transport.send(
-        HTTPRequest(.get, quick.baseURL.appendingPathComponent("movies/1")), body: nil)
-      #expect(response.status == 200)
-      await quick.stop()
+      held.advance(by: .seconds(30))  // lets the held answer go, so the server stops
       await server.stop()
     }
 
