@@ -53,50 +53,64 @@ private let binary: String = {
   return path
 }()
 
+/// Runs `kernel` with `arguments` and returns its exit status, whether a signal ended it, and
+/// what it wrote to stderr. Spawned with posix_spawn, not Foundation's `Process`: under
+/// AddressSanitizer, `Process.run` reads past the end of a buffer while it lists
+/// /proc/self/fd (a CI run caught it), which would pass for a finding of ours.
 private func run(_ arguments: [String]) -> (Int32, Bool, String) {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: binary)
-  process.arguments = arguments
-  process.environment = [
-    "PATH": "/usr/bin:/bin", "HOME": sandbox.path,
-    "XDG_DATA_HOME": sandbox.appendingPathComponent("data").path,
-    "KERNEL_TIMEOUTS_CALL_SECONDS": "3",
+  let environment = [
+    "PATH=/usr/bin:/bin", "HOME=\(sandbox.path)",
+    "XDG_DATA_HOME=\(sandbox.appendingPathComponent("data").path)",
+    "KERNEL_TIMEOUTS_CALL_SECONDS=3",
   ]
-  process.currentDirectoryURL = sandbox.appendingPathComponent("work")
-  process.standardInput = FileHandle.nullDevice
-  process.standardOutput = FileHandle.nullDevice
-  let errors = Pipe()
-  process.standardError = errors
-  do { try process.run() } catch { fatalError("could not start \(binary): \(error)") }
-  let deadline = Date(timeIntervalSinceNow: 8)
-  let collected = Collected()
-  let drained = DispatchSemaphore(value: 0)
-  let handle = errors.fileHandleForReading
-  Thread.detachNewThread {
-    collected.set(handle.readDataToEndOfFile())
-    drained.signal()
-  }
-  while process.isRunning {
-    if Date() > deadline {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+  var ends: [Int32] = [-1, -1]
+  guard pipe(&ends) == 0 else { fatalError("fuzz-cli: no pipe: errno \(errno)") }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+  posix_spawn_file_actions_addclose(&actions, ends[0])
+  posix_spawn_file_actions_addclose(&actions, ends[1])
+  // `env -C` starts the kernel in the private working directory (and execs it, so the status
+  // is the kernel's own).
+  let command = ["/usr/bin/env", "-C", sandbox.appendingPathComponent("work").path, binary]
+  let argv = (command + arguments).map { strdup($0) } + [nil]
+  let envp = environment.map { strdup($0) } + [nil]
+  defer { for string in argv + envp { free(string) } }
+  var child: pid_t = 0
+  let spawned = posix_spawn(&child, command[0], &actions, nil, argv, envp)
+  close(ends[1])
+  guard spawned == 0 else { fatalError("could not start \(binary): errno \(spawned)") }
+  // Reads stderr to its end, within 8 s; past them the child is killed and that is a finding.
+  let deadline = DispatchTime.now().uptimeNanoseconds + 8_000_000_000
+  var collected = [UInt8]()
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while true {
+    var ready = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+    if poll(&ready, 1, 100) > 0 {
+      let count = read(ends[0], &buffer, buffer.count)
+      if count == 0 || (count < 0 && errno != EINTR) { break }
+      if count > 0 { collected += buffer[0..<count] }
+    }
+    if DispatchTime.now().uptimeNanoseconds > deadline {
+      kill(child, SIGKILL)
+      var ignored: Int32 = 0
+      waitpid(child, &ignored, 0)
       fatalError("kernel \(arguments) ran past 8 s")
     }
-    usleep(1000)
   }
-  drained.wait()
+  close(ends[0])
+  var status: Int32 = 0
+  while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+  // The wait status as <sys/wait.h> lays it out: a signal number in the low 7 bits, else the
+  // exit code in the next 8.
+  let signal = status & 0x7f
+  let signalled = signal != 0 && signal != 0x7f
   return (
-    process.terminationStatus, process.terminationReason == .uncaughtSignal,
-    String(decoding: collected.get(), as: UTF8.self)
+    signalled ? signal : (status >> 8) & 0xff, signalled, String(decoding: collected, as: UTF8.self)
   )
-}
-
-/// What a child wrote to stderr; `lock` guards `data`.
-private final class Collected: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  func set(_ data: Data) { lock.withLock { self.data = data } }
-  func get() -> Data { lock.withLock { data } }
 }
 
 /// The process entry (SwiftPM's name for this target's `main`).
