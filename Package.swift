@@ -53,7 +53,10 @@ let package = Package(
     // The SQLite cache store (GRDB on the system libsqlite3): the only module importing GRDB.
     .target(
       name: "Store",
-      dependencies: ["Layers", "Domain", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "Layers", "Domain", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]),
     // Reads the config and builds the object graph per profile: the one place naming concrete types.
     .target(
       name: "Composition",
@@ -121,6 +124,7 @@ let package = Package(
     .testTarget(
       name: "OpenCompositionTests",
       dependencies: ["Composition", "Api", "Layers", "SampleApi", "KernelTesting"]),
+    .testTarget(name: "KernelCommandsTests", dependencies: ["KernelCommands"]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
     // GRDB here only to age, edit and lock the cache file from outside, as another process would.

@@ -37,6 +37,8 @@ public struct CommandLineApp: Sendable {
 
   /// The command line being run; commands read the app from here.
   @TaskLocal static var running: CommandLineApp?
+  /// The root command's configuration for the one being run.
+  @TaskLocal static var rootConfiguration: CommandConfiguration?
 
   /// The one being run, else a plain app named `app` (a command parsed outside `main`).
   public static var current: CommandLineApp {
@@ -53,30 +55,36 @@ public struct CommandLineApp: Sendable {
   /// as `main` would; returns the exit code.
   public func run(_ arguments: [String]) async -> Int32 {
     await Self.$running.withValue(self) {
-      var arguments = arguments
-      var numbers: [String]?
-      for bulk in bulkArguments {
-        let (kept, taken) = bulk.split(arguments)
-        if let taken {
-          (arguments, numbers) = (kept, taken)
-          break
+      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
+        await parseAndRun(arguments)
+      }
+    }
+  }
+
+  private func parseAndRun(_ arguments: [String]) async -> Int32 {
+    var arguments = arguments
+    var numbers: [String]?
+    for bulk in bulkArguments {
+      let (kept, taken) = bulk.split(arguments)
+      if let taken {
+        (arguments, numbers) = (kept, taken)
+        break
+      }
+    }
+    do {
+      try await BulkArguments.$current.withValue(numbers) {
+        var command = try AppCommand.parseAsRoot(arguments)
+        Phases.mark("arguments")
+        if var asynchronous = command as? any AsyncParsableCommand {
+          try await asynchronous.run()
+        } else {
+          try command.run()
         }
       }
-      do {
-        try await BulkArguments.$current.withValue(numbers) {
-          var command = try AppCommand.parseAsRoot(arguments)
-          Phases.mark("arguments")
-          if var asynchronous = command as? any AsyncParsableCommand {
-            try await asynchronous.run()
-          } else {
-            try command.run()
-          }
-        }
-        Phases.finish("output")
-        return 0
-      } catch {
-        return Failure.report(error)
-      }
+      Phases.finish("output")
+      return 0
+    } catch {
+      return Failure.report(error)
     }
   }
 }
@@ -127,8 +135,12 @@ extension CommandLineMain {
 
 /// The root command: the app's name, its commands and Kernel's.
 struct AppCommand: AsyncParsableCommand {
+  /// ArgumentParser asks for it many times a parse: built once per run.
   static var configuration: CommandConfiguration {
-    let line = CommandLineApp.current
+    CommandLineApp.rootConfiguration ?? configuration(of: CommandLineApp.current)
+  }
+
+  static func configuration(of line: CommandLineApp) -> CommandConfiguration {
     let prefix = line.app.variablePrefix
     let name = line.app.name
     let variables = ["PROFILE", "ENVIRONMENT", "BASE_URL", "CONFIG", "DATA_DIR", "FORMAT"]

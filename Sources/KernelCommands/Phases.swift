@@ -40,6 +40,7 @@ public enum Phases {
   static func finish(_ name: String) {
     mark(name)
     let (report, line) = state.withLock { state -> ((@Sendable (String) -> Void)?, String) in
+      guard state.report != nil else { return (nil, "") }
       let phases = state.marks.map { "\($0.0) \(milliseconds($0.1)) ms" }
       var since = ""
       if let started = state.started, let last = state.last {

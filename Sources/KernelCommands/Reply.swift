@@ -27,6 +27,34 @@ public enum Reply {
     return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
 
+  /// `text` as a JSON string literal, quotes included: `"`, `\` and the control characters
+  /// escaped as JSONEncoder escapes them (`\n`, `\t`, `\u001b`, …), slashes and every other
+  /// character kept. For an app that writes its JSON in a fixed key order: no encoder is made.
+  public static func quoted(_ text: String) -> String {
+    var out = [UInt8]()
+    out.reserveCapacity(text.utf8.count + 2)
+    out.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+      case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+      case 0x00..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(contentsOf: Array("\\u00".utf8))
+        out.append(hex[Int(byte >> 4)])
+        out.append(hex[Int(byte & 0x0F)])
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+    return String(decoding: out, as: UTF8.self)
+  }
+
   /// `486295561` → `486,295,561`, the same in every locale.
   public static func grouped(_ number: Int) -> String {
     let digits = Array(String(number.magnitude))

@@ -32,7 +32,7 @@ enum MovieOutput {
       if session.format == .text { Terminal.print("The api's answer is the same.") }
     } else {
       switch session.format {
-      case .json: Terminal.printExact(try json(movies, origin: fetched.origin))
+      case .json: Terminal.printExact(json(movies, origin: fetched.origin))
       default:
         Terminal.print(table(movies))
         Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
@@ -64,7 +64,7 @@ enum MovieOutput {
       }
       guard first else { return }
       switch format {
-      case .json: Terminal.printExact((try? MovieOutput.json(movies, origin: "cache")) ?? "")
+      case .json: Terminal.printExact(MovieOutput.json(movies, origin: "cache"))
       default:
         let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
         Terminal.print(MovieOutput.table(movies))
@@ -75,22 +75,16 @@ enum MovieOutput {
   }
 
   /// The contract's JSON, keys in the contract's order (JSONEncoder's order is not stable).
-  static func json(_ movies: [Movie], origin: String) throws -> String {
-    let entries = try movies.map { movie in
-      let cast = try movie.cast.map { "{\"name\":\(try quoted($0.name))}" }.joined(separator: ",")
-      return "{\"id\":\(movie.id),\"name\":\(try quoted(movie.name)),\"year\":\(movie.year),"
+  static func json(_ movies: [Movie], origin: String) -> String {
+    let quoted = Reply.quoted
+    let entries = movies.map { movie in
+      let cast = movie.cast.map { "{\"name\":\(quoted($0.name))}" }.joined(separator: ",")
+      return "{\"id\":\(movie.id),\"name\":\(quoted(movie.name)),\"year\":\(movie.year),"
         + "\"releaseDate\":\"\(CalendarDay.string(from: movie.releaseDate))\","
         + "\"grossing\":\(movie.grossing),\"rating\":\(movie.rating.isFinite ? "\(movie.rating)" : "null"),"
         + "\"cast\":[\(cast)]}"
     }
-    return "{\"origin\":\(try quoted(origin)),\"movies\":[\(entries.joined(separator: ","))]}"
-  }
-
-  /// `text` as a JSON string, escaped by JSONEncoder.
-  static func quoted(_ text: String) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(text), as: UTF8.self)
+    return "{\"origin\":\(quoted(origin)),\"movies\":[\(entries.joined(separator: ","))]}"
   }
 
   static func table(_ movies: [Movie]) -> String {
