@@ -12,14 +12,38 @@ import Synchronization
 /// is corrupt, is moved aside (`cache.sqlite.corrupt-<timestamp>`) with a warning and replaced:
 /// the cache is disposable. Other processes may use the same file: a statement waits at most
 /// `busyTimeout` for their locks, and opening waits at most that long in all.
+///
+/// A file that already holds this build's schema is opened for lookups alone (see
+/// `LookupConnection`): the writing connection, in WAL mode and migrated, is opened when the
+/// first write, count or clear needs it.
 public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
-  let writer: any DatabaseWriter
   /// The file, or nil in memory.
   public let file: URL?
+  private let lookups: LookupConnection?
+  private let opened: Mutex<(any DatabaseWriter)?>
+  private let openWriter: @Sendable () throws -> any DatabaseWriter
 
-  private init(writer: any DatabaseWriter, file: URL?) {
-    self.writer = writer
+  private init(
+    file: URL?, lookups: LookupConnection? = nil, writer: (any DatabaseWriter)?,
+    open: @escaping @Sendable () throws -> any DatabaseWriter
+  ) {
     self.file = file
+    self.lookups = lookups
+    self.opened = Mutex(writer)
+    self.openWriter = open
+  }
+
+  /// Whether the writing connection is open (a store opened for lookups opens it on first write).
+  var writerIsOpen: Bool { opened.withLock { $0 != nil } }
+
+  /// The writing connection, opened on first use; a failure is thrown and tried again next time.
+  private func writer() throws -> any DatabaseWriter {
+    try opened.withLock { opened in
+      if let opened { return opened }
+      let writer = try openWriter()
+      opened = writer
+      return writer
+    }
   }
 
   private var name: String { file?.path ?? "in memory" }
@@ -28,7 +52,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// `.newerSchema`, each naming the file, the cause and the fix.
   public static func open(
     at file: URL, busyTimeout: Duration = .milliseconds(1500),
-    warn: @Sendable (String) -> Void = { _ in }
+    warn: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> SQLiteCacheStore {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
@@ -48,8 +72,30 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         cause: "its folder could not be created (\(error.localizedDescription))",
         fix: "choose another --data-dir")
     }
+    // Opening runs several statements: together they wait no longer than one may.
+    let patience = Patience(perStatement: busyTimeout)
+    patience.startOpening()
+    defer { patience.endOpening() }
+    let open: @Sendable () throws -> any DatabaseWriter = {
+      try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
+    }
+    if let lookups = LookupConnection.open(
+      file.path, known: Set(migrator.migrations), patience: patience)
+    {
+      return SQLiteCacheStore(file: file, lookups: lookups, writer: nil, open: open)
+    }
+    let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
+    return SQLiteCacheStore(file: file, writer: writer, open: open)
+  }
+
+  /// The writing connection; a file that is not a database or is corrupt is moved aside (with
+  /// a warning) and a new one started.
+  private static func connectRepairing(
+    _ file: URL, busyTimeout: Duration, warn: @escaping @Sendable (String) -> Void,
+    _ patience: Patience? = nil
+  ) throws -> any DatabaseWriter {
     do {
-      return try connect(file, busyTimeout: busyTimeout)
+      return try connect(file, busyTimeout: busyTimeout, patience)
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     {
@@ -65,16 +111,20 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   public static func inMemory() throws -> SQLiteCacheStore {
     let queue = try DatabaseQueue()
     try migrate(queue, file: ":memory:")
-    return SQLiteCacheStore(writer: queue, file: nil)
+    return SQLiteCacheStore(file: nil, writer: queue) { queue }
   }
 
-  private static func connect(_ file: URL, busyTimeout: Duration) throws -> SQLiteCacheStore {
-    let patience = Patience(perStatement: busyTimeout)
+  /// `opening`: the patience the opening started with, whose budget this shares; else one of
+  /// its own.
+  private static func connect(_ file: URL, busyTimeout: Duration, _ opening: Patience? = nil)
+    throws -> any DatabaseWriter
+  {
+    let patience = opening ?? Patience(perStatement: busyTimeout)
     var configuration = Configuration()
     configuration.busyMode = .callback { tries in patience.mayWait(tries: tries) }
-    // Opening runs several statements: together they wait no longer than one may.
-    patience.startOpening()
-    defer { patience.endOpening() }
+    let owned = opening == nil
+    if owned { patience.startOpening() }
+    defer { if owned { patience.endOpening() } }
     do {
       // One connection in WAL mode: other processes still read while one writes, and a read
       // here costs a third of what a pool's would (it takes no reader from a pool; measured:
@@ -82,7 +132,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       configuration.journalMode = .wal
       let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)
-      return SQLiteCacheStore(writer: queue, file: file)
+      return queue
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     {
@@ -137,8 +187,13 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// another queue and back, which cost 15 times the query itself (measured: 108 µs against
   /// 6 µs), and `read` would wrap it in a transaction it does not need.
   public func entry(for key: String) async throws -> CacheEntry? {
-    try await using("read") {
-      try writer.unsafeRead { db in
+    if let lookups {
+      do { return try lookups.entry(for: key) } catch let error as DatabaseError {
+        throw StoreError.failed(file: name, doing: "read", cause: StoreError.cause(of: error))
+      }
+    }
+    return try await using("read") {
+      try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
           sql: "SELECT payload, storedAt, etag, lastModified FROM cache_entry WHERE key = ?")
         guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
@@ -152,7 +207,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// One upsert in a transaction of its own, written in place for the same reason as reads.
   public func store(_ entry: CacheEntry) async throws {
     try await using("written") {
-      try writer.write { db in
+      try writer().write { db in
         let statement = try db.cachedStatement(
           sql: """
             INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified)
@@ -171,7 +226,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     try await using("written") {
-      try writer.write { db in
+      try writer().write { db in
         try db.execute(
           sql:
             "UPDATE cache_entry SET storedAt = ?, etag = ?, lastModified = ? WHERE key = ?",
@@ -186,7 +241,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   public func statistics() async throws -> CacheStatistics {
     try await using("read") {
-      try await writer.read { [file] db in
+      try await writer().read { [file] db in
         let row = try Row.fetchOne(
           db, sql: "SELECT COUNT(*), MIN(storedAt), MAX(storedAt) FROM cache_entry")
         let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
@@ -201,7 +256,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   public func clear() async throws -> Int {
     try await using("cleared") {
-      try await writer.write { db in
+      try await writer().write { db in
         let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
         try db.execute(sql: "DELETE FROM cache_entry")
         return entries
@@ -310,7 +365,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
 /// How long statements wait for another process's lock: `perStatement` each, and while the
 /// file is being opened, that long for all of opening's statements together.
-private final class Patience: Sendable {
+final class Patience: Sendable {
   private static let pause: UInt32 = 10_000  // microseconds between tries
   private let perStatementTries: Int
   private let perStatement: Duration
