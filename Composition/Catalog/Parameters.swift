@@ -26,18 +26,18 @@ public struct Parameters: Sendable, Equatable {
 
   /// Parses `name`, `name(a, b)` or `name(label: value, …)` found at `key` of `file`.
   public static func parse(_ text: String, file: String, key: String) throws -> Parameters {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
-    let name = String(trimmed.prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingSpaces()
+    let name = String(trimmed.prefix { $0 != "(" }).trimmingSpaces()
     var positional: [String] = []
     var named: [String: String] = [:]
     if let open = trimmed.firstIndex(of: "("), trimmed.hasSuffix(")") {
       let inside = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
       for piece in inside.split(separator: ",") {
-        let argument = piece.trimmingCharacters(in: .whitespaces)
+        let argument = piece.trimmingSpaces()
         if let colon = argument.firstIndex(of: ":") {
-          let label = argument[..<colon].trimmingCharacters(in: .whitespaces)
+          let label = argument[..<colon].trimmingSpaces()
           named[label] = argument[argument.index(after: colon)...]
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingSpaces()
         } else {
           positional.append(argument)
         }
@@ -85,5 +85,20 @@ public struct Parameters: Sendable, Equatable {
   /// A config error at this entry: "… but it must be `expected`."
   public func invalid(_ expected: String) -> ConfigError {
     .malformed(file: file, key: key, value: written, expected: expected)
+  }
+}
+
+extension StringProtocol {
+  /// Without the spaces and tabs at either end: what `trimmingCharacters(in: .whitespaces)`
+  /// drops (Unicode's space separators, the tab and the zero-width space), without a trip through NSString.
+  func trimmingSpaces() -> String {
+    let scalars = unicodeScalars
+    let isSpace = { (scalar: Unicode.Scalar) in
+      scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+    }
+    guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+      let last = scalars.lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(String.UnicodeScalarView(scalars[first...last]))
   }
 }

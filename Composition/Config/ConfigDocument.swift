@@ -22,7 +22,7 @@ public struct ConfigDocument: Sendable {
   /// The file's values, checked and typed by the schema.
   private let snapshot: InMemoryProvider
   private let variables: EnvironmentVariablesProvider
-  private let flags: InMemoryProvider
+  private var flags: InMemoryProvider
   private let flagNames: [String: String]
 
   /// The command-line flags that set config keys, by key.
@@ -68,12 +68,24 @@ public struct ConfigDocument: Sendable {
     self.file = file
     self.variables = EnvironmentVariablesProvider(
       environmentVariables: variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") })
-    values = [:]
+    self.flags = Self.provider(flags)
+    self.flagNames = Self.flagForKey
+  }
+
+  /// This document with `flags` over it instead of the ones it was read with: the file is not
+  /// read or checked again. For a config read before the command line was parsed.
+  public func with(flags: [String: String]) -> ConfigDocument {
+    var copy = self
+    copy.flags = Self.provider(flags)
+    return copy
+  }
+
+  private static func provider(_ flags: [String: String]) -> InMemoryProvider {
+    var values: [AbsoluteConfigKey: ConfigValue] = [:]
     for (key, value) in flags {
       values[AbsoluteConfigKey([key])] = ConfigValue(.string(value), isSecret: false)
     }
-    self.flags = InMemoryProvider(name: "flags", values: values)
-    self.flagNames = Self.flagForKey
+    return InMemoryProvider(name: "flags", values: values)
   }
 
   /// The file `--config` / `<PREFIX>_CONFIG` names, else the app's config file under the
@@ -85,8 +97,9 @@ public struct ConfigDocument: Sendable {
     let variable = "\(app.variablePrefix)_CONFIG"
     // An empty variable means unset, like every other one.
     let explicit = path ?? variables[variable].flatMap { $0.isEmpty ? nil : $0 }
-    let local = workingDirectory.appendingPathComponent(app.configFile)
-    let found = FileManager.default.fileExists(atPath: local.path) ? app.configFile : nil
+    let directory = workingDirectory.path
+    let local = directory + (directory.hasSuffix("/") ? "" : "/") + app.configFile
+    let found = FileManager.default.fileExists(atPath: local) ? app.configFile : nil
     guard let chosen = explicit ?? (app.builtInConfig == nil ? app.configFile : found) else {
       return try ConfigDocument(
         text: app.builtInConfig?.yaml ?? "", file: app.builtInConfig?.name ?? app.configFile,

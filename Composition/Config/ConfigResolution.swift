@@ -162,7 +162,7 @@ extension ConfigDocument {
         return .boolean(flag)
       case .list:
         let fallback = setting.defaultValue.map {
-          $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+          $0.split(separator: ",").map { $0.trimmingSpaces() }
         }
         guard case .stringArray(let list)? = try value(key, .stringArray, default: nil) else {
           return fallback.map { .list($0) }

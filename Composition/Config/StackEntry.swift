@@ -7,7 +7,7 @@ enum StackEntry {
     var open = false
     for piece in pieces {
       if open, let last = entries.popLast() {
-        entries.append(last + ", " + piece.trimmingCharacters(in: .whitespaces))
+        entries.append(last + ", " + piece.trimmingSpaces())
       } else {
         entries.append(piece)
       }

@@ -39,6 +39,8 @@ public struct CommandLineApp: Sendable {
   @TaskLocal static var running: CommandLineApp?
   /// The root command's configuration for the one being run.
   @TaskLocal static var rootConfiguration: CommandConfiguration?
+  /// The config being read beside the parsing, for the one being run.
+  @TaskLocal static var earlyConfig: EarlyConfig?
 
   /// The one being run, else a plain app named `app` (a command parsed outside `main`).
   public static var current: CommandLineApp {
@@ -54,9 +56,12 @@ public struct CommandLineApp: Sendable {
   /// Runs the command `arguments` names (without the program's name) in this process, printing
   /// as `main` would; returns the exit code.
   public func run(_ arguments: [String]) async -> Int32 {
-    await Self.$running.withValue(self) {
-      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
-        await parseAndRun(arguments)
+    let early = EarlyConfig(app)
+    return await Self.$running.withValue(self) {
+      await Self.$earlyConfig.withValue(early) {
+        await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
+          await parseAndRun(arguments)
+        }
       }
     }
   }

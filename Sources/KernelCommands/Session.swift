@@ -26,15 +26,23 @@ public struct Session: Sendable {
   ) throws {
     let app = CommandLineApp.current.app
     self.app = app
-    let variables = ProcessInfo.processInfo.environment
     var flags: [String: String] = [:]
     flags["profile"] = options.profile
     flags["environment"] = options.environment
     flags["baseURL"] = options.baseURL
     flags["dataDir"] = options.dataDir
-    let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    document = try app.load(
-      path: options.config, workingDirectory: workingDirectory, variables: variables, flags: flags)
+    let variables: [String: String]
+    let workingDirectory: URL
+    if let early = CommandLineApp.earlyConfig, early.app.name == app.name, options.config == nil {
+      (variables, workingDirectory) = (early.variables, early.workingDirectory)
+      document = try early.document(flags: flags)
+    } else {
+      variables = EarlyConfig.variables(prefix: app.variablePrefix + "_")
+      workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+      document = try app.load(
+        path: options.config, workingDirectory: workingDirectory, variables: variables,
+        flags: flags)
+    }
     let config = try document.resolve(profile: profile)
     self.config = config
     format = try Self.format(
@@ -159,8 +167,10 @@ public struct Session: Sendable {
     _ options: GlobalOptions, _ variables: [String: String], variable: String,
     allowed: [OutputFormat]
   ) throws -> OutputFormat {
-    let names = allowed.map(\.rawValue)
-    let choices = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "text")
+    var choices: String {
+      let names = allowed.map(\.rawValue)
+      return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "text")
+    }
     if let format = options.format {
       guard allowed.contains(format) else {
         throw UsageError(
