@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import KernelJSON
 
 /// Where in a body the value of a route lives, the features AlamofireCoreData users rely on:
 /// a key path (`"data"`, `"info.token"`) and an envelope (`{"success": 1, "data": …}`, where
@@ -26,7 +27,7 @@ public struct JSONMapping: Sendable, Hashable {
     }
     do {
       return try JSONBodyDecoder(dateDecoding: .day).decode(from: data) { root in
-        try locate(in: root).decodeValue(T.self)
+        try locate(in: root).decode(T.self)
       }
     } catch let error as DecodingError {
       throw Self.apiError(error, route: route)
@@ -36,7 +37,7 @@ public struct JSONMapping: Sendable, Hashable {
   }
 
   /// The decoder at the value: past the envelope, down the key path.
-  private func locate(in root: NodeDecoder) throws -> NodeDecoder {
+  private func locate(in root: JSONNode) throws -> JSONNode {
     var located = root
     if envelope {
       let top = try root.container(keyedBy: AnyKey.self)
@@ -112,22 +113,4 @@ public struct JSONMapping: Sendable, Hashable {
 /// Why an envelope said no.
 struct EnvelopeFailure: Error {
   let message: String
-}
-
-/// A coding key made from any string.
-struct AnyKey: CodingKey {
-  let stringValue: String
-  let intValue: Int?
-
-  init(_ string: String) {
-    stringValue = string
-    intValue = nil
-  }
-
-  init?(stringValue: String) { self.init(stringValue) }
-
-  init?(intValue: Int) {
-    stringValue = String(intValue)
-    self.intValue = intValue
-  }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KernelJSON
 
 /// One call of a service, as the layers see it: its name and key, and how its result is kept in
 /// a cache. A service gets every layer by describing each of its calls this way once.
@@ -54,9 +55,7 @@ extension CacheCodec where Value: Codable {
         return try encoder.encode(value)
       },
       decode: { data in
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return try decoder.decode(Value.self, from: data)
+        try JSONBodyDecoder(dateDecoding: .secondsSince1970).decode(Value.self, from: data)
       })
   }
 }

@@ -226,3 +226,23 @@ extension Array: DecodableArray where Element: Decodable {
     return elements
   }
 }
+
+/// A value in a body being decoded, for the api's key paths and envelopes (`JSONMapping`).
+package struct JSONNode {
+  let decoder: NodeDecoder
+
+  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws
+    -> KeyedDecodingContainer<Key>
+  {
+    try decoder.container(keyedBy: type)
+  }
+
+  /// The value at `name` in this object, with the errors `decode(_:forKey:)` would give.
+  package func member(_ name: String) throws -> JSONNode {
+    JSONNode(decoder: try decoder.member(name))
+  }
+
+  package func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    try decoder.decodeValue(type)
+  }
+}

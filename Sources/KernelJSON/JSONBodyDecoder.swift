@@ -43,11 +43,16 @@ public struct JSONBodyDecoder: Sendable {
   /// A `T` from `data`. Throws `DecodingError`: `.dataCorrupted` with an empty coding path when
   /// the body is not JSON (its description names the byte), and otherwise at the field.
   public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-    try decode(from: data) { try $0.decodeValue(T.self) }
+    try top(of: data) { try $0.decodeValue(T.self) }
+  }
+
+  /// What `body` makes of the value at the top of `data`.
+  package func decode<T>(from data: Data, _ body: (JSONNode) throws -> T) throws -> T {
+    try top(of: data) { try body(JSONNode(decoder: $0)) }
   }
 
   /// What `body` makes of the decoder at the top of `data`.
-  func decode<T>(from data: Data, _ body: (NodeDecoder) throws -> T) throws -> T {
+  private func top<T>(of data: Data, _ body: (NodeDecoder) throws -> T) throws -> T {
     let document: JSONDocument
     do {
       document = try JSONDocument(parsing: data)
@@ -85,5 +90,23 @@ final class DecodingSession {
     self.document = document
     self.dateDecoding = dateDecoding
     self.userInfo = userInfo
+  }
+}
+
+/// A coding key made from any string.
+package struct AnyKey: CodingKey {
+  package let stringValue: String
+  package let intValue: Int?
+
+  package init(_ string: String) {
+    stringValue = string
+    intValue = nil
+  }
+
+  package init?(stringValue: String) { self.init(stringValue) }
+
+  package init?(intValue: Int) {
+    stringValue = String(intValue)
+    self.intValue = intValue
   }
 }
