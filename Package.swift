@@ -129,7 +129,12 @@ let package = Package(
     .testTarget(
       name: "OpenCompositionTests",
       dependencies: ["Composition", "Api", "Layers", "SampleApi", "KernelTesting"]),
-    .testTarget(name: "KernelCommandsTests", dependencies: ["KernelCommands"]),
+    .testTarget(
+      name: "KernelCommandsTests",
+      dependencies: [
+        "KernelCommands", "Composition",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
     // GRDB here only to age, edit and lock the cache file from outside, as another process would.

@@ -26,30 +26,47 @@ public struct Session: Sendable {
   ) throws {
     let app = CommandLineApp.current.app
     self.app = app
-    var flags: [String: String] = [:]
-    flags["profile"] = options.profile
-    flags["environment"] = options.environment
-    flags["baseURL"] = options.baseURL
-    flags["dataDir"] = options.dataDir
+    let flags = GuessedOptions(options).flags
     let variables: [String: String]
     let workingDirectory: URL
-    if let early = CommandLineApp.earlyConfig, early.app.name == app.name, options.config == nil {
-      (variables, workingDirectory) = (early.variables, early.workingDirectory)
-      document = try early.document(flags: flags)
+    var early: EarlyStart?
+    if let started = CommandLineApp.earlyStart, started.app.name == app.name,
+      options.config == nil
+    {
+      (variables, workingDirectory) = (started.variables, started.workingDirectory)
+      document = try started.document(flags: flags)
+      early = started
     } else {
-      variables = EarlyConfig.variables(prefix: app.variablePrefix + "_")
+      variables = EarlyStart.variables(prefix: app.variablePrefix + "_")
       workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
       document = try app.load(
         path: options.config, workingDirectory: workingDirectory, variables: variables,
         flags: flags)
     }
-    let config = try document.resolve(profile: profile)
+    let adopted = profile == nil ? early?.adopt(options) : nil
+    let config = try adopted?.config.get() ?? document.resolve(profile: profile)
     self.config = config
     format = try Self.format(
       options, variables, variable: "\(app.variablePrefix)_FORMAT", allowed: formats)
     verbose = options.verbose
+    if let made = adopted?.runtime {
+      runtime = try made.get()
+    } else {
+      runtime = try Self.runtime(
+        app: app, config: config, variables: variables, workingDirectory: workingDirectory,
+        verbose: options.verbose)
+    }
+    if options.verbose { Phases.report(to: runtime.log) }
+    Phases.mark("config")
+  }
 
-    let logger = Logger.kernel(app.name, verbose: options.verbose)
+  /// The run's runtime: the data dir the config and variables choose, the environment a flag
+  /// or variable chose, and the `-v` log and warnings on stderr.
+  static func runtime(
+    app: KernelApp, config: KernelConfig, variables: [String: String], workingDirectory: URL,
+    verbose: Bool
+  ) throws -> Runtime {
+    let logger = Logger.kernel(app.name, verbose: verbose)
     let directory = try app.dataDirectory(
       config: config, variables: variables, workingDirectory: workingDirectory)
     let chosen = { (key: String) in
@@ -60,11 +77,9 @@ public struct Session: Sendable {
         }
       }
     }
-    runtime = Runtime(
+    return Runtime(
       dataDirectory: directory, environment: chosen("environment"), baseURL: config.baseURL,
       log: { logger.debug("\(TerminalText.escaped($0))") }, warn: { Terminal.warn($0) })
-    if options.verbose { Phases.report(to: runtime.log) }
-    Phases.mark("config")
   }
 
   /// The profile's validated graph, for a command that reads or writes the data dir: the dir
