@@ -94,7 +94,9 @@ extension StringProtocol {
   func trimmingSpaces() -> String {
     let scalars = unicodeScalars
     let isSpace = { (scalar: Unicode.Scalar) in
-      scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+      scalar.isASCII
+        ? scalar == " " || scalar == "\t"
+        : scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
     }
     guard let first = scalars.firstIndex(where: { !isSpace($0) }),
       let last = scalars.lastIndex(where: { !isSpace($0) })

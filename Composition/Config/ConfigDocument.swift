@@ -43,7 +43,10 @@ public struct ConfigDocument: Sendable {
         file: "\(file):\(bound.line):\(bound.column)", problem: bound.problem)
     }
     do {
-      root = try Yams.compose(yaml: text, .basic)
+      // Only nodes are composed (nothing is constructed from them), and the text is UTF-8: an
+      // empty constructor and an explicit encoding spare building Yams' default tag maps and
+      // reading the whole environment for YAMS_DEFAULT_ENCODING.
+      root = try Yams.compose(yaml: text, .basic, Constructor([:], [:], [:]), .utf8)
     } catch let error as YamlError {
       throw ConfigError.syntax(file: Self.place(of: error, in: file), problem: Self.problem(error))
     }

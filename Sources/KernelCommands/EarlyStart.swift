@@ -4,29 +4,33 @@ import Foundation
 import Synchronization
 
 /// What a run can prepare on a thread of its own while ArgumentParser parses the arguments:
-/// the config, read, checked and resolved, and the runtime it gives.
+/// the config, read, checked and resolved, the runtime it gives, and the profile's
+/// registrations.
 ///
 /// The global options are guessed from the arguments by a plain scan (`GuessedOptions`); what
 /// is prepared from the guess is used only when the parsed options turn out to be the same
 /// ones, so a wrong guess costs time on the other core, never a different answer. Without
 /// `--config`, the file a run reads does not depend on the arguments at all. Only work without
-/// effects is done here: building the profile's graph could read and tighten the saved
-/// context (a warning and a chmod) before the arguments were even accepted, so it waits for
-/// `Session.services()`.
+/// effects is done here: registering runs no factory, while validating the graph builds its
+/// parts, which can read and tighten the saved context (a warning and a chmod) before the
+/// arguments were even accepted, so validation waits for `Session.services()`.
 final class EarlyStart: Sendable {
   let app: KernelApp
   let workingDirectory: URL
   let variables: [String: String]
   let guess: GuessedOptions
-  // Left as each stage is done (or skipped): the document, then the config and runtime.
+  // Left as each stage is done (or skipped): the document, the config and runtime, the
+  // registrations.
   private let read = DispatchGroup()
   private let resolved = DispatchGroup()
+  private let registered = DispatchGroup()
   private let prepared = Mutex(Prepared())
 
   struct Prepared {
     var document: Result<ConfigDocument, any Error>?
     var config: Result<KernelConfig, any Error>?
     var runtime: Result<Runtime, any Error>?
+    var registrations: Result<ProfileRegistrations, any Error>?
   }
 
   /// Starts preparing what `arguments` (without the program's name) would need.
@@ -38,29 +42,37 @@ final class EarlyStart: Sendable {
     guard guess.config == nil else { return }
     read.enter()
     resolved.enter()
+    registered.enter()
     DispatchQueue.global(qos: .userInitiated).async { [self] in
       let document = Result {
         try app.load(path: nil, workingDirectory: workingDirectory, variables: variables)
       }
       prepared.withLock { $0.document = document }
       read.leave()
-      resolve(document)
+      let made = resolve(document)
       resolved.leave()
+      if let (config, runtime) = made {
+        let registrations = Result { try app.registrations(config: config, runtime: runtime) }
+        prepared.withLock { $0.registrations = registrations }
+      }
+      registered.leave()
     }
   }
 
   /// The guessed flags over `document`, resolved, and the runtime for it.
-  private func resolve(_ document: Result<ConfigDocument, any Error>) {
-    guard case .success(let read) = document else { return }
+  private func resolve(_ document: Result<ConfigDocument, any Error>) -> (KernelConfig, Runtime)? {
+    guard case .success(let read) = document else { return nil }
     let config = Result { try read.with(flags: guess.flags).resolve() }
     prepared.withLock { $0.config = config }
-    guard case .success(let resolved) = config else { return }
+    guard case .success(let resolved) = config else { return nil }
     let runtime = Result {
       try Session.runtime(
         app: app, config: resolved, variables: variables, workingDirectory: workingDirectory,
         verbose: guess.verbose)
     }
     prepared.withLock { $0.runtime = runtime }
+    guard case .success(let made) = runtime else { return nil }
+    return (resolved, made)
   }
 
   /// The document read without `--config`, with `flags` over it; or the error reading it gave.
@@ -83,6 +95,16 @@ final class EarlyStart: Sendable {
     resolved.wait()
     guard let config = prepared.withLock({ $0.config }) else { return nil }
     return (config, prepared.withLock { $0.runtime })
+  }
+
+  /// The profile's registrations, not yet validated, once; nil when none were made (or they
+  /// were taken already). Only for a session that adopted this start.
+  func takeRegistrations() -> Result<ProfileRegistrations, any Error>? {
+    registered.wait()
+    return prepared.withLock { prepared in
+      defer { prepared.registrations = nil }
+      return prepared.registrations
+    }
   }
 
   /// The environment variables a session reads: the app's own (`<PREFIX>_…`) and the two the

@@ -19,6 +19,8 @@ public struct Session: Sendable {
   public let runtime: Runtime
   public let format: OutputFormat
   public let verbose: Bool
+  /// What was prepared beside the parsing, when this session adopted it.
+  private let early: EarlyStart?
 
   /// `formats`: the output formats the command has; any other is a usage error (exit 64).
   public init(
@@ -51,7 +53,9 @@ public struct Session: Sendable {
     verbose = options.verbose
     if let made = adopted?.runtime {
       runtime = try made.get()
+      self.early = early
     } else {
+      self.early = nil
       runtime = try Self.runtime(
         app: app, config: config, variables: variables, workingDirectory: workingDirectory,
         verbose: options.verbose)
@@ -86,7 +90,12 @@ public struct Session: Sendable {
   /// is created first, so an unusable one is a config error before any request.
   public func services() throws -> ComposedProfile {
     try prepareDataDirectory()
-    let composed = try inspect()
+    let composed: ComposedProfile
+    if let registrations = early?.takeRegistrations() {
+      composed = try app.profile(registrations.get())
+    } else {
+      composed = try inspect()
+    }
     Phases.mark("container")
     return composed
   }

@@ -54,6 +54,20 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     at file: URL, busyTimeout: Duration = .milliseconds(1500),
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> SQLiteCacheStore {
+    // Opening runs several statements: together they wait no longer than one may.
+    let patience = Patience(perStatement: busyTimeout)
+    patience.startOpening()
+    defer { patience.endOpening() }
+    let open: @Sendable () throws -> any DatabaseWriter = {
+      try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
+    }
+    if let lookups = LookupConnection.open(
+      file.path, known: Set(migrator.migrations), patience: patience)
+    {
+      return SQLiteCacheStore(file: file, lookups: lookups, writer: nil, open: open)
+    }
+    // Not a file at this build's schema yet (or not one at all): the folder and the file are
+    // checked, created and migrated.
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
       isDirectory.boolValue
@@ -71,18 +85,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         file: file.path,
         cause: "its folder could not be created (\(error.localizedDescription))",
         fix: "choose another --data-dir")
-    }
-    // Opening runs several statements: together they wait no longer than one may.
-    let patience = Patience(perStatement: busyTimeout)
-    patience.startOpening()
-    defer { patience.endOpening() }
-    let open: @Sendable () throws -> any DatabaseWriter = {
-      try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
-    }
-    if let lookups = LookupConnection.open(
-      file.path, known: Set(migrator.migrations), patience: patience)
-    {
-      return SQLiteCacheStore(file: file, lookups: lookups, writer: nil, open: open)
     }
     let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
     return SQLiteCacheStore(file: file, writer: writer, open: open)

@@ -155,6 +155,39 @@ import Testing
     #expect(unknown?.description.hasPrefix("Config/books.yaml:1:1: unknown key isbn") == true)
   }
 
+  /// Registering runs no factory, so a command front may register beside other work: the
+  /// saved context is neither read nor tightened until validation builds the graph, which is
+  /// the one `profile(config:runtime:)` builds.
+  @Test func registeringRunsNoFactoryAndValidatingBuildsTheSameGraph() throws {
+    let url = try #require(URL(string: "http://127.0.0.1:9/api/"))
+    let yaml = Self.yaml(staging: url, other: url)
+      .replacingOccurrences(of: "context: memory", with: "context: persistent")
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+    let context = data.url.appendingPathComponent("context.json")
+    try Data(#"{"environment": "staging", "tokens": {}}"#.utf8).write(to: context)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: context.path)
+    func mode() throws -> Int? {
+      (try FileManager.default.attributesOfItem(atPath: context.path)[.posixPermissions]
+        as? NSNumber)?.intValue
+    }
+    let app = Self.app()
+    let config = try app.document(yaml: yaml, file: "Config/books.yaml").resolve(profile: "layered")
+    let warnings = Recorder<String>()
+    let runtime = Runtime(dataDirectory: data.url, warn: warnings.append)
+
+    let registrations = try app.registrations(config: config, runtime: runtime)
+    #expect(try mode() == 0o644)
+    #expect(warnings.all.isEmpty)
+    let composed = try app.profile(registrations)
+    #expect(try mode() == 0o600)
+    #expect(warnings.all.count == 1)
+    let direct = try app.profile(config: config, runtime: runtime)
+    #expect(composed.graph("text") == direct.graph("text"))
+    #expect(composed.registrationCount == direct.registrationCount)
+  }
+
   @Test func appSideIsSmall() throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("BooksApp.swift")
