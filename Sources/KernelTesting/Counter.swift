@@ -1,14 +1,18 @@
-import Synchronization
+import Foundation
 
 /// Counts events from any thread or task, and lets a test wait, without polling, until a count
 /// is reached: "the request reached the server", "ten calls are inside the layer".
+///
+/// Behind an `NSLock` (a pthread mutex), not `Synchronization.Mutex`: the container's tests run
+/// under ThreadSanitizer, which cannot see the futex a contended `Mutex` waits in on Linux and
+/// reports every contended count as a race (a CI run did), as `Injection`'s `Locked` notes.
 public final class Counter: Sendable {
   private struct State {
     var value = 0
     var waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
-  private let state = Mutex(State())
+  private let state = PthreadGuarded(State())
 
   public init() {}
 
@@ -44,7 +48,7 @@ public final class Counter: Sendable {
 
 /// Values recorded from any thread, e.g. by a server route or a fake transport, in order.
 public final class Recorder<Value: Sendable>: Sendable {
-  private let values = Mutex<[Value]>([])
+  private let values = PthreadGuarded<[Value]>([])
   private let counter = Counter()
 
   public init() {}
@@ -59,4 +63,19 @@ public final class Recorder<Value: Sendable>: Sendable {
 
   /// Returns once at least `count` values are recorded.
   public func reach(_ count: Int) async { await counter.reach(count) }
+}
+
+/// A value behind an `NSLock`, for the test helpers here that ThreadSanitizer watches.
+final class PthreadGuarded<Value>: @unchecked Sendable {
+  // `value` is only read or written inside `withLock`.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
 }
