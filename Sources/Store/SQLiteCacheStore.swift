@@ -130,8 +130,19 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     do {
       // One connection in WAL mode: other processes still read while one writes, and a read
       // here costs a third of what a pool's would (it takes no reader from a pool; measured:
-      // 8 µs against 23 µs, the C API's 6 µs).
-      configuration.journalMode = .wal
+      // 8 µs against 23 µs, the C API's 6 µs). WAL is set here rather than by GRDB's
+      // `journalMode = .wal`, which then checks the `-wal` file's size for its pools' sake: when
+      // another connection closes last between that check's two steps and removes the file, the
+      // open fails with "no such file" (a soak run caught two connections opening a new file so).
+      configuration.prepareDatabase { db in
+        let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        guard mode == "wal" else {
+          throw StoreError.unusable(
+            file: file.path, cause: "it could not be turned to WAL mode (it is in \(mode ?? "no") mode)",
+            fix: "move it aside or choose another --data-dir")
+        }
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+      }
       let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)
       return queue
