@@ -138,7 +138,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
         guard mode == "wal" else {
           throw StoreError.unusable(
-            file: file.path, cause: "it could not be turned to WAL mode (it is in \(mode ?? "no") mode)",
+            file: file.path,
+            cause: "it could not be turned to WAL mode (it is in \(mode ?? "no") mode)",
             fix: "move it aside or choose another --data-dir")
         }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
