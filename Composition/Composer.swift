@@ -130,7 +130,9 @@ struct Composer {
           .union(try r.resolve(CompositeAdapter.self).secretHeaders))
     }
     let http = catalog.transports["http"]
-    try container.register((any Transport).self, scope: .singleton) { [runtime, transports] r in
+    // What a session builds (the transport chosen for its environment, the client holding its
+    // token, the services over them) is dropped at logout and when the environment changes.
+    try container.register((any Transport).self, scope: .session) { [runtime, transports] r in
       // The current environment's transport; a --base-url points at a real server.
       let current = try r.resolve((any ApiContext).self).environment.name
       let make = runtime.baseURL == nil ? transports[current] ?? http : http
@@ -141,7 +143,7 @@ struct Composer {
       }
       return try make(r)
     }
-    try container.register(ApiClient.self, scope: .singleton) { [config] r in
+    try container.register(ApiClient.self, scope: .session) { [config] r in
       ApiClient(
         context: try r.resolve(), transport: try r.resolve(),
         adapters: [try r.resolve(CompositeAdapter.self)],
@@ -150,7 +152,7 @@ struct Composer {
         redirects: Redirects(secretHeaders: try r.resolve(TransportSettings.self).secretHeaders),
         trace: try r.resolve(Runtime.self).log)
     }
-    try container.register((any AuthService).self, scope: .singleton) { r in
+    try container.register((any AuthService).self, scope: .session) { r in
       ApiAuthService(client: try r.resolve())
     }
   }

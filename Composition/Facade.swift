@@ -15,6 +15,19 @@ public struct ComposedProfile: Sendable {
     try container.resolve(type)
   }
 
+  /// Drops what the session built (the transport, the api client, the services over them),
+  /// for an app that stays running across a logout or a change of environment: the next
+  /// `service(_:)` builds them anew.
+  public func endSession() { container.reset(.session) }
+
+  /// Runs `body` with the profile's container current (`Container.current`), so app code
+  /// using `@Injected` resolves from it; a command front runs each command's work so.
+  public func makeCurrent<R>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+  ) async rethrows -> R {
+    try await container.makeCurrent(body)
+  }
+
   public var registrationCount: Int { container.registrations.count }
 
   /// The dependency graph: `text`, `dot` or `mermaid`.
@@ -82,14 +95,25 @@ public struct ApiAccess: Sendable {
     return try context.environment.name
   }
 
-  /// Forgets the current environment's token.
-  public func logout() throws { try context.store(token: nil) }
+  /// Forgets the current environment's token, and drops what the session built.
+  public func logout() throws {
+    try context.store(token: nil)
+    container.reset(.session)
+  }
 
-  /// Switches to the environment `name`; false when the config has none of that name.
+  /// Switches to the environment `name`, and drops what the session built for the previous
+  /// one; false when the config has none of that name.
   public func use(_ name: String) throws -> Bool {
     guard let environment = all.first(where: { $0.name == name }) else { return false }
     try context.use(environment)
+    container.reset(.session)
     return true
+  }
+
+  /// The api side's `Service` (`ApiClient.self`, `(any AuthService).self`), built on first
+  /// use; what the session built is made anew after `logout()` or `use(_:)`.
+  public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
+    try container.resolve(type)
   }
 }
 

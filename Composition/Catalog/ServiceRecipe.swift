@@ -69,11 +69,11 @@ struct AnyServiceRecipe: Sendable {
       let all = layers + (source == "store" ? storeLayer.map { [$0] } ?? [] : [])
       let build: Catalog.Make<[any ServiceLayer]> = { r in try all.map { try $0.make(r) } }
       if let made = recipe.sources[source], source != "store" || recipe.wrap == nil {
-        try container.register(Service.self, scope: .singleton) { r in try made.make(r) }
+        try container.register(Service.self, scope: .session) { r in try made.make(r) }
         guard let wrap = recipe.wrap, !all.isEmpty else { return }
         try container.decorate(Service.self) { r, base in wrap(base, try build(r)) }
       } else if let wrap = recipe.wrap {
-        try container.register(Service.self, scope: .singleton) { r in wrap(nil, try build(r)) }
+        try container.register(Service.self, scope: .session) { r in wrap(nil, try build(r)) }
       }
     }
   }

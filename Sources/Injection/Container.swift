@@ -47,13 +47,17 @@ public final class Container: Sendable {
 
   /// Registers `T` built by `initializer`, every parameter of which is resolved from the
   /// container: `try container.autowire(Service.init)` for `Service.init(api:store:)`.
+  ///
+  /// With a `tag`, each parameter is resolved under that tag when its type is registered under
+  /// it, else untagged. An optional parameter (`store: Store?`) gets nil when its type is not
+  /// registered; `Lazy<X>` and `Provider<X>` parameters defer resolving `X`.
   @inlinable @discardableResult
   public func autowire<T: Sendable, each D: Sendable>(
     _ type: T.Type = T.self, scope: Scope = .shared, tag: Tag? = nil,
     _ initializer: @escaping @Sendable (repeat each D) throws -> T
   ) throws -> Registration<T> {
     try register(type, scope: scope, tag: tag) { (resolver: Resolver) in
-      try initializer(repeat try resolver.resolve((each D).self))
+      try initializer(repeat try resolver.resolve((each D).self, preferring: tag))
     }
   }
 
@@ -72,6 +76,10 @@ public final class Container: Sendable {
 
   @usableFromInline
   func add(_ definition: AnyDefinition) throws {
+    if definition.scope == .weakSingleton, TypeKind.isValue(definition.key.type) {
+      throw InjectionError.weakSingletonOfValue(
+        service: definition.key.description, type: definition.key.typeName)
+    }
     try registry.update(service: definition.key.description) { $0[definition.key] = definition }
   }
 
@@ -87,9 +95,9 @@ public final class Container: Sendable {
       if matches.isEmpty { matches = inheritedMatches ?? [] }
       for match in matches {
         guard let definition = match as? Definition<T> else {
-          throw InjectionError.forwardingMismatch(
-            service: match.key.description, forwardedTo: "decorators (decorate the registered type)"
-          )
+          throw InjectionError.decoratingForwardedType(
+            service: match.key.description,
+            forwardsTo: (match as? ForwardingEntry)?.targetKey.description ?? "another type")
         }
         entries[match.key] = change(definition)
       }
@@ -115,6 +123,27 @@ public final class Container: Sendable {
     _ type: T.Type = T.self, tag: Tag? = nil, arguments: repeat each A
   ) throws -> T {
     try resolve(type, tag: tag, in: nil, arguments: repeat each arguments)
+  }
+
+  /// Every `T` registered without runtime arguments (each tag, and untagged), in the order
+  /// they were registered: an ancestor's first, a child's override in the place of what it
+  /// overrides. Registrations forwarded to `T` by `implements` count too.
+  public func resolveAll<T: Sendable>(_ type: T.Type = T.self) throws -> [T] {
+    try resolveAll(type, in: nil)
+  }
+
+  /// Drops every instance that registrations in `scope` keep in this container (a child keeps
+  /// its own: reset it too), so the next resolve makes anew; other scopes are untouched. Waits
+  /// for a resolve that is making instances to finish, so none of its graph survives half-reset.
+  /// Instances already handed out stay with their holders, so a singleton built from a
+  /// `session` instance keeps the old one: give what depends on the session the same scope.
+  public func reset(_ scope: Scope) {
+    creationLock.lock()
+    defer { creationLock.unlock() }
+    let copies = inherited.withLock { Array($0.values) }
+    for definition in registry.all + copies where definition.scope == scope {
+      definition.dropScopedInstance()
+    }
   }
 
   // MARK: Checking and starting
@@ -177,9 +206,60 @@ public final class Container: Sendable {
       }
     }
     guard let entry = registry.openLookup(key) ?? inheritedDefinition(for: key) else {
-      throw missing(key, path: resolution?.path ?? [])
+      return try resolveUnregistered(key, in: resolution)
     }
     return try resolve(entry: entry, in: resolution, arguments: arguments)
+  }
+
+  /// `Lazy`, `Provider` or an optional of any registered type (they need no registration of
+  /// their own); else the error for a missing registration.
+  @usableFromInline
+  func resolveUnregistered<T: Sendable>(_ key: Key, in resolution: Resolution?) throws -> T {
+    if ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self),
+      let deferred = T.self as? any Deferred.Type,
+      let made = try deferred.make(from: self, tag: key.tag, in: resolution) as? T
+    {
+      return made
+    }
+    throw missing(key, path: resolution?.path ?? [])
+  }
+
+  func resolveAll<T: Sendable>(_ type: T.Type, in resolution: Resolution?) throws -> [T] {
+    var chain: [Container] = []
+    var next: Container? = self
+    while let container = next {
+      chain.append(container)
+      next = container.parent
+    }
+    var keys: [Key] = []
+    var seen = Set<Key>()
+    for container in chain.reversed() {
+      for key in container.registry.keys(serving: T.self) where seen.insert(key).inserted {
+        keys.append(key)
+      }
+    }
+    let resolution = resolution ?? Resolution(container: self)
+    return try keys.map { key in
+      resolution.noteDependency(on: key)
+      return try withUnsafePointer(to: ()) {
+        try resolve(key, in: resolution, arguments: UnsafeRawPointer($0))
+      }
+    }
+  }
+
+  /// Whether `type` has a registration under `tag` (not counting `Lazy`, `Provider` or
+  /// optionals of it, which always resolve): what auto-wiring checks before using a tag.
+  @usableFromInline
+  func hasRegistration(_ type: any Any.Type, tag: Tag?) -> Bool {
+    if original(for: Key(type, tag: tag)) != nil { return true }
+    return (type as? any Deferred.Type)?.wrappedHasRegistration(in: self, tag: tag) ?? false
+  }
+
+  /// Whether resolving `type` under `tag` would find what to build (a registration, or a
+  /// deferred form of one); its factory may still fail.
+  func canResolve(_ type: any Any.Type, tag: Tag?) -> Bool {
+    if original(for: Key(type, tag: tag)) != nil { return true }
+    return (type as? any Deferred.Type)?.canResolve(in: self, tag: tag) ?? false
   }
 
   @inlinable
@@ -218,7 +298,7 @@ public final class Container: Sendable {
   }
 
   /// The registration for `key` in this container or the nearest ancestor that has one.
-  private func original(for key: Key) -> AnyDefinition? {
+  func original(for key: Key) -> AnyDefinition? {
     registry.lookup(key) ?? parent?.original(for: key)
   }
 

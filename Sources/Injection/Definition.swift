@@ -21,6 +21,10 @@ class AnyDefinition: @unchecked Sendable {
   }
 
   var decoratorCount: Int { 0 }
+  var hookCount: Int { 0 }
+
+  /// Drops the instance a named scope keeps (see `Container.reset(_:)`).
+  func dropScopedInstance() {}
 
   /// Resolves this service through `container` with its sample arguments, for `validate()`.
   func validate(in container: Container) throws {}
@@ -68,8 +72,10 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   @usableFromInline let make: Factory
   /// Every decorator, in the order they were added, as one function.
   @usableFromInline let decorate: Decorator?
+  /// Every property hook, in the order they were added, as one function.
   @usableFromInline let hook: Hook?
   let decorators: Int
+  let hooks: Int
   let sample: SampleArguments?
 
   /// Singleton storage: `instance` is written once, while the container's creation lock is held,
@@ -78,25 +84,45 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var instance: T?
   /// Weak-singleton storage, guarded by its mutex.
   @usableFromInline let weakInstance = Locked<WeakReference>(WeakReference())
+  /// A named scope's instance, guarded by its mutex: `reset` may drop it at any time, so it is
+  /// never read without the lock (unlike a singleton's).
+  @usableFromInline let scopedInstance = Locked<T?>(nil)
 
   @usableFromInline
   init(
     key: Key, scope: Scope, make: @escaping Factory, decorate: Decorator? = nil, hook: Hook? = nil,
-    decorators: Int = 0, sample: SampleArguments? = nil
+    decorators: Int = 0, hooks: Int = 0, sample: SampleArguments? = nil
   ) {
     self.make = make
     self.decorate = decorate
     self.hook = hook
     self.decorators = decorators
+    self.hooks = hooks
     self.sample = sample
     super.init(key: key, scope: scope)
   }
 
   /// A copy with other parts and empty instance storage: changing a recipe drops what it made.
-  func with(hook: Hook?? = nil, sample: SampleArguments?? = nil) -> Definition<T> {
+  func with(sample: SampleArguments?? = nil) -> Definition<T> {
     Definition(
-      key: key, scope: scope, make: make, decorate: decorate, hook: hook ?? self.hook,
-      decorators: decorators, sample: sample ?? self.sample)
+      key: key, scope: scope, make: make, decorate: decorate, hook: hook,
+      decorators: decorators, hooks: hooks, sample: sample ?? self.sample)
+  }
+
+  /// A copy that runs `added` after the property hooks it already has.
+  func adding(hook added: @escaping Hook) -> Definition<T> {
+    let composed: Hook
+    if let previous = hook {
+      composed = { resolver, instance in
+        try previous(resolver, instance)
+        try added(resolver, instance)
+      }
+    } else {
+      composed = added
+    }
+    return Definition(
+      key: key, scope: scope, make: make, decorate: decorate, hook: composed,
+      decorators: decorators, hooks: hooks + 1, sample: sample)
   }
 
   /// A copy that runs `decorator` after the decorators it already has.
@@ -110,10 +136,12 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
     }
     return Definition(
       key: key, scope: scope, make: make, decorate: composed, hook: hook,
-      decorators: decorators + 1, sample: sample)
+      decorators: decorators + 1, hooks: hooks, sample: sample)
   }
 
   override var decoratorCount: Int { decorators }
+  override var hookCount: Int { hooks }
+  override func dropScopedInstance() { scopedInstance.withLock { $0 = nil } }
   override func cloned() -> AnyDefinition { with() }
 
   /// The singleton, if it was made: one acquiring load, no lock.
@@ -151,8 +179,25 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
         resolution.unlockIfIdle()
         return alive
       }
-      return try build(in: resolution, arguments: arguments, keep: true) { made in
+      let made = try build(in: resolution, arguments: arguments, keep: true) { made in
         self.weakInstance.withLock { $0.object = made as AnyObject }
+      }
+      // A protocol's registration is accepted as weak; what it built must be an object.
+      guard type(of: made as Any) is AnyObject.Type else {
+        throw InjectionError.weakSingletonOfValue(
+          service: key.description, type: "\(type(of: made as Any))")
+      }
+      return made
+    case .named:
+      if let kept = resolution.kept(key, as: T.self) { return kept }
+      if let made = scopedInstance.withLock({ $0 }) { return made }
+      resolution.lockForCreation()
+      if let made = scopedInstance.withLock({ $0 }) {
+        resolution.unlockIfIdle()
+        return made
+      }
+      return try build(in: resolution, arguments: arguments, keep: true) { made in
+        self.scopedInstance.withLock { $0 = made }
       }
     }
   }
@@ -238,6 +283,12 @@ final class Forward<P: Sendable>: AnyDefinition, @unchecked Sendable {
   }
 
   override func cloned() -> AnyDefinition { Forward(key: key, target: target, scope: scope) }
+
+  override func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws
+    -> any Sendable
+  {
+    try resolve(in: resolution, arguments: arguments)
+  }
 
   @usableFromInline
   func resolve(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> P {

@@ -6,6 +6,8 @@ public struct RegistrationInfo: Sendable, Hashable {
   /// The registration it forwards to, for an entry made by `implements`.
   public let forwardsTo: String?
   public let decorators: Int
+  /// How many `resolvingProperties` hooks run on what it builds.
+  public let hooks: Int
 }
 
 /// The registrations a container sees and the dependencies observed while resolving them:
@@ -44,7 +46,8 @@ public struct DependencyGraph: Sendable {
       var label = service
       if let node = scopes[service] {
         label += " [\(node.scope)"
-        label += node.decorators > 0 ? ", \(node.decorators) decorator(s)]" : "]"
+        if node.decorators > 0 { label += ", \(node.decorators) decorator(s)" }
+        label += node.hooks > 0 ? ", \(node.hooks) hook(s)]" : "]"
       }
       guard !trail.contains(service) else { return lines.append(lead + label + " (cycle)") }
       lines.append(lead + label)
@@ -111,7 +114,7 @@ extension Container {
       RegistrationInfo(
         service: definition.key.description, scope: definition.scope,
         forwardsTo: (definition as? ForwardingEntry)?.targetKey.description,
-        decorators: definition.decoratorCount)
+        decorators: definition.decoratorCount, hooks: definition.hookCount)
     }
     .sorted { $0.service < $1.service }
   }

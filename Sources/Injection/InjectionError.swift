@@ -19,16 +19,18 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
   case missingSampleArguments(service: String, signature: String)
   /// `validate()` found these failures, each for one registration.
   case validationFailed([InjectionError])
+  /// A `weakSingleton` of a value type, which nothing can hold weakly: refused at registration
+  /// (or, for a protocol, when what its factory built turns out to be a value).
+  case weakSingletonOfValue(service: String, type: String)
+  /// A decorator for a type served through another registration's `implements`.
+  case decoratingForwardedType(service: String, forwardsTo: String)
+  /// `Injected` (or `Container.current`) was used where no container is current for the task.
+  case noCurrentContainer(service: String)
 
   public var description: String {
     switch self {
     case .definitionNotFound(let service, let path, let closest):
       var text = "No registration for \(service)\(Self.needed(by: path))."
-      if service.hasPrefix("Optional<") {
-        text +=
-          " Resolving into an optional asks for the optional type: name the type instead,"
-          + " as in resolve(\(service.dropFirst(9).dropLast()).self)."
-      }
       if !closest.isEmpty {
         text += " Registered and close to it: \(closest.joined(separator: ", "))."
       }
@@ -54,6 +56,18 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
       return
         "\(service) takes runtime arguments \(signature) and cannot be validated without samples."
         + " Add .validating(with: ...) to its registration."
+    case .weakSingletonOfValue(let service, let type):
+      return "\(service) cannot be a weakSingleton: \(type) is a value type, which nothing holds"
+        + " weakly, so it would be made anew on every resolve. Register it as singleton, a named"
+        + " scope or unique, or make it a class."
+    case .decoratingForwardedType(let service, let target):
+      return "\(service) cannot be decorated: it is served by the registration of \(target)"
+        + " (implements), and a decorator would make the two different objects. Decorate \(target),"
+        + " or register \(service) with a factory of its own and decorate that."
+    case .noCurrentContainer(let service):
+      return "No container is current for this task to resolve \(service)."
+        + " Run the code inside container.makeCurrent { ... } (a child's, in a test),"
+        + " or resolve it from a container directly."
     case .validationFailed(let failures):
       let lines = failures.enumerated().map { "  \($0.offset + 1). \($0.element)" }
       return "The container has \(failures.count) invalid registration(s):\n"

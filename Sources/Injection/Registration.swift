@@ -23,11 +23,12 @@ public struct Registration<T: Sendable>: Sendable {
 
   /// Runs after the instance is built and kept, for property injection: a dependency resolved
   /// here may resolve this instance back (a `shared` or singleton cycle) without recursing.
+  /// Hooks added by several calls all run, in the order they were added.
   @discardableResult
   public func resolvingProperties(_ hook: @escaping @Sendable (Resolver, T) throws -> Void) throws
     -> Self
   {
-    try update { _, definition in definition.with(hook: hook) }
+    try update { _, definition in definition.adding(hook: hook) }
     return self
   }
 
@@ -49,7 +50,7 @@ public struct Registration<T: Sendable>: Sendable {
   }
 
   private func update(
-    _ change: (inout [Key: AnyDefinition], Definition<T>) throws -> Definition<T>
+    _ change: (inout Entries, Definition<T>) throws -> Definition<T>
   ) throws {
     let found = try container.registry.update(service: key.description) { entries in
       guard let definition = entries[key] as? Definition<T> else { return false }

@@ -12,7 +12,7 @@ final class Registry: @unchecked Sendable {
   private let lock = NSLock()
   @usableFromInline let frozen = Atomic<Bool>(false)
   /// Guarded by `lock`; never written once `frozen` is true. Keeps `table`'s entries alive.
-  private nonisolated(unsafe) var entries: [Key: AnyDefinition] = [:]
+  private nonisolated(unsafe) var entries = Entries()
   /// Written once, under `lock`, before `frozen` is stored true; read only after `frozen` loads
   /// true (acquiring); never written again.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var table: FrozenTable?
@@ -30,7 +30,9 @@ final class Registry: @unchecked Sendable {
   /// The entry for `key` while registrations may still change (nil once frozen).
   @usableFromInline
   func openLookup(_ key: Key) -> AnyDefinition? {
-    lock.withLock { frozen.load(ordering: .relaxed) ? nil : entries[key] }
+    // Once frozen, the table answered: no lock is taken to say so again.
+    if frozen.load(ordering: .acquiring) { return nil }
+    return lock.withLock { frozen.load(ordering: .relaxed) ? nil : entries[key] }
   }
 
   func lookup(_ key: Key) -> AnyDefinition? {
@@ -42,9 +44,21 @@ final class Registry: @unchecked Sendable {
     lock.withLock { Array(entries.values) }
   }
 
+  /// The keys of every registration serving `type` without runtime arguments, under any tag or
+  /// none, in the order they were first registered.
+  func keys(serving type: any Any.Type) -> [Key] {
+    lock.withLock {
+      entries.values.lazy.map(\.key).filter {
+        ObjectIdentifier($0.type) == ObjectIdentifier(type)
+          && ObjectIdentifier($0.arguments) == ObjectIdentifier(Void.self)
+      }
+      .sorted { entries.order[$0, default: 0] < entries.order[$1, default: 0] }
+    }
+  }
+
   /// Changes the table; throws `containerFrozen` (naming `service`) once frozen.
   func update<R>(
-    service: @autoclosure () -> String, _ body: (inout [Key: AnyDefinition]) throws -> R
+    service: @autoclosure () -> String, _ body: (inout Entries) throws -> R
   )
     throws -> R
   {
@@ -67,4 +81,25 @@ final class Registry: @unchecked Sendable {
       return definitions
     }
   }
+}
+
+/// A registry's registrations by key, with the order each key was first registered in (a
+/// later registration under the same key replaces the earlier one and keeps its place).
+struct Entries {
+  private var definitions: [Key: AnyDefinition] = [:]
+  private(set) var order: [Key: Int] = [:]
+  private var next = 0
+
+  subscript(key: Key) -> AnyDefinition? {
+    get { definitions[key] }
+    set {
+      guard let newValue else { return }
+      if definitions.updateValue(newValue, forKey: key) == nil {
+        order[key] = next
+        next += 1
+      }
+    }
+  }
+
+  var values: Dictionary<Key, AnyDefinition>.Values { definitions.values }
 }

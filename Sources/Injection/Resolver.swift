@@ -19,6 +19,21 @@ public struct Resolver {
     }
   }
 
+  /// Every `T` registered without runtime arguments, in registration order (see
+  /// `Container.resolveAll`), sharing this resolve's `shared` instances.
+  public func resolveAll<T: Sendable>(_ type: T.Type = T.self) throws -> [T] {
+    try resolution.container.resolveAll(type, in: resolution)
+  }
+
+  /// `T` under `tag` when it is registered under it, else untagged: auto-wiring's rule.
+  @inlinable
+  func resolve<T: Sendable>(_ type: T.Type, preferring tag: Tag?) throws -> T {
+    guard let tag, resolution.container.hasRegistration(T.self, tag: tag) else {
+      return try resolve(type)
+    }
+    return try resolve(type, tag: tag)
+  }
+
   /// Resolves the `T` registered under `tag` for these runtime arguments' types.
   @inlinable
   public func resolve<T: Sendable, each A>(

@@ -1,5 +1,5 @@
 /// How long a resolved instance lives, and who shares it.
-public enum Scope: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum Scope: Hashable, Sendable, CustomStringConvertible {
   /// A new instance for every resolve.
   case unique
   /// One instance per top-level resolve: everything built for one `resolve` call shares it.
@@ -7,14 +7,29 @@ public enum Scope: String, Sendable, CaseIterable, CustomStringConvertible {
   /// that takes runtime arguments builds anew for each resolve, whatever the arguments.
   case shared
   /// Made on first resolve, then kept by the container that holds the registration (with
-  /// runtime arguments, the first resolve's arguments make it).
+  /// runtime arguments, the first resolve's arguments make it), for the container's life.
   case singleton
   /// A singleton made by `bootstrap()`, so start-up pays for it and failures surface early.
   case eagerSingleton
-  /// Kept while someone else holds it; made again once every holder has let go.
+  /// Kept while someone else holds it; made again once every holder has let go. Only a class
+  /// (or an existential holding one) can be held weakly: a value type is refused.
   case weakSingleton
+  /// A scope of the app's own: made on first resolve and kept, like a singleton, until
+  /// `Container.reset(_:)` drops every instance of this scope; the next resolve makes anew.
+  case named(String)
 
-  public var description: String { rawValue }
+  /// What a signed-in session builds (a client holding its token, the services over it):
+  /// dropped by `reset(.session)` at logout or when the environment changes.
+  public static let session = Scope.named("session")
 
-  var isSingleton: Bool { self == .singleton || self == .eagerSingleton }
+  public var description: String {
+    switch self {
+    case .unique: "unique"
+    case .shared: "shared"
+    case .singleton: "singleton"
+    case .eagerSingleton: "eagerSingleton"
+    case .weakSingleton: "weakSingleton"
+    case .named(let name): name
+    }
+  }
 }

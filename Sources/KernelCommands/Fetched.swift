@@ -45,7 +45,9 @@ extension Session {
     let recorder = Provenance.Recorder(early: early)
     let value: Value
     do {
-      value = try await Provenance.$recorder.withValue(recorder) { try await body(service) }
+      value = try await composed.makeCurrent {
+        try await Provenance.$recorder.withValue(recorder) { try await body(service) }
+      }
     } catch {
       await settle(composed)
       throw error

@@ -73,6 +73,45 @@ import Testing
     #expect(!offline.graph.rendered(as: .text).contains("Transport"))
   }
 
+  /// `auth logout` and `env use` drop what the session built (the transport chosen for the
+  /// environment, the client holding the token, the auth service): the next use builds anew,
+  /// for the new environment; the context, the config and the clock are kept.
+  @Test func logoutAndUseDropWhatTheSessionBuilt() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let access = try KernelApp.kernel.api(config: try .builtIn(), runtime: runtime())
+    let client = try access.service(ApiClient.self)
+    let context = try access.service((any ApiContext).self)
+    #expect(try access.service(ApiClient.self) === client)
+    try access.logout()
+    let afterLogout = try access.service(ApiClient.self)
+    #expect(afterLogout !== client)
+    #expect(try access.service((any ApiContext).self) as AnyObject === context as AnyObject)
+    #expect(try access.use("local"))
+    #expect(try access.service(ApiClient.self) !== afterLogout)
+    #expect(try access.current.name == "local")
+    // A name the config does not have changes nothing.
+    let kept = try access.service(ApiClient.self)
+    #expect(try access.use("staging") == false)
+    #expect(try access.service(ApiClient.self) === kept)
+  }
+
+  /// An app that stays running ends the session on a profile's graph too, and code it runs
+  /// inside the profile resolves `@Injected` from that graph.
+  @Test func aProfileEndsItsSessionAndIsCurrentForTheCodeItRuns() async throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let profile = try KernelApp.kernel.profile(config: try .builtIn(), runtime: runtime())
+    let client = try profile.service(ApiClient.self)
+    #expect(try profile.service(ApiClient.self) === client)
+    profile.endSession()
+    #expect(try profile.service(ApiClient.self) !== client)
+    let configured = try profile.service(KernelConfig.self)
+    let injected = await profile.makeCurrent {
+      struct Reader { @Injected var config: KernelConfig }
+      return Reader().config
+    }
+    #expect(injected.file == configured.file)
+  }
+
   @Test func theLayeredStackIsOneDecoratorOverTheSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
@@ -80,7 +119,7 @@ import Testing
     // [logging, dedupe, cache(networkFirst)] over the api: one stack, applied once per call.
     #expect(movies.decorators == 1)
     let graph = layered.graph.rendered(as: .text)
-    #expect(graph.contains("MovieService [singleton, 1 decorator(s)]"))
+    #expect(graph.contains("MovieService [session, 1 decorator(s)]"))
     #expect(graph.contains("CacheStore"))
     #expect(graph.contains("Transport"))
   }

@@ -1,0 +1,142 @@
+/// A form of a registered type the container makes without a registration of its own:
+/// `Lazy<T>`, `Provider<T>` and `T?`, for any `T` registered (under the tag asked for).
+protocol Deferred {
+  /// Made for a resolve of this type under `tag` from `container`, within `resolution` when
+  /// a factory asked; throws what resolving the wrapped type would.
+  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+    -> Self
+  /// Whether the wrapped type is registered under `tag` (auto-wiring's tag check).
+  static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool
+  /// Whether resolving this form under `tag` finds what to build.
+  static func canResolve(in container: Container, tag: Tag?) -> Bool
+}
+
+/// A `T` made on first use, then kept: `let store: Lazy<Store> = try container.resolve()`,
+/// then `try store.instance` where it is needed. Resolvable for any registered `T` without
+/// registering it; a resolve of `Lazy<T>` fails at once when `T` is not registered. The instance
+/// comes from a resolve of its own, with `T`'s scope (a `unique` `T` is made once per `Lazy`).
+public final class Lazy<T: Sendable>: Sendable {
+  private let container: Container
+  private let tag: Tag?
+  private let made = Locked<T?>(nil)
+
+  init(container: Container, tag: Tag?) {
+    self.container = container
+    self.tag = tag
+  }
+
+  /// The instance: resolved on the first read, the same one afterwards. A failed resolve
+  /// throws and is tried again on the next read. Two first reads at once may both resolve;
+  /// both get the one kept first.
+  public var instance: T {
+    get throws {
+      if let made = made.withLock({ $0 }) { return made }
+      let resolved = try container.resolve(T.self, tag: tag)
+      return made.withLock { kept in
+        if let kept { return kept }
+        kept = resolved
+        return resolved
+      }
+    }
+  }
+}
+
+/// Resolves a `T` on every call: `let next: Provider<Request> = try container.resolve()`,
+/// then `try next.instance` (or `try next()`) for each one wanted. Resolvable for any
+/// registered `T` without registering it; each call is a resolve of its own, with `T`'s scope.
+public struct Provider<T: Sendable>: Sendable {
+  private let container: Container
+  private let tag: Tag?
+
+  init(container: Container, tag: Tag?) {
+    self.container = container
+    self.tag = tag
+  }
+
+  /// A `T` resolved now.
+  public var instance: T { get throws { try container.resolve(T.self, tag: tag) } }
+
+  /// A `T` resolved now.
+  public func callAsFunction() throws -> T { try container.resolve(T.self, tag: tag) }
+}
+
+extension Lazy: Deferred {
+  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+    -> Self
+  {
+    try container.requireResolvable(T.self, tag: tag, in: resolution)
+    return Self(container: container, tag: tag)
+  }
+  static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
+    container.hasRegistration(T.self, tag: tag)
+  }
+  static func canResolve(in container: Container, tag: Tag?) -> Bool {
+    container.canResolve(T.self, tag: tag)
+  }
+}
+
+extension Provider: Deferred {
+  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+    -> Self
+  {
+    try container.requireResolvable(T.self, tag: tag, in: resolution)
+    return Self(container: container, tag: tag)
+  }
+  static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
+    container.hasRegistration(T.self, tag: tag)
+  }
+  static func canResolve(in container: Container, tag: Tag?) -> Bool {
+    container.canResolve(T.self, tag: tag)
+  }
+}
+
+/// `T?`: the registered `T`, or nil when none is registered under the tag. A registered `T`
+/// whose factory fails still throws: only absence is nil.
+extension Optional: Deferred {
+  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+    -> Self
+  {
+    let key = Key(Wrapped.self, tag: tag)
+    let resolution = resolution ?? Resolution(container: container)
+    if let definition = container.definition(for: key) {
+      resolution.noteDependency(on: key)
+      let made = try withUnsafePointer(to: ()) {
+        try definition.resolveErased(in: resolution, arguments: UnsafeRawPointer($0))
+      }
+      return made as? Wrapped
+    }
+    // An optional of a deferred form (`Lazy<T>?`): the form when `T` is registered.
+    if let deferred = Wrapped.self as? any Deferred.Type,
+      deferred.wrappedHasRegistration(in: container, tag: tag)
+    {
+      return try deferred.make(from: container, tag: tag, in: resolution) as? Wrapped
+    }
+    return nil
+  }
+  static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
+    container.hasRegistration(Wrapped.self, tag: tag)
+  }
+  static func canResolve(in container: Container, tag: Tag?) -> Bool { true }
+}
+
+extension Container {
+  /// Throws what resolving `type` under `tag` would when nothing is registered for it.
+  func requireResolvable(_ type: any Any.Type, tag: Tag?, in resolution: Resolution?) throws {
+    guard !canResolve(type, tag: tag) else { return }
+    throw missing(Key(type, tag: tag), path: resolution?.path ?? [])
+  }
+}
+
+/// What the runtime says a type is, read from its metadata's kind (stable ABI).
+enum TypeKind {
+  /// Whether instances of `type` are values (struct, enum, optional, tuple, function,
+  /// metatype), which nothing can hold weakly; false for classes and for existentials, which
+  /// may hold a class.
+  static func isValue(_ type: any Any.Type) -> Bool {
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    let kind = metadata.load(as: UInt.self)
+    // Struct 0x200, enum 0x201, optional 0x202, tuple 0x301, function 0x302, metatype 0x304,
+    // existential metatype 0x306. Classes are 0 (or an isa pointer where Objective-C is).
+    return [0x200, 0x201, 0x202, 0x301, 0x302, 0x304, 0x306].contains(kind)
+  }
+}
