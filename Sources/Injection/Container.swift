@@ -213,15 +213,31 @@ public final class Container: Sendable {
 
   /// `Lazy`, `Provider` or an optional of any registered type (they need no registration of
   /// their own); else the error for a missing registration.
-  @usableFromInline
+  @inlinable
   func resolveUnregistered<T: Sendable>(_ key: Key, in resolution: Resolution?) throws -> T {
-    if ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self),
-      let deferred = T.self as? any Deferred.Type,
-      let made = try deferred.make(from: self, tag: key.tag, in: resolution) as? T
-    {
-      return made
+    if ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) {
+      // Made in place, as the `T` it is: no cast from `Any` on the way back.
+      let made = try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer -> T? in
+        guard let slot = buffer.baseAddress,
+          try makeDeferred(
+            T.self, tag: key.tag, in: resolution, into: UnsafeMutableRawPointer(slot))
+        else { return nil }
+        return slot.move()
+      }
+      if let made { return made }
     }
     throw missing(key, path: resolution?.path ?? [])
+  }
+
+  /// Initializes `slot` with a `Lazy`, `Provider` or optional of `type` and returns true, or
+  /// returns false (leaving `slot` as it was) when `type` is none of them.
+  @usableFromInline
+  func makeDeferred(
+    _ type: any Any.Type, tag: Tag?, in resolution: Resolution?, into slot: UnsafeMutableRawPointer
+  ) throws -> Bool {
+    guard let deferred = type as? any Deferred.Type else { return false }
+    try deferred.make(from: self, tag: tag, in: resolution, into: slot)
+    return true
   }
 
   func resolveAll<T: Sendable>(_ type: T.Type, in resolution: Resolution?) throws -> [T] {
@@ -316,8 +332,13 @@ public final class Container: Sendable {
     return result
   }
 
+  /// Records `edge`; one to an unregistered `Lazy`, `Provider` or optional is left out (what
+  /// it wraps is recorded when it is made).
   @usableFromInline
-  func observe(_ edge: Edge) { _ = edges.withLock { $0.insert(edge) } }
+  func observe(_ edge: Edge) {
+    if original(for: edge.to) == nil, edge.to.type is any Deferred.Type { return }
+    _ = edges.withLock { $0.insert(edge) }
+  }
 
   var observedEdges: Set<Edge> {
     var all = edges.withLock { $0 }

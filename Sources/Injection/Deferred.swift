@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A form of a registered type the container makes without a registration of its own:
 /// `Lazy<T>`, `Provider<T>` and `T?`, for any `T` registered (under the tag asked for).
 protocol Deferred {
@@ -11,33 +13,62 @@ protocol Deferred {
   static func canResolve(in container: Container, tag: Tag?) -> Bool
 }
 
+extension Deferred {
+  /// Makes one into `slot`, memory for a `Self` that is not yet initialized.
+  static func make(
+    from container: Container, tag: Tag?, in resolution: Resolution?,
+    into slot: UnsafeMutableRawPointer
+  ) throws {
+    slot.initializeMemory(as: Self.self, to: try make(from: container, tag: tag, in: resolution))
+  }
+}
+
 /// A `T` made on first use, then kept: `let store: Lazy<Store> = try container.resolve()`,
 /// then `try store.instance` where it is needed. Resolvable for any registered `T` without
 /// registering it; a resolve of `Lazy<T>` fails at once when `T` is not registered. The instance
 /// comes from a resolve of its own, with `T`'s scope (a `unique` `T` is made once per `Lazy`).
-public final class Lazy<T: Sendable>: Sendable {
-  private let container: Container
-  private let tag: Tag?
-  private let made = Locked<T?>(nil)
+///
+/// Unchecked `Sendable`: `made` is an atomic, written once by compare-and-exchange; what it
+/// points at is a `Box<T>` of a `Sendable` `T`, never written after it is made.
+public final class Lazy<T: Sendable>: @unchecked Sendable {
+  @usableFromInline let container: Container
+  @usableFromInline let tag: Tag?
+  /// The kept instance: a retained `Box<T>`, published once and released with the `Lazy`.
+  /// Held as a raw pointer so that making and dropping a `Lazy` needs no generic metadata.
+  @usableFromInline let made = Atomic<UnsafeRawPointer?>(nil)
 
+  @usableFromInline
   init(container: Container, tag: Tag?) {
     self.container = container
     self.tag = tag
   }
 
+  deinit {
+    if let kept = made.load(ordering: .acquiring) {
+      Unmanaged<AnyObject>.fromOpaque(kept).release()
+    }
+  }
+
   /// The instance: resolved on the first read, the same one afterwards. A failed resolve
   /// throws and is tried again on the next read. Two first reads at once may both resolve;
   /// both get the one kept first.
+  @inlinable
   public var instance: T {
     get throws {
-      if let made = made.withLock({ $0 }) { return made }
-      let resolved = try container.resolve(T.self, tag: tag)
-      return made.withLock { kept in
-        if let kept { return kept }
-        kept = resolved
-        return resolved
-      }
+      if let kept = made.load(ordering: .acquiring) { return Self.value(at: kept) }
+      let box = UnsafeRawPointer(
+        Unmanaged.passRetained(Box(try container.resolve(T.self, tag: tag))).toOpaque())
+      let (stored, winner) = made.compareExchange(
+        expected: nil, desired: box, ordering: .acquiringAndReleasing)
+      guard !stored, let winner else { return Self.value(at: box) }
+      Unmanaged<Box<T>>.fromOpaque(box).release()
+      return Self.value(at: winner)
     }
+  }
+
+  @inlinable
+  static func value(at box: UnsafeRawPointer) -> T {
+    Unmanaged<Box<T>>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.value }
   }
 }
 
@@ -45,18 +76,21 @@ public final class Lazy<T: Sendable>: Sendable {
 /// then `try next.instance` (or `try next()`) for each one wanted. Resolvable for any
 /// registered `T` without registering it; each call is a resolve of its own, with `T`'s scope.
 public struct Provider<T: Sendable>: Sendable {
-  private let container: Container
-  private let tag: Tag?
+  @usableFromInline let container: Container
+  @usableFromInline let tag: Tag?
 
+  @usableFromInline
   init(container: Container, tag: Tag?) {
     self.container = container
     self.tag = tag
   }
 
   /// A `T` resolved now.
+  @inlinable
   public var instance: T { get throws { try container.resolve(T.self, tag: tag) } }
 
   /// A `T` resolved now.
+  @inlinable
   public func callAsFunction() throws -> T { try container.resolve(T.self, tag: tag) }
 }
 
@@ -122,6 +156,7 @@ extension Optional: Deferred {
 extension Container {
   /// Throws what resolving `type` under `tag` would when nothing is registered for it.
   func requireResolvable(_ type: any Any.Type, tag: Tag?, in resolution: Resolution?) throws {
+    resolution?.noteDependency(on: Key(type, tag: tag))
     guard !canResolve(type, tag: tag) else { return }
     throw missing(Key(type, tag: tag), path: resolution?.path ?? [])
   }

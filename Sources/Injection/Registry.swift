@@ -36,7 +36,9 @@ final class Registry: @unchecked Sendable {
   }
 
   func lookup(_ key: Key) -> AnyDefinition? {
-    lock.withLock { entries[key] }
+    // Once frozen, the table holds what `entries` does, and reading it takes no lock.
+    if frozen.load(ordering: .acquiring) { return table?.lookup(key)?.takeUnretainedValue() }
+    return lock.withLock { entries[key] }
   }
 
   /// Every registration, in no particular order.

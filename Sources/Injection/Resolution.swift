@@ -199,3 +199,5 @@ struct Edge: Hashable, Sendable {
     self.to = to
   }
 }
+
+extension Box: Sendable where T: Sendable {}

@@ -91,6 +91,32 @@ enum ContainerBench {
       ("manual", { n in for i in 0..<n { blackHole(Loader(id: i)) } }),
     ])
 
+    // A `Lazy` resolved and used once (its graph made at first use), per iteration; manual is a
+    // lazily made holder of the graph, made and read.
+    let lazy = measure.run([
+      (
+        "kernel",
+        { n in
+          for _ in 0..<n { blackHole(try? kernel.resolve(Injection.Lazy<A>.self).instance) }
+        }
+      ),
+      (
+        "swinject",
+        { n in for _ in 0..<n { blackHole(swinject.resolve(Swinject.Lazy<A>.self)?.instance) } }
+      ),
+      ("manual", { n in for _ in 0..<n { blackHole(LazyHolder { A(b: B(c: C())) }.get()) } }),
+    ])
+
+    // One `Provider`, asked for a new graph per iteration; manual is a closure that builds it.
+    let kernelProvider = try kernel.resolve(Injection.Provider<A>.self)
+    let swinjectProvider = swinject.resolve(Swinject.Provider<A>.self)
+    let build: @Sendable () -> A = { A(b: B(c: C())) }
+    let provider = measure.run([
+      ("kernel", { n in for _ in 0..<n { blackHole(try? kernelProvider.instance) } }),
+      ("swinject", { n in for _ in 0..<n { blackHole(swinjectProvider?.instance) } }),
+      ("manual", { n in for _ in 0..<n { blackHole(build()) } }),
+    ])
+
     let twoThreads = measure.run([
       (
         "kernel",
@@ -115,7 +141,8 @@ enum ContainerBench {
     ])
     let cases = [
       ("unique_graph", uniqueGraph), ("singleton", singleton), ("tagged", tagged),
-      ("argument", argument), ("singleton_2threads", twoThreads),
+      ("argument", argument), ("lazy", lazy), ("provider", provider),
+      ("singleton_2threads", twoThreads),
     ]
     for (name, medians) in cases { report(name, medians) }
     verdict(cases, singleThread: singleton["kernel"] ?? 0)
