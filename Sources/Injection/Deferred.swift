@@ -55,14 +55,18 @@ public final class Lazy<T: Sendable>: @unchecked Sendable {
   @inlinable
   public var instance: T {
     get throws {
-      if let kept = made.load(ordering: .acquiring) { return Self.value(at: kept) }
-      let box = UnsafeRawPointer(
-        Unmanaged.passRetained(Box(try container.resolve(T.self, tag: tag))).toOpaque())
-      let (stored, winner) = made.compareExchange(
-        expected: nil, desired: box, ordering: .acquiringAndReleasing)
-      guard !stored, let winner else { return Self.value(at: box) }
-      Unmanaged<Box<T>>.fromOpaque(box).release()
-      return Self.value(at: winner)
+      // The box is reached through a raw pointer, which does not keep `self` alive: without
+      // this, an optimized caller may release a temporary `Lazy` (and its box) before reading.
+      try withExtendedLifetime(self) {
+        if let kept = made.load(ordering: .acquiring) { return Self.value(at: kept) }
+        let box = UnsafeRawPointer(
+          Unmanaged.passRetained(Box(try container.resolve(T.self, tag: tag))).toOpaque())
+        let (stored, winner) = made.compareExchange(
+          expected: nil, desired: box, ordering: .acquiringAndReleasing)
+        guard !stored, let winner else { return Self.value(at: box) }
+        Unmanaged<Box<T>>.fromOpaque(box).release()
+        return Self.value(at: winner)
+      }
     }
   }
 

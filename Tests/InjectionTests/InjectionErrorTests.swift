@@ -56,6 +56,9 @@ import Testing
       (.containerFrozen(service: "A"), "Register before bootstrap(), or in a child container"),
       (.missingSampleArguments(service: "A", signature: "(Int)"), ".validating(with: ...)"),
       (.forwardingMismatch(service: "A", forwardedTo: "P"), "Forward only to protocols"),
+      (.weakSingletonOfValue(service: "A", type: "A"), "Register it as singleton"),
+      (.decoratingForwardedType(service: "P", forwardsTo: "A"), "Decorate A"),
+      (.noCurrentContainer(service: "A"), "container.makeCurrent"),
       (
         .argumentMismatch(service: "A", given: "()", registered: ["(Int)"], path: []),
         "Pass the arguments"

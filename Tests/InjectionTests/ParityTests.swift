@@ -46,6 +46,31 @@ import Testing
     #expect(try child.resolve(Wheel.self) !== childs)
   }
 
+  /// Run under ThreadSanitizer in CI: a reset races no resolve, and none sees half a reset.
+  @Test func resettingWhileOtherThreadsResolveIsSafe() throws {
+    let container = Container()
+    try container.register(Wheel.self, scope: .session) { _ in Wheel() }
+    try container.register(Car.self, scope: .session) { r in
+      Car(engine: PetrolEngine(), front: try r.resolve(), back: try r.resolve())
+    }
+    try container.bootstrap()
+    let failures = Counter()
+    DispatchQueue.concurrentPerform(iterations: 4) { index in
+      for _ in 0..<500 {
+        if index == 0 {
+          container.reset(.session)
+        } else if let car = try? container.resolve(Car.self), car.front === car.back {
+          continue
+        } else {
+          failures.increment()
+        }
+      }
+    }
+    #expect(failures.value == 0)
+    let kept = try container.resolve(Car.self)
+    #expect(try container.resolve(Car.self) === kept)
+  }
+
   @Test func theGraphNamesTheScope() throws {
     let container = Container()
     try container.register(Wheel.self, scope: .session) { _ in Wheel() }
@@ -65,6 +90,22 @@ import Testing
     #expect(made.value == 1)
     // Another Lazy is another first use.
     #expect(try container.resolve(Lazy<Wheel>.self).instance !== first)
+  }
+
+  /// Run under ThreadSanitizer in CI: first reads at once all get the one instance kept.
+  @Test func firstReadsAtOnceGetOneInstance() throws {
+    let container = Container()
+    try container.register(Wheel.self, scope: .unique) { _ in Wheel() }
+    for _ in 0..<50 {
+      let lazy = try container.resolve(Lazy<Wheel>.self)
+      let seen = Recorder<ObjectIdentifier>()
+      DispatchQueue.concurrentPerform(iterations: 4) { _ in
+        if let wheel = try? lazy.instance { seen.append(ObjectIdentifier(wheel)) }
+      }
+      #expect(seen.all.count == 4)
+      #expect(Set(seen.all).count == 1)
+      #expect(try seen.all.first == ObjectIdentifier(lazy.instance))
+    }
   }
 
   @Test func providerMakesOnePerCallInTheRegisteredScope() throws {
