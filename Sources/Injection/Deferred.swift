@@ -98,35 +98,30 @@ public struct Provider<T: Sendable>: Sendable {
   public func callAsFunction() throws -> T { try container.resolve(T.self, tag: tag) }
 }
 
-extension Lazy: Deferred {
+/// A deferred form that resolves one registered type when asked (`Lazy`, `Provider`): made at
+/// once, provided that type is registered.
+protocol ResolvesLater: Deferred {
+  associatedtype Resolved
+  init(container: Container, tag: Tag?)
+}
+
+extension ResolvesLater {
   static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
     -> Self
   {
-    try container.requireResolvable(T.self, tag: tag, in: resolution)
+    try container.requireResolvable(Resolved.self, tag: tag, in: resolution)
     return Self(container: container, tag: tag)
   }
   static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
-    container.hasRegistration(T.self, tag: tag)
+    container.hasRegistration(Resolved.self, tag: tag)
   }
   static func canResolve(in container: Container, tag: Tag?) -> Bool {
-    container.canResolve(T.self, tag: tag)
+    container.canResolve(Resolved.self, tag: tag)
   }
 }
 
-extension Provider: Deferred {
-  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
-    -> Self
-  {
-    try container.requireResolvable(T.self, tag: tag, in: resolution)
-    return Self(container: container, tag: tag)
-  }
-  static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
-    container.hasRegistration(T.self, tag: tag)
-  }
-  static func canResolve(in container: Container, tag: Tag?) -> Bool {
-    container.canResolve(T.self, tag: tag)
-  }
-}
+extension Lazy: ResolvesLater { typealias Resolved = T }
+extension Provider: ResolvesLater { typealias Resolved = T }
 
 /// `T?`: the registered `T`, or nil when none is registered under the tag. A registered `T`
 /// whose factory fails still throws: only absence is nil.
