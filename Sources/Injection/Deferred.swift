@@ -11,6 +11,8 @@ protocol Deferred {
   static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool
   /// Whether resolving this form under `tag` finds what to build.
   static func canResolve(in container: Container, tag: Tag?) -> Bool
+  /// The type it wraps: `T` of `Lazy<T>`, `Provider<T>` and `T?`.
+  static var wrappedType: any Any.Type { get }
 }
 
 extension Deferred {
@@ -118,6 +120,7 @@ extension ResolvesLater {
   static func canResolve(in container: Container, tag: Tag?) -> Bool {
     container.canResolve(Resolved.self, tag: tag)
   }
+  static var wrappedType: any Any.Type { Resolved.self }
 }
 
 extension Lazy: ResolvesLater { typealias Resolved = T }
@@ -150,6 +153,7 @@ extension Optional: Deferred {
     container.hasRegistration(Wrapped.self, tag: tag)
   }
   static func canResolve(in container: Container, tag: Tag?) -> Bool { true }
+  static var wrappedType: any Any.Type { Wrapped.self }
 }
 
 extension Container {

@@ -19,43 +19,45 @@ extension Container {
 }
 
 /// A dependency resolved from the container current for the task (`Container.current`) when
-/// the value holding it is made, for code that takes no parameters:
+/// the value holding it is made, for code that takes no parameters (Dip's `Injected`):
 ///
 /// ```swift
 /// struct Greeter {
-///   @Injected var clock: any Clock<Duration>
-///   @Injected(tag: "greeting") var greeting: String
+///   @Injected var clock: (any Clock<Duration>)?
+///   @Injected(tag: "greeting") var greeting: String?
 /// }
 /// ```
 ///
 /// A test makes a child with its doubles current (`child.makeCurrent { Greeter() }`) and the
-/// doubles reach it. `$clock` is what resolving gave, to check or rethrow; reading the
-/// property when resolving failed stops the program with that error's sentence (a programming
-/// error: no container current, or a type registered nowhere).
+/// doubles reach it. The property is optional: what is chosen at run time (a profile, a
+/// config) decides what is registered, so a missing dependency is nil, never a crash, and
+/// `$clock` says why — no container current, nothing registered (with the closest names), or
+/// the factory's failure.
 @propertyWrapper
-public struct Injected<T: Sendable>: Sendable {
-  /// The instance, or why there is none: `try $clock.get()` throws it.
-  public let projectedValue: Result<T, InjectionError>
+public struct Injected<T: Sendable & ExpressibleByNilLiteral>: Sendable {
+  public let wrappedValue: T
+  /// Why `wrappedValue` is nil: nil when it was resolved.
+  public let projectedValue: InjectionError?
 
   public init(_ type: T.Type = T.self, tag: Tag? = nil) {
+    let wrapped = (T.self as? any Deferred.Type)?.wrappedType ?? T.self
+    let key = Key(wrapped, tag: tag)
     guard let container = Container.current else {
-      projectedValue = .failure(.noCurrentContainer(service: Key(T.self, tag: tag).description))
+      (wrappedValue, projectedValue) = (nil, .noCurrentContainer(service: key.description))
+      return
+    }
+    guard container.hasRegistration(T.self, tag: tag) else {
+      (wrappedValue, projectedValue) = (nil, container.missing(key, path: []))
       return
     }
     do {
-      projectedValue = .success(try container.resolve(T.self, tag: tag))
+      (wrappedValue, projectedValue) = (try container.resolve(T.self, tag: tag), nil)
     } catch let error as InjectionError {
-      projectedValue = .failure(error)
+      (wrappedValue, projectedValue) = (nil, error)
     } catch {
-      let service = Key(T.self, tag: tag).description
-      projectedValue = .failure(.factoryFailed(service: service, underlying: error, path: []))
-    }
-  }
-
-  public var wrappedValue: T {
-    switch projectedValue {
-    case .success(let instance): return instance
-    case .failure(let error): fatalError("\(error)")
+      let failure = InjectionError.factoryFailed(
+        service: key.description, underlying: error, path: [])
+      (wrappedValue, projectedValue) = (nil, failure)
     }
   }
 }

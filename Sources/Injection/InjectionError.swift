@@ -24,7 +24,7 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
   case weakSingletonOfValue(service: String, type: String)
   /// A decorator for a type served through another registration's `implements`.
   case decoratingForwardedType(service: String, forwardsTo: String)
-  /// `Injected` (or `Container.current`) was used where no container is current for the task.
+  /// `Injected` was used where no container is current for the task.
   case noCurrentContainer(service: String)
 
   public var description: String {

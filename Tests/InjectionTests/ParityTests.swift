@@ -372,8 +372,8 @@ import Testing
 
 @Suite struct InjectedTests {
   struct Greeter {
-    @Injected var engine: any Engine
-    @Injected(tag: "spare") var spare: Wheel
+    @Injected var engine: (any Engine)?
+    @Injected(tag: "spare") var spare: Wheel?
   }
 
   @Test func aWrapperResolvesFromTheContainerCurrentForTheTask() async throws {
@@ -382,29 +382,42 @@ import Testing
     try container.register(Wheel.self, tag: "spare") { _ in Wheel() }
     let test = container.child()
     try test.register((any Engine).self) { _ in PetrolEngine(name: "double") }
-    #expect(container.makeCurrent { Greeter() }.engine.name == "petrol")
-    #expect(test.makeCurrent { Greeter() }.engine.name == "double")
+    let real = container.makeCurrent { Greeter() }
+    #expect(real.engine?.name == "petrol")
+    #expect(real.spare != nil)
+    #expect(real.$engine == nil)
+    #expect(test.makeCurrent { Greeter() }.engine?.name == "double")
     // Inherited by the tasks it starts.
     let name = await test.makeCurrent {
-      await Task { Greeter().engine.name }.value
+      await Task { Greeter().engine?.name }.value
     }
     #expect(name == "double")
     #expect(Container.current == nil)
   }
 
-  @Test func withoutACurrentContainerTheErrorSaysWhatToDo() throws {
-    @Injected var engine: any Engine
-    guard case .failure(let error) = $engine else {
-      Issue.record("expected a failure, got \($engine)")
-      return
-    }
+  @Test func withoutACurrentContainerItIsNilAndSaysWhatToDo() throws {
+    let greeter = Greeter()
+    #expect(greeter.engine == nil)
     #expect(
-      error.description
+      greeter.$engine?.description
         == "No container is current for this task to resolve Engine. Run the code inside"
         + " container.makeCurrent { ... } (a child's, in a test), or resolve it from a container"
         + " directly.")
+  }
+
+  @Test func whatIsNotRegisteredOrFailsIsNilWithItsReason() throws {
     let container = Container()
-    let missing = container.makeCurrent { Injected<Wheel>() }
-    #expect(throws: InjectionError.self) { try missing.projectedValue.get() }
+    try container.register(Wheel.self, tag: "spair") { _ in Wheel() }
+    try container.register((any Engine).self) { _ in throw Boom() }
+    let greeter = container.makeCurrent { Greeter() }
+    #expect(greeter.spare == nil)
+    guard case .definitionNotFound(let service, _, let closest) = greeter.$spare else {
+      Issue.record("expected definitionNotFound, got \(String(describing: greeter.$spare))")
+      return
+    }
+    #expect(service == "Wheel tagged \"spare\"")
+    #expect(closest == ["Wheel tagged \"spair\""])
+    #expect(greeter.engine == nil)
+    #expect(greeter.$engine?.description.contains("the disk is full") == true)
   }
 }
