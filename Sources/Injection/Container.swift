@@ -164,10 +164,46 @@ public final class Container: Sendable {
         failures.append((service, .factoryFailed(service: service, underlying: error, path: [])))
       }
     }
+    failures += captiveDependencies().map { ($0.service, $0.error) }
     if !failures.isEmpty {
       throw InjectionError.validationFailed(
         failures.sorted { $0.service < $1.service }.map(\.error))
     }
+  }
+
+  /// Every registration that keeps its instance (a singleton, a weak singleton, a named scope)
+  /// and was built from a named-scope instance of another scope, directly or through `unique`
+  /// and `shared` ones: a reset of that scope would leave it holding the old one. Read from the
+  /// observed edges, so after every registration was resolved; a `Provider` is no such edge.
+  func captiveDependencies() -> [(service: String, error: InjectionError)] {
+    let definitions = visibleDefinitions
+    var scopes: [Key: Scope] = [:]
+    for definition in definitions { scopes[definition.key] = definition.scope }
+    var outgoing: [Key: [Key]] = [:]
+    for edge in observedEdges where !edge.deferred {
+      outgoing[edge.from, default: []].append(edge.to)
+    }
+    var found: [(service: String, error: InjectionError)] = []
+    for definition in definitions where definition.scope.keepsInstances {
+      var pending = outgoing[definition.key] ?? []
+      var seen = Set<Key>()
+      while let next = pending.popLast() {
+        guard seen.insert(next).inserted, let scope = scopes[next] else { continue }
+        if case .named = scope, scope != definition.scope {
+          let service = definition.key.description
+          found.append(
+            (
+              service,
+              .captiveDependency(
+                service: service, scope: "\(definition.scope)", dependency: next.description,
+                dependencyScope: "\(scope)")
+            ))
+        } else if !scope.keepsInstances {
+          pending += outgoing[next] ?? []
+        }
+      }
+    }
+    return found
   }
 
   /// Freezes the container (registering afterwards throws `containerFrozen`) and makes its

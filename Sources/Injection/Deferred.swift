@@ -104,6 +104,8 @@ public struct Provider<T: Sendable>: Sendable {
 /// once, provided that type is registered.
 protocol ResolvesLater: Deferred {
   associatedtype Resolved
+  /// Whether it keeps what it resolves (a `Lazy`) rather than resolving anew at each call.
+  static var keepsWhatItResolves: Bool { get }
   init(container: Container, tag: Tag?)
 }
 
@@ -111,6 +113,7 @@ extension ResolvesLater {
   static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
     -> Self
   {
+    resolution?.noteDependency(on: Key(Resolved.self, tag: tag), deferred: !keepsWhatItResolves)
     try container.requireResolvable(Resolved.self, tag: tag, in: resolution)
     return Self(container: container, tag: tag)
   }
@@ -123,8 +126,15 @@ extension ResolvesLater {
   static var wrappedType: any Any.Type { Resolved.self }
 }
 
-extension Lazy: ResolvesLater { typealias Resolved = T }
-extension Provider: ResolvesLater { typealias Resolved = T }
+extension Lazy: ResolvesLater {
+  typealias Resolved = T
+  static var keepsWhatItResolves: Bool { true }
+}
+
+extension Provider: ResolvesLater {
+  typealias Resolved = T
+  static var keepsWhatItResolves: Bool { false }
+}
 
 /// `T?`: the registered `T`, or nil when none is registered under the tag. A registered `T`
 /// whose factory fails still throws: only absence is nil.
@@ -159,7 +169,6 @@ extension Optional: Deferred {
 extension Container {
   /// Throws what resolving `type` under `tag` would when nothing is registered for it.
   func requireResolvable(_ type: any Any.Type, tag: Tag?, in resolution: Resolution?) throws {
-    resolution?.noteDependency(on: Key(type, tag: tag))
     guard !canResolve(type, tag: tag) else { return }
     throw missing(Key(type, tag: tag), path: resolution?.path ?? [])
   }

@@ -16,7 +16,8 @@ public struct DependencyGraph: Sendable {
   public struct Edge: Sendable, Hashable {
     public let from: String
     public let to: String
-    /// `depends` (resolved while building) or `forwards` (served by `implements`).
+    /// `depends` (resolved while building), `provides` (took a `Provider` of it, which
+    /// resolves it at each call) or `forwards` (served by `implements`).
     public let kind: String
   }
 
@@ -54,7 +55,7 @@ public struct DependencyGraph: Sendable {
       let children = edges.filter { $0.from == service }
       for (index, edge) in children.enumerated() {
         let last = index == children.count - 1
-        let arrow = edge.kind == "forwards" ? "⇢ " : ""
+        let arrow = edge.kind == "forwards" ? "⇢ " : edge.kind == "provides" ? "↻ " : ""
         visit(
           edge.to, lead: childLead + (last ? "└─ " : "├─ ") + arrow,
           childLead: childLead + (last ? "   " : "│  "), trail: trail.union([service]))
@@ -73,7 +74,9 @@ public struct DependencyGraph: Sendable {
         "  \(quoted(node.service)) [label=\(quoted("\(node.service)\\n\(node.scope)"))];")
     }
     for edge in edges {
-      let style = edge.kind == "forwards" ? " [style=dashed]" : ""
+      let style =
+        edge.kind == "forwards"
+        ? " [style=dashed]" : edge.kind == "provides" ? " [style=dotted]" : ""
       lines.append("  \(quoted(edge.from)) -> \(quoted(edge.to))\(style);")
     }
     lines.append("}")
@@ -90,7 +93,8 @@ public struct DependencyGraph: Sendable {
       lines.append("  \(ids[node.service] ?? node.service)[\"\(label)\"]")
     }
     for edge in edges {
-      let arrow = edge.kind == "forwards" ? "-.->" : "-->"
+      let arrow =
+        edge.kind == "forwards" ? "-.->" : edge.kind == "provides" ? "-.->|provides|" : "-->"
       lines.append("  \(ids[edge.from] ?? edge.from) \(arrow) \(ids[edge.to] ?? edge.to)")
     }
     return lines.joined(separator: "\n")
@@ -125,7 +129,9 @@ extension Container {
     let nodes = registrations
     let known = Set(nodes.map(\.service))
     var edges = observedEdges.map {
-      DependencyGraph.Edge(from: $0.from.description, to: $0.to.description, kind: "depends")
+      DependencyGraph.Edge(
+        from: $0.from.description, to: $0.to.description, kind: $0.deferred ? "provides" : "depends"
+      )
     }
     edges += nodes.compactMap { node in
       node.forwardsTo.map { DependencyGraph.Edge(from: node.service, to: $0, kind: "forwards") }

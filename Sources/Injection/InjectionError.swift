@@ -26,6 +26,10 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
   case decoratingForwardedType(service: String, forwardsTo: String)
   /// `Injected` was used where no container is current for the task.
   case noCurrentContainer(service: String)
+  /// A registration that keeps its instance was built from one in a named scope, which a reset
+  /// drops sooner: after the reset it would still hold the old one.
+  case captiveDependency(
+    service: String, scope: String, dependency: String, dependencyScope: String)
 
   public var description: String {
     switch self {
@@ -64,6 +68,11 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
       return "\(service) cannot be decorated: it is served by the registration of \(target)"
         + " (implements), and a decorator would make the two different objects. Decorate \(target),"
         + " or register \(service) with a factory of its own and decorate that."
+    case .captiveDependency(let service, let scope, let dependency, let dependencyScope):
+      return "\(service) (\(scope)) is built from \(dependency) (\(dependencyScope)), which"
+        + " reset(.\(dependencyScope)) drops sooner: \(service) would keep the old one. Give"
+        + " \(service) the scope \(dependencyScope), or take a Provider of \(dependency) and resolve"
+        + " it when needed."
     case .noCurrentContainer(let service):
       return "No container is current for this task to resolve \(service)."
         + " Run the code inside container.makeCurrent { ... } (a child's, in a test),"

@@ -150,10 +150,11 @@ final class Resolution {
   }
 
   /// Notes that the service being built depends on `key`, while its edges are recorded.
+  /// `deferred`: through a `Provider`, which resolves `key` anew at each call and keeps none.
   @inlinable
-  func noteDependency(on key: Key) {
+  func noteDependency(on key: Key, deferred: Bool = false) {
     guard let frame = top, frame.pointee.recording else { return }
-    container.observe(Edge(from: frame.pointee.key, to: key))
+    container.observe(Edge(from: frame.pointee.key, to: key, deferred: deferred))
   }
 
   /// The services being built, outermost first.
@@ -187,16 +188,19 @@ final class Box<T> {
   init(_ value: T) { self.value = value }
 }
 
-/// One observed dependency: building `from` resolved `to`.
+/// One observed dependency: building `from` resolved `to`, or (`deferred`) took a `Provider`
+/// of it.
 @usableFromInline
 struct Edge: Hashable, Sendable {
   let from: Key
   let to: Key
+  let deferred: Bool
 
   @usableFromInline
-  init(from: Key, to: Key) {
+  init(from: Key, to: Key, deferred: Bool = false) {
     self.from = from
     self.to = to
+    self.deferred = deferred
   }
 }
 

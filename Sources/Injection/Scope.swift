@@ -22,6 +22,14 @@ public enum Scope: Hashable, Sendable, CustomStringConvertible {
   /// dropped by `reset(.session)` at logout or when the environment changes.
   public static let session = Scope.named("session")
 
+  /// Whether a registration in this scope keeps what it builds past the resolve that made it.
+  var keepsInstances: Bool {
+    switch self {
+    case .unique, .shared: false
+    case .singleton, .eagerSingleton, .weakSingleton, .named: true
+    }
+  }
+
   public var description: String {
     switch self {
     case .unique: "unique"

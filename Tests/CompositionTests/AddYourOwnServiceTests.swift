@@ -41,9 +41,10 @@ struct LayeredShowService: ShowService {
   }
 }
 
-// 4. The wiring: register it beside the movies in the profile's container.
+// 4. The wiring: register it beside the movies in the profile's container. It holds the api
+//    client, so it lives as long as the session (validation refuses a singleton over it).
 func registerShows(in container: Container, policy: CachePolicy) throws {
-  try container.register((any ShowService).self, scope: .singleton) { r in
+  try container.register((any ShowService).self, scope: .session) { r in
     LayeredShowService(
       base: ApiShowService(client: try r.resolve()),
       layers: LayerStack([CachingLayer(store: try r.resolve(), policy: policy)]))
