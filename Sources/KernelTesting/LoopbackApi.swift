@@ -87,10 +87,8 @@ public func withFixtureServer<R>(
   }
 }
 
-/// The base URL of a server that has stopped: every connection to it is refused.
-public func urlOfStoppedServer() async throws -> URL {
-  let server = try await FixtureServer.start()
-  let url = server.baseURL
-  await server.stop()
-  return url
+/// The base URL of a server that is not there: every connection to it is refused, and no other
+/// server can take its port while the process runs (`RefusingPort`).
+public func urlOfStoppedServer() throws -> URL {
+  try RefusingPort.url()
 }

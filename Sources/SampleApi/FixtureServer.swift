@@ -41,21 +41,11 @@ public final class FixtureServer: Sendable {
     let bound: UInt16
     do {
       try await pool.prepare()
-      switch loopback {
-      case .ip4(let ip):
-        listener = try Socket(domain: AF_INET)
-        try listener.setValue(true, for: .localAddressReuse)
-        try listener.bind(to: try sockaddr_in.inet(ip4: ip, port: port))
-      case .ip6(let ip):
-        listener = try Socket(domain: AF_INET6)
-        try listener.setValue(true, for: .localAddressReuse)
-        try listener.bind(to: try sockaddr_in6.inet6(ip6: ip, port: port))
-      }
+      // A port asked for by number may be taken again while the last run's connections close;
+      // a free port the system picks never is one where a stopped server's connections linger,
+      // so a client of that stopped server is refused, not answered by this one.
+      (listener, bound) = try bindSocket(to: loopback, port: port, reuse: port != 0)
       try listener.listen()
-      switch try listener.sockname() {
-      case .ip4(_, let port), .ip6(_, let port): bound = port
-      default: throw SocketError.unsupportedAddress
-      }
     } catch {
       throw FixtureServerError.cannotListen(host: host, port: port, reason: reason(error))
     }
@@ -182,6 +172,35 @@ public final class FixtureServer: Sendable {
     task.cancel()
     await task.value
     try? listener.close()
+  }
+}
+
+/// A TCP socket bound to `address` and `port` (0: one the system picks), not yet listening, and
+/// the port it got. With `reuse`, it may bind beside the last server's connections that are
+/// still closing (TIME_WAIT) and beside other sockets that asked for reuse and do not listen;
+/// without, it holds the port alone.
+func bindSocket(to address: Loopback.Address, port: UInt16, reuse: Bool) throws -> (
+  socket: Socket, port: UInt16
+) {
+  let socket: Socket
+  switch address {
+  case .ip4(let ip):
+    socket = try Socket(domain: AF_INET)
+    try socket.setValue(reuse, for: .localAddressReuse)
+    try socket.bind(to: try sockaddr_in.inet(ip4: ip, port: port))
+  case .ip6(let ip):
+    socket = try Socket(domain: AF_INET6)
+    try socket.setValue(reuse, for: .localAddressReuse)
+    try socket.bind(to: try sockaddr_in6.inet6(ip6: ip, port: port))
+  }
+  do {
+    switch try socket.sockname() {
+    case .ip4(_, let bound), .ip6(_, let bound): return (socket, bound)
+    default: throw SocketError.unsupportedAddress
+    }
+  } catch {
+    try? socket.close()
+    throw error
   }
 }
 

@@ -33,7 +33,7 @@ func clientOfStoppedServer(
   retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock()
 ) async throws -> ApiClient {
   let context = InMemoryApiContext(
-    environment: try ApiEnvironment(name: "gone", baseURL: try await urlOfStoppedServer()))
+    environment: try ApiEnvironment(name: "gone", baseURL: try urlOfStoppedServer()))
   return ApiClient(
     context: context, transport: PlatformTransport(), retriers: retriers, clock: clock)
 }

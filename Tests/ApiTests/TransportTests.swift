@@ -196,7 +196,7 @@ import Testing
   }
 
   @Test func aConnectionRefusedIsTransient() async throws {
-    let url = try await urlOfStoppedServer().appendingPathComponent("movies/1")
+    let url = try urlOfStoppedServer().appendingPathComponent("movies/1")
     await #expect(
       throws: TransportError.cannotConnect(host: "127.0.0.1", reason: "connection refused")
     ) {

@@ -149,6 +149,21 @@ import Testing
     #expect(String(decoding: response.body, as: UTF8.self).contains("Rogue One"))
     #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)/api/")
   }
+
+  /// The refusing port is held alone: a server that asks for it, as a test beside another might
+  /// be given it, cannot listen there, so a client of the port is refused and never answered.
+  @Test func theRefusingPortCanBeTakenByNoServerAndRefusesClients() async throws {
+    let url = try RefusingPort.url()
+    let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
+    await #expect(throws: FixtureServerError.self) {
+      let server = try await FixtureServer.start(port: port)
+      await server.stop()
+    }
+    await #expect(throws: (any Error).self) {
+      try await fetch(url.appendingPathComponent("movies/1"))
+    }
+    #expect(try RefusingPort.url() == url)
+  }
 }
 
 @Suite struct GeneratedMoviesTests {
