@@ -77,7 +77,7 @@ public struct ApiAccess: Sendable {
   public var current: (name: String, baseURL: String) {
     get throws {
       let environment = try context.environment
-      return (environment.name, KernelConfig.redacted(environment.baseURL.absoluteString))
+      return (environment.name, environment.displayURL)
     }
   }
 
@@ -149,7 +149,7 @@ extension KernelApp {
       container: try bootstrapApi(config: config, runtime: runtime), all: all,
       environments: all.map {
         (
-          $0.name, KernelConfig.redacted($0.baseURL.absoluteString),
+          $0.name, $0.displayURL,
           config.environments[$0.name]?.transport != "http"
         )
       })

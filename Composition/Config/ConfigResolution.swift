@@ -1,4 +1,5 @@
 import Configuration
+import Api
 import Foundation
 
 extension ConfigDocument {
@@ -120,7 +121,7 @@ extension ConfigDocument {
       let shown: String?
       switch found?.content {
       case .string? where secret: shown = "REDACTED"
-      case .string(let text)?: shown = KernelConfig.redacted(text)
+      case .string(let text)?: shown = Redaction.url(text)
       case .stringArray(let list)?: shown = "[\(list.joined(separator: ", "))]"
       case .int(let number)?: shown = "\(number)"
       case .bool(let flag)?: shown = "\(flag)"
@@ -225,14 +226,5 @@ extension ConfigDocument {
       }
       return list
     }
-  }
-}
-
-extension KernelConfig {
-  /// `text` with the password of a URL's user info replaced, so it can be printed.
-  static func redacted(_ text: String) -> String {
-    guard var parts = URLComponents(string: text), parts.password != nil else { return text }
-    parts.password = "REDACTED"
-    return parts.string ?? "REDACTED"
   }
 }

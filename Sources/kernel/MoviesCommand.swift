@@ -79,7 +79,10 @@ struct MoviesCommand: AsyncParsableCommand {
       var found = [Movie?](repeating: nil, count: ids.count)
       var failures: [(index: Int, error: any Error)] = []
       let progress = Terminal.showsProgress && ids.count > 1
-      await withTaskGroup(of: (Int, Result<Movie, any Error>).self) { group in
+      // The child's result is a struct, not a tuple holding `Result<Movie, any Error>`: Swift
+      // 6.3.1 miscompiles that tuple under -O (the parent reads garbage and traps; see
+      // Tests/PlatformTests and ../shared/platform/taskgroup-tuple-result.swift).
+      await withTaskGroup(of: OneMovie.self) { group in
         var next = 0
         var done = 0
         func start() {
@@ -87,16 +90,19 @@ struct MoviesCommand: AsyncParsableCommand {
           let index = next
           next += 1
           group.addTask {
-            do { return (index, .success(try await service.movie(id: ids[index]))) } catch {
-              return (index, .failure(error))
+            do {
+              return OneMovie(index: index, movie: try await service.movie(id: ids[index]))
+            } catch {
+              return OneMovie(index: index, error: error)
             }
           }
         }
         for _ in 0..<min(limit, ids.count) { start() }
-        while let (index, result) = await group.next() {
-          switch result {
-          case .success(let movie): found[index] = movie
-          case .failure(let error): failures.append((index, error))
+        while let fetched = await group.next() {
+          if let movie = fetched.movie {
+            found[fetched.index] = movie
+          } else {
+            failures.append((fetched.index, fetched.error ?? CancellationError()))
           }
           done += 1
           if progress { Terminal.progress("movies: \(done)/\(ids.count)") }
@@ -117,6 +123,24 @@ struct MoviesCommand: AsyncParsableCommand {
         movies: found.compactMap { $0 }, missing: failures.map { ids[$0.index] }.sorted(),
         requested: ids.count, cause: first.error)
     }
+  }
+}
+
+/// What one child of `movies get`'s task group hands back: a struct, because a tuple holding
+/// `Result<Movie, any Error>` is miscompiled under -O by Swift 6.3.1 (swiftlang/swift#81771).
+private struct OneMovie: Sendable {
+  let index: Int
+  var movie: Movie?
+  var error: (any Error)?
+
+  init(index: Int, movie: Movie) {
+    self.index = index
+    self.movie = movie
+  }
+
+  init(index: Int, error: any Error) {
+    self.index = index
+    self.error = error
   }
 }
 

@@ -41,4 +41,19 @@ import Testing
     #expect(line.contains("X-Shelf: <redacted>"))
     #expect(line.contains("→ 503 in ") && line.hasSuffix("; retried in 200 ms (backoff)"))
   }
+
+  @Test func theEnvironmentsOwnTokenHeaderIsSecretWhateverItIsCalled() throws {
+    let environment = try ApiEnvironment(
+      name: "custom", baseURL: "https://api.example/api/", tokenHeader: "X-Custom",
+      tokenScheme: nil)
+    let client = ApiClient(
+      context: InMemoryApiContext(environment: environment),
+      transport: InProcessTransport { _, _ in ApiResponse(status: 200) })
+    var request = HTTPRequest(.get, try #require(URL(string: "https://api.example/api/x?key=k-1")))
+    request.set("X-Custom", "plain-token-77")
+    let line = client.traceLine(
+      request, .response(ApiResponse(status: 200)), since: Stopwatch(ContinuousClock()), then: "")
+    #expect(!line.contains("plain-token-77") && line.contains("X-Custom: <redacted>"), "\(line)")
+    #expect(!line.contains("k-1") && line.contains("?key=REDACTED"), "\(line)")
+  }
 }

@@ -296,5 +296,27 @@ import Testing
       #expect(received.headers["expect"] == nil)
       #expect(received.headers["accept"] == nil || received.headers["accept"] == "*/*")
     }
+
+    @Test func aHeaderTooLargeIsSaidAsSuchAndNotRetried() async throws {
+      let server = try await FixtureServer.start()
+      let sent = Counter()
+      server.handle("GET", "/api/big") { _ in
+        _ = sent.increment()
+        return SampleResponse(
+          status: 200, headers: ["X-Padding": String(repeating: "p", count: 150_000)], body: Data())
+      }
+      let client = ApiClient(
+        context: InMemoryApiContext(
+          environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
+        transport: PlatformTransport(), retriers: [.backoff], clock: ImmediateClock())
+      let error = await apiError { try await client.response(for: .get("big")) }
+      await server.stop()
+      guard case .headerTooLarge? = error else {
+        Issue.record("expected a header too large, got \(String(describing: error))")
+        return
+      }
+      #expect("\(error.map(String.init(describing:)) ?? "")".contains("header larger"))
+      #expect(sent.value == 1)
+    }
   }
 #endif

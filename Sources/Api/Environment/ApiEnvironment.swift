@@ -33,14 +33,23 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
       let host = baseURL.host, !host.isEmpty
     else {
       throw ApiError.invalidEnvironment(
-        name: name, reason: "\(baseURL.absoluteString) is not an http(s) URL with a host")
+        name: name,
+        reason: "\(Redaction.url(baseURL.absoluteString)) is not an http(s) URL with a host")
+    }
+    if baseURL.query != nil || baseURL.fragment != nil {
+      throw ApiError.invalidEnvironment(
+        name: name,
+        reason:
+          "\(Redaction.url(baseURL.absoluteString)) has a query or fragment; a base URL is a"
+          + " scheme, host and path, and a route's query belongs to the route")
     }
     if let port = baseURL.port, !(1...65535).contains(port) {
       throw ApiError.invalidEnvironment(
-        name: name, reason: "\(baseURL.absoluteString) has port \(port); a port is 1 to 65535")
+        name: name,
+        reason: "\(Redaction.url(baseURL.absoluteString)) has port \(port); a port is 1 to 65535")
     }
     if scheme == "http" && !allowsInsecureHTTP && !Loopback.isLoopback(host) {
-      throw ApiError.insecureEnvironment(name: name, url: baseURL.absoluteString)
+      throw ApiError.insecureEnvironment(name: name, url: Redaction.url(baseURL.absoluteString))
     }
     guard !tokenHeader.isEmpty, tokenHeader.allSatisfy(Self.isTokenCharacter) else {
       throw ApiError.invalidEnvironment(
@@ -74,7 +83,8 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     allowsInsecureHTTP: Bool = false, values: [String: String] = [:]
   ) throws {
     guard let url = URL(string: text) else {
-      throw ApiError.invalidEnvironment(name: name, reason: "\"\(text)\" is not a URL")
+      throw ApiError.invalidEnvironment(
+        name: name, reason: "\"\(Redaction.url(text))\" is not a URL")
     }
     try self.init(
       name: name, baseURL: url, tokenHeader: tokenHeader, tokenScheme: tokenScheme,
@@ -100,7 +110,12 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     return request.origin == origin
   }
 
-  public var description: String { "\(name) (\(baseURL.absoluteString))" }
+  /// The name and the base URL with its user, password and query values redacted: what logs,
+  /// errors and listings show.
+  public var description: String { "\(name) (\(Redaction.url(baseURL.absoluteString)))" }
+
+  /// The base URL as it may be shown: user, password and query values redacted.
+  public var displayURL: String { Redaction.url(baseURL.absoluteString) }
 
   // Decoding validates like the initializer: a saved environment is input like any other.
   public init(from decoder: any Decoder) throws {

@@ -36,10 +36,21 @@ extension ApiRequest where Response == Data {
 }
 
 extension ApiRequest where Response == String {
-  /// A token: the plain-text body, trimmed, or the string at `mapping`'s key path; empty or
-  /// spaced tokens are refused.
+  /// The most bytes a token may have: real ones are a few hundred (a JWT a few KB).
+  public static var maximumTokenBytes: Int { 8 << 10 }
+
+  /// A token: the plain-text body, trimmed, or the string at `mapping`'s key path. Refused, so
+  /// that nothing is saved: an empty one, one with spaces or control characters, and one over
+  /// `maximumTokenBytes` (the body itself is refused past four times that, before decoding).
   public static func token(_ route: Route = .auth, mapping: JSONMapping? = nil) -> Self {
     ApiRequest(route) { data, route in
+      guard data.count <= 4 * maximumTokenBytes else {
+        throw ApiError.decoding(
+          route: route, field: "",
+          reason:
+            "the answer is \(data.count) bytes, too large to hold a token (at most \(maximumTokenBytes))"
+        )
+      }
       let token: String
       if let mapping {
         token = try mapping.decode(String.self, from: data, route: route)
@@ -52,6 +63,18 @@ extension ApiRequest where Response == String {
       guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
         throw ApiError.decoding(
           route: route, field: "", reason: "the token is empty or contains spaces")
+      }
+      guard !token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+      else {
+        throw ApiError.decoding(
+          route: route, field: "", reason: "the token contains control characters")
+      }
+      guard token.utf8.count <= maximumTokenBytes else {
+        throw ApiError.decoding(
+          route: route, field: "",
+          reason:
+            "the token is \(token.utf8.count) bytes, more than the \(maximumTokenBytes) a token may have"
+        )
       }
       return token
     }

@@ -90,8 +90,22 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     }
     guard !query.isEmpty, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
     else { return url }
-    parts.queryItems = (parts.queryItems ?? []) + query
+    let encoded = query.map { item in
+      Self.queryEncoded(item.name) + (item.value.map { "=" + Self.queryEncoded($0) } ?? "")
+    }
+    parts.percentEncodedQuery = ([parts.percentEncodedQuery].compactMap { $0 } + encoded)
+      .joined(separator: "&")
     return parts.url ?? url
+  }
+
+  /// RFC 3986's unreserved characters and the few of a query component no server splits on;
+  /// everything else, `+`, `&`, `=` and `;` included, is percent-encoded, so a value arrives
+  /// as the route wrote it (`q=a+b` is `q=a%2Bb`, never read as `a b`).
+  private static let queryAllowed = CharacterSet(
+    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?:@")
+
+  static func queryEncoded(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? ""
   }
 
   /// The request for this route in `environment`, without its body: method, URL and header

@@ -31,6 +31,9 @@ public final class ApiClient: Sendable {
   public let deadlineClock: any Clock<Duration>
   /// Which redirects are followed, and what a request to another origin leaves behind.
   public let redirects: Redirects
+  /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
+  /// while instead of each retrying on its own.
+  public let unreachable: UnreachableOrigins
 
   public init(
     context: any ApiContext, transport: any Transport,
@@ -38,7 +41,7 @@ public final class ApiClient: Sendable {
     retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
     deadlineClock: any Clock<Duration> = ContinuousClock(), redirects: Redirects = Redirects(),
-    trace: (@Sendable (String) -> Void)? = nil
+    unreachableFor: Duration = .seconds(30), trace: (@Sendable (String) -> Void)? = nil
   ) {
     self.context = context
     self.transport = transport
@@ -49,6 +52,7 @@ public final class ApiClient: Sendable {
     self.deadline = deadline
     self.deadlineClock = deadlineClock
     self.redirects = redirects
+    self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
     self.trace = trace
   }
 
@@ -74,11 +78,22 @@ public final class ApiClient: Sendable {
 
   /// Tries `route` until it succeeds or the retriers give up.
   private func tries(for route: Route) async throws -> ApiResponse {
+    if let body = route.body, !body.isEmpty, route.method == .get || route.method == .head {
+      // libcurl would turn a GET with a body into a POST; no server expects either.
+      throw ApiError.invalidRoute(
+        route: route,
+        reason: "a \(route.method) carries no body; send it as a POST, or the data as its query")
+    }
     var attempt = Attempt(route: route, client: self)
     while true {
       try Task.checkCancellation()
       let environment = context.environment
       var request = route.request(in: environment)
+      if let origin = request.origin, let known = unreachable.failure(of: origin) {
+        trace?(
+          "\(route.method) \(route.path): \(origin) was found unreachable moments ago; not tried")
+        throw Self.apiError(.failure(known), route: route)
+      }
       Self.offerValidators(to: &request)
       request = try await adapter.adapt(request, for: attempt)
       // A user and password in the environment's URL, unless an adapter authorized otherwise.
@@ -105,7 +120,7 @@ public final class ApiClient: Sendable {
       }
       guard attempt.number < maxAttempts else {
         trace?(traceLine(request, outcome, since: started, then: "; no tries left"))
-        throw Self.apiError(outcome, route: route)
+        throw gaveUp(request, outcome, route: route)
       }
       let (decision, retrier) = await retrier.decide(request, for: attempt, after: outcome)
       if let trace {
@@ -121,11 +136,26 @@ public final class ApiClient: Sendable {
       switch decision {
       case .retry: break
       case .retryAfter(let delay): try await clock.sleep(for: delay)
-      case .doNotRetry: throw Self.apiError(outcome, route: route)
+      case .doNotRetry: throw gaveUp(request, outcome, route: route)
       case .fail(let error): throw error
       }
       attempt = attempt.next(decidedBy: retrier)
     }
+  }
+
+  /// The error a request fails with once no more tries are made; a transport failure that says
+  /// the origin cannot be reached is remembered (see `unreachable`).
+  private func gaveUp(_ request: HTTPRequest, _ outcome: AttemptOutcome, route: Route) -> ApiError {
+    if case .failure(let error) = outcome, let origin = request.origin {
+      unreachable.record(error, for: origin)
+    }
+    return Self.apiError(outcome, route: route)
+  }
+
+  /// The header names a request of this client never shows in a trace nor carries to another
+  /// origin: the adapters' declared secrets and the environment's own token header.
+  public var secretHeaders: Set<String> {
+    adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()])
   }
 
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
@@ -141,12 +171,12 @@ public final class ApiClient: Sendable {
       guard
         let next = try redirects.next(
           after: response, to: current, hasBody: !(body ?? Data()).isEmpty, hops: hops,
-          secret: adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()]))
+          environment: context.environment, secret: secretHeaders)
       else { return (current, response) }
       trace?(
         traceLine(
           current, "\(response.status)", since: started,
-          then: "; redirected to \(next.targetURL?.absoluteString ?? "?")"))
+          then: "; redirected to \(Redaction.url(next.target ?? "?"))"))
       current = next
       hops += 1
     }
@@ -204,17 +234,14 @@ public final class ApiClient: Sendable {
     then next: String
   ) -> String {
     let milliseconds = started.milliseconds
-    let secret = adapter.secretHeaders
+    let secret = secretHeaders
     let headers = request.headerFields.map { ($0.name.rawName, $0.value) }.sorted { $0.0 < $1.0 }
       .map { name, value in
         let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)
         return "\(name): \(redacted ? "<redacted>" : value)"
       }
-    var url =
-      request.targetURL.map { URLComponents(url: $0, resolvingAgainstBaseURL: false) } ?? nil
-    if url?.password != nil { url?.password = "redacted" }
     return
-      "\(request.method) \(url?.string ?? "?") [\(headers.joined(separator: ", "))]"
+      "\(request.method) \(Redaction.url(request.target ?? "?")) [\(headers.joined(separator: ", "))]"
       + " → \(result) in \(milliseconds) ms\(next)"
   }
 
@@ -240,6 +267,7 @@ public final class ApiClient: Sendable {
     case .failure(.redirectRefused(_, let to, let reason)):
       .redirectRefused(route: route.description, location: to, reason: reason)
     case .failure(.tooLarge(let host, let limit)): .tooLarge(route: route, host: host, limit: limit)
+    case .failure(.headerTooLarge(let host)): .headerTooLarge(route: route, host: host)
     case .failure(.unavailable(let reason)): .transportUnavailable(route: route, reason: reason)
     }
   }

@@ -18,6 +18,11 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case redirectRefused(route: String, location: String, reason: String)
   /// The answer's body was larger than the transport takes.
   case tooLarge(route: Route, host: String, limit: Int)
+  /// The answer's header was larger than the transport takes.
+  case headerTooLarge(route: Route, host: String)
+  /// The route cannot be sent as it is (a body on a GET or HEAD): a mistake in the code that
+  /// built it.
+  case invalidRoute(route: Route, reason: String)
   /// The transport cannot work here (its library is missing); `reason` says what to install.
   case transportUnavailable(route: Route, reason: String)
   /// The body does not fit what the route returns; `field` is its path, e.g. `cast[2].name`.
@@ -42,7 +47,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .status(_, let code, _) where code == 401 || code == 403: .authentication
     case .status(_, let code, _) where code >= 500 || code == 408 || code == 429: .unavailable
     case .status, .redirectRefused, .envelopeFailure: .rejected
-    case .decoding, .tooLarge: .badData
+    case .decoding, .tooLarge, .headerTooLarge: .badData
+    case .invalidRoute: .rejected
     }
   }
 
@@ -67,6 +73,11 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       "\(route) was redirected to \(location) and not followed: \(reason)."
     case .tooLarge(let route, let host, let limit):
       "\(route) from \(host) answered more than \(limit) bytes, more than this client takes."
+    case .headerTooLarge(let route, let host):
+      "\(route) from \(host) answered with a header larger than this client takes (100 KB);"
+        + " the server sent too much in its headers, and sending again will not help."
+    case .invalidRoute(let route, let reason):
+      "\(route) cannot be sent: \(reason)."
     case .transportUnavailable(let route, let reason):
       "\(route) could not be sent: \(reason)."
     case .decoding(let route, let field, let reason):

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTPTypes
 
@@ -10,7 +11,9 @@ import HTTPTypes
 ///   than resend a body to an address the caller did not name (or drop it, as some would).
 /// - A redirect to another scheme, host or port carries none of `secretHeaders`, nor
 ///   `Authorization`, `Proxy-Authorization` or `Cookie`.
-/// - Only `http` and `https` addresses are followed.
+/// - Only `http` and `https` addresses are followed, and plain `http` to a host other than
+///   loopback only when the environment allows insecure http: the rule an environment's own
+///   base URL is held to applies to every hop.
 public struct Redirects: Sendable {
   public var maximum: Int
   /// Header names (any case) a request to another origin must not carry, besides the standard
@@ -30,7 +33,7 @@ public struct Redirects: Sendable {
   /// `hops` is how many redirects were followed before this one.
   func next(
     after response: ApiResponse, to request: HTTPRequest, hasBody: Bool, hops: Int,
-    secret: @autoclosure () -> Set<String>
+    environment: ApiEnvironment, secret: @autoclosure () -> Set<String>
   ) throws -> HTTPRequest? {
     guard Self.statuses.contains(response.status),
       let location = response.headerFields[.location], let from = request.targetURL
@@ -41,6 +44,13 @@ public struct Redirects: Sendable {
     else {
       throw TransportError.redirectRefused(
         from: fromText, to: location, reason: "it does not lead to an http or https address")
+    }
+    if scheme == "http", !environment.allowsInsecureHTTP, !Loopback.isLoopback(to.host ?? "") {
+      throw TransportError.redirectRefused(
+        from: fromText, to: Redaction.url(to.absoluteString),
+        reason:
+          "it leads to plain http on a host that is not loopback, which environment"
+          + " \(environment.name) does not allow")
     }
     if hops >= maximum {
       throw TransportError.redirectRefused(

@@ -66,17 +66,19 @@ public struct DefaultHeadersAdapter: RequestAdapter {
 
 /// Puts the context's token on requests to the current environment's own origin, in the
 /// environment's header and scheme (`Authorization: Bearer …`, or a bare `AUTH_TOKEN: …`).
-/// A request to any other origin leaves without it, whatever it carried.
+/// A header the route set itself is its own: it is never removed or replaced. A request to any
+/// other origin never gets the context's token.
 public struct AuthTokenAdapter: RequestAdapter {
   public init() {}
 
   public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     let environment = attempt.context.environment
+    // Every try is built anew from its route, so a header here is the route's (or an earlier
+    // adapter's) and stays as it is.
+    guard request.value(of: environment.tokenHeader) == nil, environment.isOrigin(of: request),
+      let token = attempt.context.token
+    else { return request }
     var adapted = request
-    guard environment.isOrigin(of: request), let token = attempt.context.token else {
-      adapted.set(environment.tokenHeader, nil)
-      return adapted
-    }
     adapted.set(environment.tokenHeader, Self.headerValue(token, in: environment))
     return adapted
   }

@@ -126,6 +126,8 @@ final class CurlTransfer: @unchecked Sendable {
   var received = Data()
   var fields = HTTPFields()
   var tooLarge = false
+  /// How many header bytes arrived, so an "out of memory" after them is read as a head too large.
+  var headerBytes = 0
 
   private let waiter = Mutex<(CheckedContinuation<ApiResponse, any Error>?, finished: Bool)>(
     (nil, false))
@@ -177,6 +179,7 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// One header line from libcurl; a status line starts a new head (after a `100 Continue`).
   func receiveHeader(_ data: UnsafeRawBufferPointer) {
+    headerBytes += data.count
     if data.starts(with: "HTTP/".utf8) {
       fields = HTTPFields()
       return
@@ -204,6 +207,11 @@ final class CurlTransfer: @unchecked Sendable {
   func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
     if tooLarge || code == 63 {
       return .failure(TransportError.tooLarge(host: host, limit: configuration.maximumBodyBytes))
+    }
+    // libcurl answers "out of memory" (27) for a response head past its 100 KB limit
+    // (CURL_MAX_HTTP_HEADER); with headers received and memory to spare, that is what it means.
+    if code == 27 && headerBytes > 0 {
+      return .failure(TransportError.headerTooLarge(host: host))
     }
     switch code {
     case 0:

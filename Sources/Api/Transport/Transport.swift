@@ -59,6 +59,8 @@ public enum TransportError: Error, Sendable, Equatable {
   case redirectRefused(from: String, to: String, reason: String)
   /// The answer's body was larger than the transport takes.
   case tooLarge(host: String, limit: Int)
+  /// The answer's header was larger than the transport takes (libcurl: 100 KB in all).
+  case headerTooLarge(host: String)
   /// The transport cannot work on this system (its library is missing): one sentence saying
   /// what to install.
   case unavailable(reason: String)
@@ -67,7 +69,7 @@ public enum TransportError: Error, Sendable, Equatable {
   public var isTransient: Bool {
     switch self {
     case .cannotConnect, .timedOut: true
-    case .unknownHost, .redirectRefused, .tooLarge, .unavailable: false
+    case .unknownHost, .redirectRefused, .tooLarge, .headerTooLarge, .unavailable: false
     }
   }
 }
