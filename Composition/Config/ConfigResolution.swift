@@ -1,5 +1,5 @@
-import Configuration
 import Api
+import Configuration
 import Foundation
 
 extension ConfigDocument {

@@ -13,38 +13,26 @@ import Synchronization
 /// the cache is disposable. Other processes may use the same file: a statement waits at most
 /// `busyTimeout` for their locks, and opening waits at most that long in all.
 ///
-/// A file that already holds this build's schema is opened for lookups alone (see
-/// `LookupConnection`): the writing connection, in WAL mode and migrated, is opened when the
-/// first write, count or clear needs it.
+/// A row that cannot be read (a `storedAt` that is text, or out of any plausible range; a
+/// payload that is not a blob) is a miss with one warning, and is replaced by the next answer:
+/// the cache is disposable, and another program may have written to it.
 public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// The file, or nil in memory.
   public let file: URL?
-  private let lookups: LookupConnection?
-  private let opened: Mutex<(any DatabaseWriter)?>
-  private let openWriter: @Sendable () throws -> any DatabaseWriter
+  private let database: any DatabaseWriter
+  private let warn: @Sendable (String) -> Void
+  /// Keys already warned about, so each bad row is said once per process.
+  private let warned = Mutex<Set<String>>([])
 
   private init(
-    file: URL?, lookups: LookupConnection? = nil, writer: (any DatabaseWriter)?,
-    open: @escaping @Sendable () throws -> any DatabaseWriter
+    file: URL?, database: any DatabaseWriter, warn: @escaping @Sendable (String) -> Void
   ) {
     self.file = file
-    self.lookups = lookups
-    self.opened = Mutex(writer)
-    self.openWriter = open
+    self.database = database
+    self.warn = warn
   }
 
-  /// Whether the writing connection is open (a store opened for lookups opens it on first write).
-  var writerIsOpen: Bool { opened.withLock { $0 != nil } }
-
-  /// The writing connection, opened on first use; a failure is thrown and tried again next time.
-  private func writer() throws -> any DatabaseWriter {
-    try opened.withLock { opened in
-      if let opened { return opened }
-      let writer = try openWriter()
-      opened = writer
-      return writer
-    }
-  }
+  private func writer() -> any DatabaseWriter { database }
 
   private var name: String { file?.path ?? "in memory" }
 
@@ -58,24 +46,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     let patience = Patience(perStatement: busyTimeout)
     patience.startOpening()
     defer { patience.endOpening() }
-    let open: @Sendable () throws -> any DatabaseWriter = {
-      try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
-    }
-    if let lookups = LookupConnection.open(
-      file.path, known: Set(migrator.migrations), patience: patience)
-    {
-      return SQLiteCacheStore(file: file, lookups: lookups, writer: nil, open: open)
-    }
-    // Not a file at this build's schema yet (or not one at all): the folder and the file are
-    // checked, created and migrated.
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    {
-      throw StoreError.unusable(
-        file: file.path, cause: "it is a directory",
-        fix: "remove it or choose another --data-dir")
-    }
+    try checkKinds(of: file)
     do {
       try FileManager.default.createDirectory(
         at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
@@ -87,7 +58,30 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         fix: "choose another --data-dir")
     }
     let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
-    return SQLiteCacheStore(file: file, writer: writer, open: open)
+    return SQLiteCacheStore(file: file, database: writer, warn: warn)
+  }
+
+  /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file (a
+  /// directory, a FIFO, a device, a socket): SQLite would fail on it with an I/O error that
+  /// reads like a full disk, or block on a FIFO.
+  private static func checkKinds(of file: URL) throws {
+    for path in [file.path, file.path + "-wal", file.path + "-shm"] {
+      var status = stat()
+      guard stat(path, &status) == 0 else { continue }
+      let kind: String
+      switch status.st_mode & S_IFMT {
+      case S_IFREG: continue
+      case S_IFDIR: kind = "a directory"
+      case S_IFIFO: kind = "a FIFO"
+      case S_IFCHR, S_IFBLK: kind = "a device"
+      case S_IFSOCK: kind = "a socket"
+      default: kind = "not a regular file"
+      }
+      let name = path == file.path ? "it" : URL(fileURLWithPath: path).lastPathComponent
+      throw StoreError.unusable(
+        file: file.path, cause: "\(name) is \(kind)",
+        fix: "remove \(path == file.path ? "it" : name) or choose another --data-dir")
+    }
   }
 
   /// The writing connection; a file that is not a database or is corrupt is moved aside (with
@@ -110,10 +104,12 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   }
 
   /// A database in memory, for tests.
-  public static func inMemory() throws -> SQLiteCacheStore {
+  public static func inMemory(warn: @escaping @Sendable (String) -> Void = { _ in }) throws
+    -> SQLiteCacheStore
+  {
     let queue = try DatabaseQueue()
     try migrate(queue, file: ":memory:")
-    return SQLiteCacheStore(file: nil, writer: queue) { queue }
+    return SQLiteCacheStore(file: nil, database: queue, warn: warn)
   }
 
   /// `opening`: the patience the opening started with, whose budget this shares; else one of
@@ -197,24 +193,26 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   // MARK: CacheStore
 
-  /// One indexed SELECT, consistent on its own, read in place: GRDB's async read would hop to
-  /// another queue and back, which cost 15 times the query itself (measured: 108 µs against
-  /// 6 µs), and `read` would wrap it in a transaction it does not need.
+  /// One indexed SELECT, through GRDB's read.
   public func entry(for key: String) async throws -> CacheEntry? {
-    if let lookups {
-      do { return try lookups.entry(for: key) } catch let error as DatabaseError {
-        throw StoreError.failed(file: name, doing: "read", cause: StoreError.cause(of: error))
-      }
-    }
-    return try await using("read") {
-      try writer().unsafeRead { db in
+    let row = try await using("read") {
+      try writer().read { db in
         let statement = try db.cachedStatement(
           sql: "SELECT payload, storedAt, etag, lastModified FROM cache_entry WHERE key = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
-        return CacheEntry(
-          key: key, payload: row[0], storedAt: Date(timeIntervalSince1970: row[1]),
-          validators: CacheValidators(etag: row[2], lastModified: row[3]))
+        return try Row.fetchOne(statement, arguments: [key])
       }
+    }
+    guard let row else { return nil }
+    switch StoredRow.entry(key: key, row) {
+    case .success(let entry): return entry
+    case .failure(let problem):
+      let first = warned.withLock { $0.insert(key).inserted }
+      if first {
+        warn(
+          "The cache entry \(key) in \(name) cannot be read (\(problem.reason)); it is treated as"
+            + " missing and will be replaced.")
+      }
+      return nil
     }
   }
 
@@ -254,27 +252,45 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   // MARK: CacheMaintenance
 
   public func statistics() async throws -> CacheStatistics {
-    try await using("read") {
+    try await maintaining("read") {
       try await writer().read { [file] db in
+        // Only times a row can be read by count as the oldest or newest (see `StoredRow`).
         let row = try Row.fetchOne(
-          db, sql: "SELECT COUNT(*), MIN(storedAt), MAX(storedAt) FROM cache_entry")
+          db,
+          sql: """
+            SELECT COUNT(*),
+              MIN(CASE WHEN \(StoredRow.readableTime) THEN storedAt END),
+              MAX(CASE WHEN \(StoredRow.readableTime) THEN storedAt END)
+            FROM cache_entry
+            """)
         let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
         return CacheStatistics(
-          file: file?.path, bytes: pages * pageSize, entries: row?[0] ?? 0,
-          oldest: (row?[1] as Double?).map(Date.init(timeIntervalSince1970:)),
-          newest: (row?[2] as Double?).map(Date.init(timeIntervalSince1970:)))
+          file: file?.path, bytes: pages * pageSize,
+          entries: row.flatMap { Int.fromDatabaseValue($0[0]) } ?? 0,
+          oldest: row.flatMap { StoredRow.date($0[1]) },
+          newest: row.flatMap { StoredRow.date($0[2]) }
+        )
       }
     }
   }
 
   public func clear() async throws -> Int {
-    try await using("cleared") {
+    try await maintaining("cleared") {
       try await writer().write { db in
         let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
         try db.execute(sql: "DELETE FROM cache_entry")
         return entries
       }
+    }
+  }
+
+  /// Runs a command on the cache itself: a failure is the cache's, with what to do.
+  private func maintaining<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
+    do { return try await work() } catch let error as DatabaseError {
+      throw StoreError.maintenance(
+        file: name, doing: doing, cause: StoreError.cause(of: error),
+        fix: StoreError.fix(for: error))
     }
   }
 

@@ -11,12 +11,15 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, ClassifiedErro
   case unusable(file: String, cause: String, fix: String)
   /// An open database could not be read or written just now.
   case failed(file: String, doing: String, cause: String)
+  /// A command on the cache itself (`cache stats`, `cache clear`) could not be done: unlike a
+  /// read behind an answer, there is no api to fall back on, so it is the cache's failure.
+  case maintenance(file: String, doing: String, cause: String, fix: String)
 
   /// A cache that cannot be opened is the local setup's fault (exit 78, like a config error);
   /// one that fails a read or a write mid-run is unavailable, and the caller goes on without it.
   public var failure: ServiceFailure {
     switch self {
-    case .newerSchema, .unusable: .configuration
+    case .newerSchema, .unusable, .maintenance: .configuration
     case .failed: .unavailable
     }
   }
@@ -30,6 +33,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, ClassifiedErro
       "The cache \(file) cannot be opened: \(cause); \(fix)."
     case .failed(let file, let doing, let cause):
       "The cache \(file) could not be \(doing): \(cause)."
+    case .maintenance(let file, let doing, let cause, let fix):
+      "The cache \(file) could not be \(doing): \(cause); \(fix)."
     }
   }
 

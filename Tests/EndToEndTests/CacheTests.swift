@@ -100,6 +100,37 @@ import Testing
     #expect(layered.status == 0, "\(layered)")
     #expect(layered.stdout.contains("1 movie from the api"))
     #expect(layered.stderr.contains("warning: The cache"))
+    // Clearing a locked cache is the cache's failure (78), not an unreachable api (69).
+    let clear = try await kernel.run(["cache", "clear"], within: .seconds(10))
+    #expect(clear.status == 78, "\(clear)")
+    #expect(clear.stderr.contains("locked"), "\(clear)")
+  }
+
+  /// Rows another program wrote with a `storedAt` out of range or of the wrong type crashed
+  /// `cache stats` and offline reads; each is now a miss with one warning.
+  @Test func rowsThatCannotBeReadAreMissesNeverACrash() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1", "2", "3", "4"])
+    try await database(kernel).write { db in
+      let keys = try String.fetchAll(db, sql: "SELECT key FROM cache_entry ORDER BY key")
+      for (key, value) in zip(keys, ["1e19", "-1e300", "'yesterday'"]) {
+        try db.execute(
+          sql: "UPDATE cache_entry SET storedAt = \(value) WHERE key = ?", arguments: [key])
+      }
+    }
+    for format in ["text", "json"] {
+      let stats = try await kernel.run(["cache", "stats", "--format", format])
+      #expect(stats.status == 0, "\(stats)")
+      #expect(stats.stdout.contains("4"), "\(stats)")
+    }
+    let offline = try await kernel.run(
+      ["--profile", "offline", "movies", "get", "1", "2", "3", "4", "--format", "json"])
+    #expect(offline.status == 69, "\(offline)")  // three ids are missing from the cache
+    #expect(offline.movieNames.count == 1, "\(offline)")
+    let warnings = offline.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    #expect(
+      warnings.count == 3 && warnings.allSatisfy { $0.contains("cannot be read") }, "\(offline)")
   }
 
   @Test func cacheThenNetworkPrintsTheCopyThenTheFreshAnswerWhenItDiffers() async throws {

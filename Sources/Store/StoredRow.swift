@@ -1,0 +1,68 @@
+import Domain
+import Foundation
+import GRDB
+import Layers
+
+/// Reads a `cache_entry` row field by field, never trusting its types: a row another program
+/// (or an older bug) wrote with a text `storedAt`, a time out of any plausible range or a payload
+/// that is not a blob is a problem to report, never a trap (GRDB's subscript traps on a value it
+/// cannot convert).
+enum StoredRow {
+  /// Why a row cannot be read.
+  struct Problem: Error {
+    let reason: String
+  }
+
+  /// Seconds since 1970 a stored time may have: from 1970 to the year 3000.
+  static let plausibleSeconds: ClosedRange<Double> = 0...32_503_680_000
+
+  /// The SQL condition under which `storedAt` reads as a time, for queries that aggregate it.
+  static let readableTime =
+    "typeof(storedAt) IN ('real', 'integer') AND storedAt BETWEEN 0 AND 32503680000"
+
+  /// The entry of `row` (`payload, storedAt, etag, lastModified`), or why it cannot be had.
+  static func entry(key: String, _ row: Row) -> Result<CacheEntry, Problem> {
+    let payload = row[0] as DatabaseValue
+    guard case .blob(let data) = payload.storage else {
+      return .failure(Problem(reason: "its payload is \(kind(of: payload)), not data"))
+    }
+    let stored = row[1] as DatabaseValue
+    guard let storedAt = date(stored) else {
+      return .failure(
+        Problem(reason: "its storedAt is \(kind(of: stored)), not a time since 1970"))
+    }
+    return .success(
+      CacheEntry(
+        key: key, payload: data, storedAt: storedAt,
+        validators: CacheValidators(etag: text(row[2]), lastModified: text(row[3]))))
+  }
+
+  /// The time a stored value names, when it is a number within `plausibleSeconds`.
+  static func date(_ value: DatabaseValue) -> Date? {
+    let seconds: Double
+    switch value.storage {
+    case .double(let double): seconds = double
+    case .int64(let integer): seconds = Double(integer)
+    default: return nil
+    }
+    guard plausibleSeconds.contains(seconds) else { return nil }
+    return Date(timeIntervalSince1970: seconds)
+  }
+
+  /// A validator: text, or nothing when it is anything else.
+  private static func text(_ value: DatabaseValue) -> String? {
+    if case .string(let text) = value.storage { return text }
+    return nil
+  }
+
+  /// `text "yesterday"`, `the number 1e+19`, `null`: what a bad value is, for the warning.
+  private static func kind(of value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: "null"
+    case .int64(let integer): "the number \(integer)"
+    case .double(let double): "the number \(double)"
+    case .string(let text): "text \"\(text.prefix(40))\""
+    case .blob(let data): "\(data.count) bytes of data"
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import Domain
+import Foundation
+import GRDB
+import KernelTesting
+import Layers
+import Store
+import Testing
+
+/// Rows another program wrote into the cache file: a row that cannot be read is a miss with one
+/// warning, never a crash, and the statistics count it without dating anything by it.
+@Suite struct UnreadableRowsTests {
+  private func entry(_ key: String, _ text: String, at seconds: TimeInterval) -> CacheEntry {
+    CacheEntry(
+      key: key, payload: Data(text.utf8), storedAt: Date(timeIntervalSince1970: seconds),
+      validators: CacheValidators(etag: "\"\(text)\""))
+  }
+
+  @Test func aRowWithABadStoredAtOrPayloadIsAMissWithOneWarning() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let warnings = Recorder<String>()
+    let store = try SQLiteCacheStore.open(at: folder.cache, warn: { warnings.append($0) })
+    let bad: [(String, String)] = [
+      ("future", "storedAt = 1e19"), ("past", "storedAt = -1e300"),
+      ("text", "storedAt = 'yesterday'"), ("null", "storedAt = 'NaN'"),
+      ("payload", "payload = 42"),
+    ]
+    for (key, _) in bad { try await store.store(entry(key, "v", at: 1_000)) }
+    try await store.store(entry("good", "g", at: 2_000))
+    let outside = try DatabaseQueue(path: folder.cache.path)
+    for (key, change) in bad {
+      try await outside.write { db in
+        try db.execute(sql: "UPDATE cache_entry SET \(change) WHERE key = ?", arguments: [key])
+      }
+    }
+    for (key, _) in bad {
+      #expect(try await store.entry(for: key) == nil, "\(key)")
+      #expect(try await store.entry(for: key) == nil, "\(key)")
+    }
+    #expect(try await store.entry(for: "good")?.payload == Data("g".utf8))
+    #expect(warnings.all.count == bad.count, "\(warnings.all)")
+    #expect(warnings.all.contains { $0.contains("future") && $0.contains("1e+19") })
+    #expect(warnings.all.contains { $0.contains("text \"yesterday\"") })
+
+    let statistics = try await store.statistics()
+    #expect(statistics.entries == bad.count + 1)
+    #expect(statistics.oldest == Date(timeIntervalSince1970: 1_000))
+    #expect(statistics.newest == Date(timeIntervalSince1970: 2_000))
+
+    // The next answer replaces a bad row.
+    try await store.store(entry("text", "fresh", at: 3_000))
+    #expect(try await store.entry(for: "text")?.payload == Data("fresh".utf8))
+  }
+
+  /// Lookups from many tasks at once all get their own answers.
+  @Test func concurrentLookupsGetTheirOwnEntries() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    do {
+      let store = try SQLiteCacheStore.open(at: folder.cache)
+      for index in 0..<50 { try await store.store(entry("k\(index)", "v\(index)", at: 1)) }
+    }
+    let store = try SQLiteCacheStore.open(at: folder.cache)
+    let wrong = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for round in 0..<400 {
+        group.addTask {
+          let index = round % 50
+          return try await store.entry(for: "k\(index)")?.payload != Data("v\(index)".utf8)
+        }
+      }
+      return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+    }
+    #expect(wrong == 0)
+  }
+}
+
+/// Files in the cache's place that are not files, and a cache locked while a command runs on it.
+@Suite struct CacheFileKindsTests {
+  @Test(arguments: ["cache.sqlite", "cache.sqlite-shm", "cache.sqlite-wal"])
+  func aFIFOInTheCachesPlaceIsSaidAsSuchNotAsAFullDisk(name: String) async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    if name != "cache.sqlite" { _ = try SQLiteCacheStore.open(at: folder.cache) }
+    let path = folder.appending(name).path
+    unlink(path)
+    #expect(mkfifo(path, 0o600) == 0)
+    #expect {
+      try SQLiteCacheStore.open(at: folder.cache)
+    } throws: { error in
+      let text = "\(error)"
+      return text.contains("is a FIFO") && !text.contains("disk is full")
+        && ServiceFailure.of(error) == .configuration
+    }
+  }
+
+  @Test func clearingACacheAnotherProcessLockedIsTheCachesFailure() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let store = try SQLiteCacheStore.open(at: folder.cache, busyTimeout: .milliseconds(50))
+    var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true
+    let holder = try DatabaseQueue(path: folder.cache.path, configuration: configuration)
+    try holder.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+    defer { try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") } }
+    await #expect {
+      _ = try await store.clear()
+    } throws: { error in
+      ServiceFailure.of(error) == .configuration && "\(error)".contains("locked")
+        && "\(error)".contains("wait for the other process")
+    }
+  }
+}
