@@ -75,19 +75,63 @@ public struct BulkArguments: Sendable {
     return ids
   }
 
-  /// The numbers on standard input, separated by spaces, commas or newlines.
+  /// The most ids standard input may hold.
+  public static let maximumFromInput = 1_000_000
+
+  /// The numbers on standard input, separated by spaces, commas or newlines. Checked as it is
+  /// read, a chunk at a time: the first byte that cannot be part of an id is refused at once
+  /// (`- </dev/zero` fails on its first byte instead of reading gigabytes), and only the id
+  /// being read is buffered.
   private static func standardInput(noun: String) throws -> [Int] {
-    let data = FileHandle.standardInput.readDataToEndOfFile()
+    try numbers(from: { FileHandle.standardInput.readData(ofLength: 64 << 10) }, noun: noun)
+  }
+
+  /// The numbers `read` hands over, chunk by chunk until it returns no data.
+  static func numbers(from read: () throws -> Data, noun: String) throws -> [Int] {
     var ids: [Int] = []
-    for word in data.split(whereSeparator: { [0x20, 0x09, 0x0A, 0x0D, 0x2C].contains($0) }) {
-      guard word.count <= 18, let id = Int(String(decoding: word, as: UTF8.self)), id > 0 else {
-        let shown = String(decoding: word.prefix(40), as: UTF8.self)
+    var digits: [UInt8] = []
+    func endOfId() throws {
+      guard !digits.isEmpty else { return }
+      defer { digits.removeAll(keepingCapacity: true) }
+      guard let id = Int(String(decoding: digits, as: UTF8.self)), id > 0 else {
         throw UsageError(
-          "Standard input holds \"\(TerminalText.escaped(shown, keepingNewlines: false))\", which is not a \(noun); ids are positive whole numbers."
-        )
+          "Standard input holds \(String(decoding: digits, as: UTF8.self)), which is not a \(noun);"
+            + " ids are positive whole numbers.")
+      }
+      guard ids.count < maximumFromInput else {
+        throw UsageError(
+          "Standard input holds more than \(maximumFromInput) \(noun)s; give fewer at a time.")
       }
       ids.append(id)
     }
+    while true {
+      let chunk = try read()
+      if chunk.isEmpty { break }
+      for (offset, byte) in chunk.enumerated() {
+        switch byte {
+        case 0x30...0x39:
+          digits.append(byte)
+          if digits.count > 18 {
+            let shown = String(decoding: digits.prefix(18), as: UTF8.self)
+            throw UsageError(
+              "Standard input holds \(shown)…, too long for a \(noun); ids are positive whole numbers."
+            )
+          }
+        case 0x20, 0x09, 0x0A, 0x0D, 0x2C: try endOfId()
+        default:
+          // The word it is in, as far as this chunk holds it (40 bytes at most), names it.
+          let rest = chunk.dropFirst(offset).prefix(40).prefix {
+            ![0x20, 0x09, 0x0A, 0x0D, 0x2C].contains($0)
+          }
+          let shown = TerminalText.escaped(
+            String(decoding: digits + rest, as: UTF8.self), keepingNewlines: false)
+          throw UsageError(
+            "Standard input holds \"\(shown)\", which is not a \(noun); ids are positive whole numbers."
+          )
+        }
+      }
+    }
+    try endOfId()
     return ids
   }
 }

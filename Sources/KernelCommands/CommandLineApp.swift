@@ -76,7 +76,14 @@ public struct CommandLineApp: Sendable {
         break
       }
     }
+    arguments = GlobalOptions.foldingRepeats(arguments)
     do {
+      guard arguments.count <= GlobalOptions.maximumArguments else {
+        throw UsageError(
+          "The command line has \(arguments.count) arguments, more than the"
+            + " \(GlobalOptions.maximumArguments) a command takes; give a long list of ids on"
+            + " standard input (-) instead.")
+      }
       try await BulkArguments.$current.withValue(numbers) {
         var command = try AppCommand.parseAsRoot(arguments)
         Phases.mark("arguments")

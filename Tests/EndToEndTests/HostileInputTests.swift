@@ -153,6 +153,40 @@ import Testing
     )
   }
 
+  /// Standard input is checked as it is read: an endless stream of bytes that are no id is
+  /// refused at its first byte (it was read whole before: 1.9 GB in 3 s), and so is an id too long.
+  @Test func standardInputIsRefusedAtTheFirstByteThatIsNoId() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let zeros = try await kernel.shell(#""$KERNEL" movies get - </dev/zero"#)
+    #expect(zeros.status == 64, "\(zeros)")
+    #expect(zeros.stderr.hasPrefix(#"Standard input holds "\x00"#), "\(zeros)")
+    let digits = try await kernel.shell(#"yes 1234567890 | tr -d '\n' | "$KERNEL" movies get -"#)
+    #expect(digits.status == 64, "\(digits)")
+    #expect(digits.stderr.contains("too long for a movie id"), "\(digits)")
+  }
+
+  /// ArgumentParser's time grows with the square of repeated options (4,000 `--profile offline`
+  /// took 5.6 s in release): repeats of a global option are folded to the last before it parses.
+  @Test func repeatedGlobalOptionsParseInLinearTimeAndTheLastCounts() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let repeated = Array(repeating: ["--profile", "offline"], count: 4_000).flatMap { $0 }
+    let run = try await kernel.run(
+      repeated + ["--profile=api", "-v", "-v", "config", "show", "--format", "json"],
+      within: .seconds(20))
+    #expect(run.status == 0, "\(run.stderr.prefix(300))")
+    let profile = (run.json?["settings"] as? [[String: Any]])?.first {
+      $0["key"] as? String == "profile"
+    }
+    #expect(profile?["value"] as? String == "api", "\(run.stdout.prefix(600))")
+    let many = try await kernel.run(
+      ["config", "show"] + Array(repeating: "--concurrency=1", count: 2_000), within: .seconds(20))
+    #expect(many.status == 64, "\(many.stderr.prefix(300))")
+    #expect(
+      many.stderr.contains("more than the 1000 a command takes"), "\(many.stderr.prefix(300))")
+  }
+
   @Test func configPathsThatAreNotFilesSayWhatTheyAre() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
