@@ -172,10 +172,14 @@ public enum SampleServing {
   public static func fixtures(_ folder: URL) throws -> Routes { try .folder(folder) }
 
   /// Serves `routes`, else the movie API.
-  public static func start(options: Options, routes: Routes? = nil, host: String, port: UInt16)
-    async throws -> FixtureServer
-  {
-    try await FixtureServer.start(options: options, routes: routes, host: host, port: port)
+  /// `warn` hears, once at a time, why a connection could not be accepted (see
+  /// `FixtureServer.start`).
+  public static func start(
+    options: Options, routes: Routes? = nil, host: String, port: UInt16,
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) async throws -> FixtureServer {
+    try await FixtureServer.start(
+      options: options, routes: routes, host: host, port: port, warn: warn)
   }
 
   /// Whether a server may listen on `host`: 127.0.0.0/8, ::1 or localhost.

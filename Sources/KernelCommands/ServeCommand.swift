@@ -98,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
     let server: SampleServing.Server
     do {
       server = try await SampleServing.start(
-        options: options, routes: routes, host: host, port: UInt16(port))
+        options: options, routes: routes, host: host, port: UInt16(port),
+        warn: { Terminal.warn("\(name): \($0)") })
     } catch {
       throw ServeError(description: "\(name): \(error)")
     }

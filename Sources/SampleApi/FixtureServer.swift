@@ -28,9 +28,13 @@ public final class FixtureServer: Sendable {
   /// Starts serving on `host` (a loopback address: 127.0.0.1, another 127.x.y.z, ::1 or
   /// localhost), on `port` or, with 0, on a free port the system picks. A port that cannot be
   /// had (in use, privileged) fails at once with the system's reason.
+  ///
+  /// When accepting fails (no descriptors left: EMFILE), the server waits `acceptBackoff` and
+  /// goes on accepting, and `warn` is told why, once.
   public static func start(
     options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
-    host: String = "127.0.0.1", port: UInt16 = 0
+    host: String = "127.0.0.1", port: UInt16 = 0, acceptBackoff: Duration = .milliseconds(50),
+    warn: @escaping @Sendable (String) -> Void = { _ in }
   ) async throws -> FixtureServer {
     guard let loopback = Loopback.address(host) else {
       throw FixtureServerError.notLoopback(host: host)
@@ -58,18 +62,33 @@ public final class FixtureServer: Sendable {
         group.addTask { try? await pool.run() }
         group.addTask {
           await withDiscardingTaskGroup { clients in
-            do {
-              for try await client in accepting.sockets {
-                noDelay(client.socket)
-                guard connections.open(client) else {
-                  try? client.close()
-                  continue
+            var warned = false
+            while !connections.isStopped && !Task.isCancelled {
+              do {
+                for try await client in accepting.sockets {
+                  noDelay(client.socket)
+                  guard connections.open(client) else {
+                    try? client.close()
+                    continue
+                  }
+                  clients.addTask {
+                    await serve(client, responder: responder, connections: connections)
+                  }
                 }
-                clients.addTask {
-                  await serve(client, responder: responder, connections: connections)
+                return
+              } catch {
+                // A stop ends the loop; anything else (EMFILE, ENFILE, ENOMEM) passes: the
+                // waiting connections stay queued and are taken when descriptors are free.
+                if connections.isStopped || Task.isCancelled { return }
+                if !warned {
+                  warn(
+                    "The server could not accept a connection (\(reason(error))); it goes on"
+                      + " trying, and the waiting connections are taken as soon as it can.")
                 }
+                warned = true
+                try? await Task.sleep(for: acceptBackoff)
               }
-            } catch {}
+            }
           }
         }
         await group.next()
@@ -210,6 +229,7 @@ private final class Connections: Sendable {
     ([:], 0, false))
 
   var accepted: Int { state.withLock { $0.accepted } }
+  var isStopped: Bool { state.withLock { $0.stopped } }
   var openCount: Int { state.withLock { $0.open.count } }
 
   /// Tracks `client`; false once the server stopped.

@@ -1,0 +1,33 @@
+import Foundation
+import KernelTesting
+import Testing
+
+/// `kernel serve` as a process under the limits a busy machine puts on it.
+@Suite(.timeLimit(.minutes(2))) struct ServeTests {
+  /// With its descriptors used up, the accept loop ended for good and the server answered
+  /// nothing ever again. It now says why once, waits, and goes on accepting.
+  @Test func runningOutOfDescriptorsPausesAcceptingAndSaysWhyOnce() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try await kernel.shell(
+      #"""
+      prlimit --nofile=40:40 "$KERNEL" serve --port 0 > out 2> err &
+      pid=$!
+      for i in $(seq 200); do grep -q http out 2>/dev/null && break; sleep 0.05; done
+      port=$(sed -E 's/.*127.0.0.1:([0-9]+).*/\1/;q' out)
+      fds=()
+      for i in $(seq 60); do exec {fd}<>/dev/tcp/127.0.0.1/$port; fds+=($fd); done
+      sleep 0.5
+      for fd in "${fds[@]}"; do exec {fd}>&-; done
+      curl -s -m 10 "http://127.0.0.1:$port/api/movies/1"; echo
+      curl -s -m 10 "http://127.0.0.1:$port/api/movies/2"; echo
+      kill -INT $pid; wait $pid
+      cat err >&2
+      """#)
+    #expect(run.stdout.contains("Finding Dory"), "\(run)")
+    #expect(run.stdout.contains("Rogue One"), "\(run)")
+    let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    #expect(warnings.count == 1, "\(run)")
+    #expect(warnings.first?.contains("Too many open files") == true, "\(run)")
+  }
+}
