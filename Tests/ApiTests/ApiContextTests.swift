@@ -181,4 +181,47 @@ import Testing
     }
     #expect(file == "/proc/kernel-cannot-write/context.json")
   }
+
+  /// Two processes' views of one file, each opened while a token was saved: one logs out, then
+  /// the other switches the environment. The switch rewrote the token it still held in memory,
+  /// so the logout was undone; now every change re-reads the file under the lock.
+  @Test func aChangeNeverPutsBackWhatAnotherProcessRemoved() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let local = try ApiEnvironment(name: "local", baseURL: "http://127.0.0.1:8080/api/")
+    try open(file).store(token: AuthToken("tok-1"))
+    let loggingOut = try open(file)
+    let switching = try open(file)
+    try loggingOut.store(token: nil)
+    try switching.use(local)
+    try switching.use(.sample)
+    let reopened = try open(file)
+    #expect(reopened.token == nil)
+    #expect(reopened.environment.name == "sample")
+    #expect(switching.token == nil)
+  }
+
+  /// Many changes from two contexts on two threads at once: none is lost.
+  @Test func concurrentChangesFromTwoContextsAreAllKept() throws {
+    let file = temporaryFile()
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    try open(file).use(.sample)
+    let contexts = [try open(file), try open(file)]
+    let failures = Recorder<String>()
+    DispatchQueue.concurrentPerform(iterations: 2) { side in
+      for round in 0..<25 {
+        do {
+          let environment = try ApiEnvironment(
+            name: "local", baseURL: "http://127.0.0.1:\(9000 + side * 100 + round)/api/")
+          contexts[side].override(with: environment)
+          try contexts[side].store(token: AuthToken("t\(side)-\(round)"))
+        } catch {
+          failures.append("\(error)")
+        }
+      }
+    }
+    #expect(failures.all.isEmpty)
+    let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+    #expect((saved?["tokens"] as? [String: Any])?.count == 50, "\(String(describing: saved))")
+  }
 }

@@ -82,4 +82,95 @@ import Testing
     }
     return secret
   }
+
+  /// A token as a base URL's user name, a password in one that does not parse, and a key in
+  /// its query: none of them is printed by any command, whatever it shows of the URL.
+  @Test func secretsInABaseURLAreNeverPrinted() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try kernel.write(
+      """
+      profile: api
+      profiles: {api: {movies: [api]}}
+      environment: keyed
+      environments:
+        keyed: {baseURL: "http://ghp_s3cret1@127.0.0.1:9/api/"}
+        tokened: {baseURL: "http://u:hunter2@127.0.0.1:9/api/", tokenHeader: X-Custom, tokenScheme: ""}
+      """, to: "Config/kernel.yaml")
+    var runs: [BuiltCommand.Run] = []
+    for command in [
+      ["config", "show"], ["config", "show", "--format", "json"], ["env", "list"],
+      ["env", "use", "tokened"], ["-v", "--profile", "api", "movies", "get", "1"],
+    ] {
+      runs.append(try await kernel.run(command))
+    }
+    let query = try await kernel.run([
+      "-v", "--profile", "api", "--base-url", "http://127.0.0.1:9/api/?api_key=s3cret2", "movies",
+      "get", "1",
+    ])
+    #expect(query.status == 78 && query.stderr.contains("has a query"), "\(query)")
+    runs.append(query)
+    let unparsed = try await kernel.run([
+      "--profile", "api", "--base-url", "http://user:s3cret3@bad host/api/", "movies", "get", "1",
+    ])
+    #expect(unparsed.status == 78, "\(unparsed)")
+    runs.append(unparsed)
+    for run in runs {
+      for secret in ["ghp_s3cret1", "hunter2", "s3cret2", "s3cret3"] {
+        #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret), "\(run)")
+      }
+    }
+    #expect(runs[2].stdout.contains("http://REDACTED@127.0.0.1:9/api/"), "\(runs[2])")
+  }
+
+  /// The environment's own token header is secret by declaration, whatever it is called.
+  @Test func anOrdinaryTokenHeaderNameIsRedactedInTheDebugLog() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(kernel, ["--require-auth"])
+    try kernel.write(
+      """
+      profile: api
+      profiles: {api: {movies: [api]}}
+      environment: local
+      environments:
+        local: {baseURL: "\(server.baseURL)", tokenHeader: X-Custom, tokenScheme: ""}
+      """, to: "Config/kernel.yaml")
+    let login = try await kernel.run(["--profile", "api", "auth", "login"])
+    let movies = try await kernel.run(["-v", "--profile", "api", "movies", "get", "1"])
+    await server.stop()
+    #expect(login.status == 0, "\(login)")
+    let context = try String(
+      contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"), encoding: .utf8)
+    let token = try #require(
+      context.split(separator: "\"").first {
+        $0.count > 12 && !$0.contains("/") && !$0.contains(":")
+      })
+    #expect(movies.stderr.contains("X-Custom: <redacted>"), "\(movies)")
+    #expect(!movies.stderr.contains(token), "\(movies)")
+  }
+
+  /// A context file this user cannot read is left as it is, not moved aside as corrupt (which
+  /// dropped the session), and a change to it fails in one sentence.
+  @Test func aContextFileThatCannotBeReadIsLeftAsItIs() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let data = kernel.home.appendingPathComponent("shared-data")
+    _ = try await kernel.run(["--data-dir", data.path, "env", "use", "local"])
+    let before = try Data(contentsOf: data.appendingPathComponent("context.json"))
+    let run = try await kernel.shell(
+      #"""
+      chmod 755 "$HOME" "$HOME/work"; chown 65534 "$DATA"
+      as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$KERNEL" --data-dir "$DATA" --profile api "$@"; }
+      as_nobody env list; echo "list $?"
+      as_nobody env use sample; echo "use $?"
+      """#, variables: ["DATA": data.path])
+    #expect(run.stdout.contains("list 0") && run.stdout.contains("use 78"), "\(run)")
+    #expect(
+      run.stderr.contains("cannot be read (permission denied); it was left as it is"), "\(run)")
+    #expect(!run.stderr.contains("moved"), "\(run)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: data.path)
+    #expect(files == ["context.json"], "\(files)")
+    #expect(try Data(contentsOf: data.appendingPathComponent("context.json")) == before)
+  }
 }

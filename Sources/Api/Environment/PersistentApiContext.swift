@@ -9,9 +9,17 @@ import Synchronization
 #endif
 
 /// A context saved as JSON in the data dir, so the chosen environment and the tokens survive
-/// a restart. Opening it writes nothing; the first change creates the file, with permissions 0600 (its folder 0700) and replaced
-/// atomically: written beside it, flushed, renamed over it. A file that cannot be read is
-/// reported through `warn`, moved aside and replaced with the defaults; it never stops a run.
+/// a restart. Opening it writes nothing; the first change creates the file, with permissions
+/// 0600 (its folder 0700) and replaced atomically: written beside it, flushed, renamed over it.
+///
+/// Every change is a read-modify-write of the file under an exclusive lock held across
+/// processes (`flock` on its folder, so no lock file is left beside it): a change reads what is on disk now,
+/// changes its own part (the saved environment, or one origin's token), and writes, so no
+/// process puts back what another removed (`auth logout` beside `env use`).
+///
+/// A file that is not a saved context is reported through `warn`, moved aside and replaced
+/// with the defaults. A file that cannot be read (permission denied) is left as it is: this run
+/// uses the defaults, and a change fails in one sentence rather than replace it.
 ///
 /// The file: `{"environment": "<name>", "tokens": {"<origin>": "<token>"}}`, a token kept by the
 /// origin (`http://127.0.0.1:8080`) it was issued for. A file readable by others is tightened
@@ -56,11 +64,8 @@ public final class PersistentApiContext: ApiContext {
   }
 
   public func use(_ environment: ApiEnvironment) throws {
-    state.withLock {
-      $0.environment = environment
-      $0.saved = environment.name
-    }
-    try save()
+    try save { $0.environment = environment.name }
+    state.withLock { $0.environment = environment }
   }
 
   /// Uses `environment` for this process only: the saved choice stays (`--environment`).
@@ -69,8 +74,8 @@ public final class PersistentApiContext: ApiContext {
   }
 
   public func store(token: AuthToken?) throws {
-    state.withLock { $0.tokens[$0.environment.origin.description] = token }
-    try save()
+    let origin = environment.origin.description
+    try save { $0.tokens[origin] = token }
   }
 
   /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
@@ -90,6 +95,12 @@ public final class PersistentApiContext: ApiContext {
     do {
       let data = try Data(contentsOf: file)
       return try JSONDecoder().decode(ContextState.self, from: data)
+    } catch let error where isUnreadable(error) {
+      warn(
+        "The api context file \(file.path) cannot be read (\(Self.reason(error))); it was left as"
+          + " it is and this run uses the defaults: make it yours and private (chown, chmod 600) to use it."
+      )
+      return nil
     } catch {
       let aside = file.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))")
       try? FileManager.default.moveItem(at: file, to: aside)
@@ -102,14 +113,70 @@ public final class PersistentApiContext: ApiContext {
 
   private static func reason(_ error: any Error) -> String {
     if error is DecodingError { return "it is not a saved context" }
+    if isUnreadable(error) { return "permission denied" }
     return (error as NSError).localizedDescription
   }
 
-  /// Writes the state to a new 0600 file beside `file`, flushes it, and renames it over `file`.
-  private func save() throws {
-    let snapshot = state.withLock {
-      ContextState(environment: $0.saved, tokens: $0.tokens)
+  /// Whether reading failed for want of permission: not the file's fault, so never moved aside.
+  private static func isUnreadable(_ error: any Error) -> Bool {
+    if let cocoa = error as? CocoaError, cocoa.code == .fileReadNoPermission { return true }
+    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+    return underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(EACCES)
+  }
+
+  /// Applies `change` to the state on disk under the cross-process lock, writes it, and keeps
+  /// the tokens it ends with; the environment in use stays this process's own.
+  private func save(_ change: (inout ContextState) -> Void) throws {
+    try createFolder()
+    let lock = open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard lock >= 0 else {
+      throw ApiError.contextStorage(
+        file: file.path,
+        reason: "its folder could not be opened to lock it (\(String(cString: strerror(errno))))")
     }
+    defer { close(lock) }
+    while flock(lock, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        throw ApiError.contextStorage(
+          file: file.path, reason: "it could not be locked (\(String(cString: strerror(errno))))")
+      }
+    }
+    var current = state.withLock { ContextState(environment: $0.saved, tokens: $0.tokens) }
+    if FileManager.default.fileExists(atPath: file.path) {
+      do {
+        let data = try Data(contentsOf: file)
+        if let onDisk = try? JSONDecoder().decode(ContextState.self, from: data) {
+          current = ContextState(environment: onDisk.environment, tokens: onDisk.tokensByOrigin)
+        }
+      } catch {
+        throw ApiError.contextStorage(
+          file: file.path,
+          reason: "it cannot be read (\(Self.reason(error))), so it was not changed; make it yours"
+            + " and private (chown, chmod 600)")
+      }
+    }
+    change(&current)
+    try persist(current)
+    let saved = current
+    state.withLock {
+      $0.saved = saved.environment
+      $0.tokens = saved.tokens
+    }
+  }
+
+  private func createFolder() throws {
+    do {
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw ApiError.contextStorage(
+        file: file.path, reason: "its folder could not be created (\(error))")
+    }
+  }
+
+  /// Writes `snapshot` to a new 0600 file beside `file`, flushes it, and renames it over `file`.
+  private func persist(_ snapshot: ContextState) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     let data: Data
@@ -117,13 +184,6 @@ public final class PersistentApiContext: ApiContext {
       throw ApiError.contextStorage(file: file.path, reason: "it could not be encoded (\(error))")
     }
     let folder = file.deletingLastPathComponent()
-    do {
-      try FileManager.default.createDirectory(
-        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw ApiError.contextStorage(
-        file: file.path, reason: "its folder could not be created (\(error))")
-    }
     let temporary = folder.appendingPathComponent(
       ".\(file.lastPathComponent).\(UUID().uuidString).tmp")
     let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
