@@ -30,6 +30,17 @@ public struct ComposedProfile: Sendable {
 
   public var registrationCount: Int { container.registrations.count }
 
+  /// Checks that the current environment's transport can send from this system (libcurl can
+  /// be loaded, for HTTP on Linux), sending nothing; says which transport it is.
+  public func checkTransport() throws -> String {
+    let transport = try container.resolve((any Transport).self)
+    let environment = try container.resolve((any ApiContext).self).environment
+    do { try transport.checkAvailability() } catch TransportError.unavailable(let reason) {
+      throw TransportUnavailable(environment: environment.name, reason: reason)
+    }
+    return "\(type(of: transport)) can send to \(environment.name)"
+  }
+
   /// The dependency graph: `text`, `dot` or `mermaid`.
   public func graph(_ format: String) -> String? {
     DependencyGraph.Format(rawValue: format).map { container.graph.rendered(as: $0) }
@@ -184,4 +195,14 @@ public enum SampleServing {
 
   /// Whether a server may listen on `host`: 127.0.0.0/8, ::1 or localhost.
   public static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
+}
+
+/// The transport an environment needs cannot work on this system (exit 69).
+struct TransportUnavailable: Error, ClassifiedError, CustomStringConvertible {
+  let environment: String
+  let reason: String
+  var failure: ServiceFailure { .unavailable }
+  var description: String {
+    "Requests to environment \(environment) cannot be sent: \(reason)."
+  }
 }

@@ -39,6 +39,9 @@ struct DoctorCommand: AsyncParsableCommand {
           "\(stacks.joined(separator: ", ")) builds and validates (\(composed.registrationCount) registrations)"
       }
     }
+    check("transport") {
+      try first.inspect().checkTransport()
+    }
     if first.format == .json {
       Terminal.printExact(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
     }

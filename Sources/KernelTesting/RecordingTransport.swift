@@ -24,4 +24,6 @@ public struct RecordingTransport: Transport {
     bodies.append(body)
     return try await base.send(request, body: body)
   }
+
+  public func checkAvailability() throws { try base.checkAvailability() }
 }

@@ -31,3 +31,27 @@ import Testing
     #expect(warnings.first?.contains("Too many open files") == true, "\(run)")
   }
 }
+
+/// `doctor` as the system it runs on lets it be.
+@Suite(.timeLimit(.minutes(2))) struct DoctorTests {
+  /// libcurl hidden in a mount namespace of the run's own (an empty file bound over it):
+  /// `doctor` said all was well; it now loads the transport the environment needs.
+  @Test func doctorFailsWhenLibcurlCannotBeLoaded() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try await kernel.shell(
+      #"""
+      library=$(readlink -f /usr/lib/x86_64-linux-gnu/libcurl.so.4 2>/dev/null || readlink -f /usr/lib/aarch64-linux-gnu/libcurl.so.4)
+      "$KERNEL" --environment local doctor >/dev/null; echo "with $?"
+      unshare -m sh -c "mount --bind /dev/null '$library' && exec \"\$KERNEL\" --environment local doctor"
+      echo "without $?"
+      """#)
+    #expect(run.stdout.contains("with 0"), "\(run)")
+    #expect(run.stdout.contains("without 69"), "\(run)")
+    #expect(
+      run.stdout.contains(
+        "FAIL  transport: Requests to environment local cannot be sent: libcurl.so.4 could not be loaded"
+      ), "\(run)")
+    #expect(run.stderr.contains("install libcurl"), "\(run)")
+  }
+}

@@ -65,6 +65,13 @@ public final class CurlTransport: Transport {
       + " (Debian and Ubuntu: apt-get install libcurl4; Fedora: dnf install libcurl)"
   }
 
+  /// Loads libcurl, or throws the sentence a request would fail with.
+  public func checkAvailability() throws {
+    if let reason = Self.unavailability(library: configuration.library) {
+      throw TransportError.unavailable(reason: reason)
+    }
+  }
+
   private func running() throws -> CurlEngine {
     try engine.withLock { engine in
       if let engine { return engine }

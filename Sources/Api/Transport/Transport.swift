@@ -10,6 +10,14 @@ import HTTPTypes
 /// on Linux, `URLSessionTransport` on Apple platforms.
 public protocol Transport: Sendable {
   func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse
+  /// Throws `TransportError.unavailable` when this transport cannot send from this system
+  /// (its library cannot be loaded), without sending anything: what `doctor` checks. None by
+  /// default.
+  func checkAvailability() throws
+}
+
+extension Transport {
+  public func checkAvailability() throws {}
 }
 
 /// An HTTP response, read whole: its head in swift-http-types, and its body.
