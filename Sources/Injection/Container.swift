@@ -132,8 +132,10 @@ public final class Container: Sendable {
     try resolveAll(type, in: nil)
   }
 
-  /// Drops every instance that registrations in `scope` keep in this container (a child keeps
-  /// its own: reset it too), so the next resolve makes anew; other scopes are untouched. Waits
+  /// Drops every instance that registrations in `scope` keep in this container (a singleton's,
+  /// an eager singleton's, a weak singleton's, a named scope's; a child keeps its own: reset it
+  /// too), so the next resolve makes anew; other scopes are untouched, and `unique` and
+  /// `shared` keep nothing to drop. Waits
   /// for a resolve that is making instances to finish, so none of its graph survives half-reset.
   /// Instances already handed out stay with their holders, so a singleton built from a
   /// `session` instance keeps the old one: give what depends on the session the same scope.

@@ -30,74 +30,72 @@ extension Deferred {
 /// registering it; a resolve of `Lazy<T>` fails at once when `T` is not registered. The instance
 /// comes from a resolve of its own, with `T`'s scope (a `unique` `T` is made once per `Lazy`).
 ///
-/// Unchecked `Sendable`: `made` is an atomic, written once by compare-and-exchange; what it
-/// points at is a `Box<T>` of a `Sendable` `T`, never written after it is made.
-public final class Lazy<T: Sendable>: @unchecked Sendable {
-  @usableFromInline let container: Container
-  @usableFromInline let tag: Tag?
-  /// The kept instance: a retained `Box<T>`, published once and released with the `Lazy`.
-  /// Held as a raw pointer so that making and dropping a `Lazy` needs no generic metadata.
-  @usableFromInline let made = Atomic<UnsafeRawPointer?>(nil)
+/// It holds its container weakly: a singleton that keeps a `Lazy` does not keep its container
+/// (or a test's child) alive. Reading it for the first time after the container is gone
+/// throws `InjectionError.containerReleased`. It takes no runtime arguments: `T` is resolved as
+/// registered without them.
+public final class Lazy<T: Sendable>: Sendable {
+  private let container: WeakContainer
+  private let tag: Tag?
+  /// The kept instance, once made.
+  private let made = Locked<T?>(nil)
 
-  @usableFromInline
   init(container: Container, tag: Tag?) {
-    self.container = container
+    self.container = WeakContainer(container)
     self.tag = tag
-  }
-
-  deinit {
-    if let kept = made.load(ordering: .acquiring) {
-      Unmanaged<AnyObject>.fromOpaque(kept).release()
-    }
   }
 
   /// The instance: resolved on the first read, the same one afterwards. A failed resolve
   /// throws and is tried again on the next read. Two first reads at once may both resolve;
   /// both get the one kept first.
-  @inlinable
   public var instance: T {
     get throws {
-      // The box is reached through a raw pointer, which does not keep `self` alive: without
-      // this, an optimized caller may release a temporary `Lazy` (and its box) before reading.
-      try withExtendedLifetime(self) {
-        if let kept = made.load(ordering: .acquiring) { return Self.value(at: kept) }
-        let box = UnsafeRawPointer(
-          Unmanaged.passRetained(Box(try container.resolve(T.self, tag: tag))).toOpaque())
-        let (stored, winner) = made.compareExchange(
-          expected: nil, desired: box, ordering: .acquiringAndReleasing)
-        guard !stored, let winner else { return Self.value(at: box) }
-        Unmanaged<Box<T>>.fromOpaque(box).release()
-        return Self.value(at: winner)
+      if let kept = made.withLock({ $0 }) { return kept }
+      let resolved = try container.resolve(T.self, tag: tag, for: "Lazy")
+      return made.withLock { kept in
+        if let kept { return kept }
+        kept = resolved
+        return resolved
       }
     }
-  }
-
-  @inlinable
-  static func value(at box: UnsafeRawPointer) -> T {
-    Unmanaged<Box<T>>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.value }
   }
 }
 
 /// Resolves a `T` on every call: `let next: Provider<Request> = try container.resolve()`,
 /// then `try next.instance` (or `try next()`) for each one wanted. Resolvable for any
 /// registered `T` without registering it; each call is a resolve of its own, with `T`'s scope.
+/// Like `Lazy`, it holds its container weakly and takes no runtime arguments.
 public struct Provider<T: Sendable>: Sendable {
-  @usableFromInline let container: Container
-  @usableFromInline let tag: Tag?
+  private let container: WeakContainer
+  private let tag: Tag?
 
-  @usableFromInline
   init(container: Container, tag: Tag?) {
-    self.container = container
+    self.container = WeakContainer(container)
     self.tag = tag
   }
 
   /// A `T` resolved now.
-  @inlinable
-  public var instance: T { get throws { try container.resolve(T.self, tag: tag) } }
+  public var instance: T { get throws { try container.resolve(T.self, tag: tag, for: "Provider") } }
 
   /// A `T` resolved now.
-  @inlinable
-  public func callAsFunction() throws -> T { try container.resolve(T.self, tag: tag) }
+  public func callAsFunction() throws -> T { try instance }
+}
+
+/// A container held weakly, by a `Lazy` or `Provider` that may outlive it.
+private final class WeakContainer: Sendable {
+  /// Written once, in `init`; `weak` so that holding it keeps nothing alive.
+  weak let container: Container?
+
+  init(_ container: Container) { self.container = container }
+
+  /// A `T` resolved from the container, or the error saying it is gone.
+  func resolve<T: Sendable>(_ type: T.Type, tag: Tag?, for form: String) throws -> T {
+    guard let container else {
+      throw InjectionError.containerReleased(
+        service: "\(form)<\(Key(T.self, tag: tag).description)>")
+    }
+    return try container.resolve(type, tag: tag)
+  }
 }
 
 /// A deferred form that resolves one registered type when asked (`Lazy`, `Provider`): made at

@@ -78,14 +78,10 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   let hooks: Int
   let sample: SampleArguments?
 
-  /// Singleton storage: `instance` is written once, while the container's creation lock is held,
-  /// before `ready` is stored with release ordering; it is read only after `ready` loads true.
-  @usableFromInline let ready = Atomic<Bool>(false)
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var instance: T?
-  /// Weak-singleton storage, guarded by its mutex.
+  /// Weak-singleton storage, guarded by its lock.
   @usableFromInline let weakInstance = Locked<WeakReference>(WeakReference())
-  /// A named scope's instance, guarded by its mutex: `reset` may drop it at any time, so it is
-  /// never read without the lock (unlike a singleton's).
+  /// The instance a singleton, an eager singleton or a named scope keeps, guarded by its lock:
+  /// `reset` may drop it at any time, so it is never read without the lock.
   @usableFromInline let scopedInstance = Locked<T?>(nil)
 
   @usableFromInline
@@ -141,13 +137,19 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
 
   override var decoratorCount: Int { decorators }
   override var hookCount: Int { hooks }
-  override func dropScopedInstance() { scopedInstance.withLock { $0 = nil } }
+  override func dropScopedInstance() {
+    scopedInstance.withLock { $0 = nil }
+    weakInstance.withLock { $0.object = nil }
+  }
   override func cloned() -> AnyDefinition { with() }
 
-  /// The singleton, if it was made: one acquiring load, no lock.
+  /// The instance a singleton or named scope keeps, if it was made.
   @inlinable
   var readyInstance: T? {
-    ready.load(ordering: .acquiring) ? instance : nil
+    switch scope {
+    case .singleton, .eagerSingleton, .named: scopedInstance.withLock { $0 }
+    case .unique, .shared, .weakSingleton: nil
+    }
   }
 
   @inlinable
@@ -160,18 +162,6 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
       if takesArguments { return try build(in: resolution, arguments: arguments, keep: false) }
       if let kept = resolution.kept(key, as: T.self) { return kept }
       return try build(in: resolution, arguments: arguments, keep: true)
-    case .singleton, .eagerSingleton:
-      if let kept = resolution.kept(key, as: T.self) { return kept }
-      resolution.lockForCreation()
-      if let made = readyInstance {
-        resolution.unlockIfIdle()
-        return made
-      }
-      let made = try build(in: resolution, arguments: arguments, keep: true) { made in
-        self.instance = made
-        self.ready.store(true, ordering: .releasing)
-      }
-      return made
     case .weakSingleton:
       if let kept = resolution.kept(key, as: T.self) { return kept }
       resolution.lockForCreation()
@@ -188,7 +178,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
           service: key.description, type: "\(type(of: made as Any))")
       }
       return made
-    case .named:
+    case .singleton, .eagerSingleton, .named:
       if let kept = resolution.kept(key, as: T.self) { return kept }
       if let made = scopedInstance.withLock({ $0 }) { return made }
       resolution.lockForCreation()

@@ -3,6 +3,13 @@ extension Container {
   /// are registered with other arguments, else "not found" with the closest registered keys.
   @usableFromInline
   func missing(_ key: Key, path: [String]) -> InjectionError {
+    if let deferred = key.type as? any Deferred.Type,
+      ObjectIdentifier(key.arguments) != ObjectIdentifier(Void.self)
+    {
+      return .deferredWithArguments(
+        service: Key(key.type, tag: key.tag).description,
+        wrapped: Key(deferred.wrappedType, tag: key.tag).typeName, given: key.signature)
+    }
     let visible = visibleDefinitions.map(\.key)
     let sameService = visible.filter { $0.sameService(as: key) }
     if !sameService.isEmpty {

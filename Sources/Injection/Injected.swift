@@ -33,8 +33,14 @@ extension Container {
 /// config) decides what is registered, so a missing dependency is nil, never a crash, and
 /// `$clock` says why — no container current, nothing registered (with the closest names), or
 /// the factory's failure.
+/// The services `Injected` is resolving on this task, outermost first.
+private enum InjectedResolves {
+  @TaskLocal static var keys: [Key] = []
+}
+
 @propertyWrapper
 public struct Injected<T: Sendable & ExpressibleByNilLiteral>: Sendable {
+
   public let wrappedValue: T
   /// Why `wrappedValue` is nil: nil when it was resolved.
   public let projectedValue: InjectionError?
@@ -50,8 +56,21 @@ public struct Injected<T: Sendable & ExpressibleByNilLiteral>: Sendable {
       (wrappedValue, projectedValue) = (nil, container.missing(key, path: []))
       return
     }
+    // A cycle through `Injected` properties (a client's server whose client is injected)
+    // would recurse until the stack overflows: the services being injected on this task are
+    // tracked, and the one that closes a cycle is refused, naming it.
+    let injecting = InjectedResolves.keys
+    if injecting.contains(key) {
+      let path = (injecting.drop { $0 != key } + [key]).map(\.description)
+      (wrappedValue, projectedValue) = (nil, .circularDependency(path: path))
+      return
+    }
     do {
-      (wrappedValue, projectedValue) = (try container.resolve(T.self, tag: tag), nil)
+      (wrappedValue, projectedValue) = (
+        try InjectedResolves.$keys.withValue(injecting + [key]) {
+          try container.resolve(T.self, tag: tag)
+        }, nil
+      )
     } catch let error as InjectionError {
       (wrappedValue, projectedValue) = (nil, error)
     } catch {

@@ -26,6 +26,11 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
   case decoratingForwardedType(service: String, forwardsTo: String)
   /// `Injected` was used where no container is current for the task.
   case noCurrentContainer(service: String)
+  /// A `Lazy` or `Provider` was read after the container that made it was released.
+  case containerReleased(service: String)
+  /// `Lazy<T>`, `Provider<T>` or `T?` was asked for with runtime arguments, which they do not
+  /// take.
+  case deferredWithArguments(service: String, wrapped: String, given: String)
   /// A registration that keeps its instance was built from one in a named scope, which a reset
   /// drops sooner: after the reset it would still hold the old one.
   case captiveDependency(
@@ -77,6 +82,13 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
       return "No container is current for this task to resolve \(service)."
         + " Run the code inside container.makeCurrent { ... } (a child's, in a test),"
         + " or resolve it from a container directly."
+    case .containerReleased(let service):
+      return "\(service) was read after its container was released; keep the container alive as"
+        + " long as what it made, or read it while the container lives."
+    case .deferredWithArguments(let service, let wrapped, let given):
+      return "\(service) takes no runtime arguments, so it cannot be resolved with \(given):"
+        + " resolve \(wrapped) with its arguments directly, or register a factory closure and"
+        + " take a Provider of that."
     case .validationFailed(let failures):
       let lines = failures.enumerated().map { "  \($0.offset + 1). \($0.element)" }
       return "The container has \(failures.count) invalid registration(s):\n"

@@ -1,0 +1,122 @@
+import Foundation
+import KernelTesting
+import Testing
+
+@testable import Injection
+
+/// A client and a server that inject each other: a cycle through `@Injected` properties.
+/// Unchecked `Sendable`: the wrapper is set once, in `init`, and never written after.
+private final class Client: @unchecked Sendable {
+  @Injected var server: Server?
+}
+
+private final class Server: @unchecked Sendable {
+  @Injected var client: Client?
+}
+
+/// A singleton that keeps a `Lazy` and a `Provider` of what it needs later.
+private final class Holder: Sendable {
+  let wheel: Lazy<Wheel>
+  let wheels: Provider<Wheel>
+  init(wheel: Lazy<Wheel>, wheels: Provider<Wheel>) {
+    self.wheel = wheel
+    self.wheels = wheels
+  }
+}
+
+/// How long what the container makes lives, and what outlives the container.
+@Suite struct LifetimeTests {
+  /// The cycle recursed until the stack overflowed (SIGSEGV); the property that closes it is
+  /// now nil, and says the cycle's path.
+  @Test func aCycleThroughInjectedPropertiesIsRefusedNamingItsPath() throws {
+    let container = Container()
+    try container.register(Client.self) { _ in Client() }
+    try container.register(Server.self) { _ in Server() }
+    let client = try container.makeCurrent { try container.resolve(Client.self) }
+    let server = try #require(client.server)
+    let inner = try #require(server.client)
+    #expect(inner.server == nil)
+    guard case .circularDependency(let path)? = inner.$server else {
+      Issue.record("expected a circular dependency, got \(String(describing: inner.$server))")
+      return
+    }
+    #expect(path.count == 3 && path.first == path.last, "\(path)")
+    #expect(path.contains { $0.contains("Server") } && path.contains { $0.contains("Client") })
+  }
+
+  /// A singleton that kept a `Lazy` or `Provider` kept its container alive for ever; they hold
+  /// it weakly now, and say so when read after it is gone.
+  @Test func lazyAndProviderDoNotKeepTheirContainerAlive() throws {
+    weak var released: Container?
+    let holder: Holder
+    do {
+      let container = Container()
+      try container.register(Wheel.self) { _ in Wheel() }
+      try container.register(Holder.self, scope: .singleton) { r in
+        Holder(wheel: try r.resolve(), wheels: try r.resolve())
+      }
+      holder = try container.resolve(Holder.self)
+      released = container
+    }
+    #expect(released == nil)
+    #expect {
+      _ = try holder.wheel.instance
+    } throws: { error in
+      guard case .containerReleased(let service)? = error as? InjectionError else { return false }
+      return service == "Lazy<Wheel>"
+        && "\(error)".contains("was read after its container was released")
+    }
+    #expect(throws: InjectionError.self) { _ = try holder.wheels() }
+  }
+
+  @Test func aLazyReadWhileItsContainerLivesKeepsItsInstanceAfter() throws {
+    let container = Container()
+    try container.register(Wheel.self) { _ in Wheel() }
+    let lazy: Lazy<Wheel> = try container.resolve()
+    let first = try lazy.instance
+    #expect(try lazy.instance === first)
+  }
+
+  /// `reset(.singleton)` and `reset(.weakSingleton)` compiled and dropped nothing.
+  @Test(arguments: [Scope.singleton, .eagerSingleton, .weakSingleton])
+  func resetDropsWhatEveryScopeThatKeepsInstancesKept(scope: Scope) throws {
+    let container = Container()
+    let made = try container.registerCountedWheel(scope: scope)
+    try container.register(Wheel.self, scope: .singleton, tag: "other") { _ in Wheel() }
+    try container.bootstrap()
+    let first = try container.resolve(Wheel.self)
+    let other = try container.resolve(Wheel.self, tag: "other")
+    #expect(try container.resolve(Wheel.self) === first)
+    container.reset(scope)
+    let second = try container.resolve(Wheel.self)
+    #expect(second !== first)
+    #expect(made.value == 2)
+    #expect(try container.resolve(Wheel.self) === second)
+    if scope != .singleton { #expect(try container.resolve(Wheel.self, tag: "other") === other) }
+  }
+
+  /// `Lazy<Dog>` with arguments said "No registration for Lazy<Dog> with arguments (String,
+  /// Int)" although `Dog` is registered with exactly those.
+  @Test func aLazyOrProviderWithArgumentsSaysPlainlyItTakesNone() throws {
+    struct Dog: Sendable {
+      let name: String
+      let age: Int
+    }
+    let container = Container()
+    try container.register(Dog.self) { (_, name: String, age: Int) in Dog(name: name, age: age) }
+    #expect(try container.resolve(Dog.self, arguments: "Rex", 3).age == 3)
+    #expect {
+      _ = try container.resolve(Lazy<Dog>.self, arguments: "Rex", 3)
+    } throws: { error in
+      "\(error)"
+        == "Lazy<Dog> takes no runtime arguments, so it cannot be resolved with (String, Int):"
+        + " resolve Dog with its arguments directly, or register a factory closure and take a"
+        + " Provider of that."
+    }
+    #expect {
+      _ = try container.resolve(Provider<Dog>.self, arguments: "Rex", 3)
+    } throws: { error in
+      "\(error)".hasPrefix("Provider<Dog> takes no runtime arguments")
+    }
+  }
+}
