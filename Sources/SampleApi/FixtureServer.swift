@@ -29,8 +29,10 @@ public final class FixtureServer: Sendable {
   /// localhost), on `port` or, with 0, on a free port the system picks. A port that cannot be
   /// had (in use, privileged) fails at once with the system's reason.
   ///
-  /// When accepting fails (no descriptors left: EMFILE), the server waits `acceptBackoff` and
-  /// goes on accepting, and `warn` is told why, once.
+  /// The server holds at most as many connections as its descriptors allow with a reserve to
+  /// spare (`DescriptorBudget`); further ones wait in the listen queue until one closes. When
+  /// accepting fails all the same (EMFILE), it waits `acceptBackoff` and goes on accepting.
+  /// Either way `warn` is told why, once.
   public static func start(
     options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
     host: String = "127.0.0.1", port: UInt16 = 0, acceptBackoff: Duration = .milliseconds(50),
@@ -56,6 +58,7 @@ public final class FixtureServer: Sendable {
     // Linux hands the listening socket's TCP_NODELAY on to every connection it accepts.
     noDelay(listener)
     let connections = Connections()
+    let capacity = try DescriptorBudget.connections()
     let accepting = try AsyncSocket(socket: listener, pool: pool)
     let task = Task {
       await withTaskGroup(of: Void.self) { group in
@@ -64,18 +67,25 @@ public final class FixtureServer: Sendable {
           await withDiscardingTaskGroup { clients in
             var warned = false
             while !connections.isStopped && !Task.isCancelled {
-              do {
-                for try await client in accepting.sockets {
-                  noDelay(client.socket)
-                  guard connections.open(client) else {
-                    try? client.close()
-                    continue
-                  }
-                  clients.addTask {
-                    await serve(client, responder: responder, connections: connections)
-                  }
+              if !connections.hasRoom(below: capacity) {
+                if !warned {
+                  warn(
+                    "The server holds \(capacity) connection(s), as many as its descriptors allow"
+                      + " (ulimit -n); further ones wait until one closes.")
+                  warned = true
                 }
-                return
+                guard await connections.waitForRoom(below: capacity) else { return }
+              }
+              do {
+                let client = try await accepting.accept()
+                noDelay(client.socket)
+                guard connections.open(client) else {
+                  try? client.close()
+                  continue
+                }
+                clients.addTask {
+                  await serve(client, responder: responder, connections: connections)
+                }
               } catch {
                 // A stop ends the loop; anything else (EMFILE, ENFILE, ENOMEM) passes: the
                 // waiting connections stay queued and are taken when descriptors are free.
@@ -84,8 +94,8 @@ public final class FixtureServer: Sendable {
                   warn(
                     "The server could not accept a connection (\(reason(error))); it goes on"
                       + " trying, and the waiting connections are taken as soon as it can.")
+                  warned = true
                 }
-                warned = true
                 try? await Task.sleep(for: acceptBackoff)
               }
             }
@@ -223,10 +233,30 @@ func bindSocket(to address: Loopback.Address, port: UInt16, reuse: Bool) throws 
   }
 }
 
-/// The open connections of a server, so stopping it can end them.
+/// The open connections of a server, so stopping it can end them, and the accept loop waiting
+/// for one to close when it holds as many as it may.
 private final class Connections: Sendable {
-  private let state = Mutex<(open: [Int32: AsyncSocket], accepted: Int, stopped: Bool)>(
-    ([:], 0, false))
+  private let state = Mutex<
+    (
+      open: [Int32: AsyncSocket], accepted: Int, stopped: Bool,
+      waiting: CheckedContinuation<Bool, Never>?
+    )
+  >(([:], 0, false, nil))
+
+  func hasRoom(below capacity: Int) -> Bool { state.withLock { $0.open.count < capacity } }
+
+  /// Returns true once fewer than `capacity` are open, false once the server stopped.
+  func waitForRoom(below capacity: Int) async -> Bool {
+    await withCheckedContinuation { continuation in
+      let answer: Bool? = state.withLock { state in
+        if state.stopped { return false }
+        if state.open.count < capacity { return true }
+        state.waiting = continuation
+        return nil
+      }
+      if let answer { continuation.resume(returning: answer) }
+    }
+  }
 
   var accepted: Int { state.withLock { $0.accepted } }
   var isStopped: Bool { state.withLock { $0.stopped } }
@@ -243,16 +273,23 @@ private final class Connections: Sendable {
   }
 
   func close(_ client: AsyncSocket) {
-    let tracked = state.withLock { $0.open.removeValue(forKey: client.socket.file.rawValue) }
+    let (tracked, waiting) = state.withLock { state in
+      let tracked = state.open.removeValue(forKey: client.socket.file.rawValue)
+      defer { state.waiting = nil }
+      return (tracked, state.waiting)
+    }
     if tracked != nil { try? client.close() }
+    waiting?.resume(returning: true)
   }
 
   /// Shuts every open connection down; each is closed as its task ends.
   func closeAll() {
-    let open = state.withLock { state in
+    let (open, waiting) = state.withLock { state in
       state.stopped = true
-      return Array(state.open.values)
+      defer { state.waiting = nil }
+      return (Array(state.open.values), state.waiting)
     }
+    waiting?.resume(returning: false)
     for client in open { _ = shutdown(client.socket.file.rawValue, Int32(SHUT_RDWR)) }
   }
 }
@@ -261,6 +298,8 @@ private final class Connections: Sendable {
 public enum FixtureServerError: Error, CustomStringConvertible {
   case notLoopback(host: String)
   case cannotListen(host: String, port: UInt16, reason: String)
+  /// The descriptor limit (`ulimit -n`) leaves no room for a connection beside the reserve.
+  case tooFewDescriptors(limit: Int, needed: Int)
 
   public var description: String {
     switch self {
@@ -269,6 +308,9 @@ public enum FixtureServerError: Error, CustomStringConvertible {
     case .cannotListen(let host, let port, let reason):
       "The fixture server could not listen on \(host) port \(port): \(reason)"
         + (port < 1024 && port != 0 ? " (ports below 1024 need privileges)." : ".")
+    case .tooFewDescriptors(let limit, let needed):
+      "The fixture server cannot serve with \(limit) file descriptors (ulimit -n): it needs at"
+        + " least \(needed); raise the limit with ulimit -n."
     }
   }
 }

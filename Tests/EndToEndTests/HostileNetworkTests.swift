@@ -59,7 +59,7 @@ import Testing
     ] {
       let run = try await kernel.run(arguments)
       #expect(run.status == 0, "\(run)")
-      #expect(run.stdout.contains("reader:REDACTED@127.0.0.1"), "\(run)")
+      #expect(run.stdout.contains("//REDACTED@127.0.0.1"), "\(run)")
       #expect(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"), "\(run)")
     }
   }
