@@ -34,9 +34,20 @@ public struct BuiltCommand: Sendable {
     try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
   }
 
-  /// The binary SwiftPM built beside this test bundle, else in the package's `.build/debug`.
+  /// The folder named by `KERNEL_TESTING_BINARIES` when it is set (`.build/release`, to run the
+  /// end-to-end tests against the release build users install); else the binary SwiftPM built
+  /// beside this test bundle, else in the package's `.build/debug`.
   public var binary: URL {
     get throws {
+      if let folder = ProcessInfo.processInfo.environment[Self.binariesVariable], !folder.isEmpty {
+        let chosen = URL(fileURLWithPath: folder, relativeTo: package).appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: chosen.path) else {
+          throw TestFailure(
+            "\(Self.binariesVariable) names \(folder), which holds no \(name) binary; build it first"
+          )
+        }
+        return chosen
+      }
       let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent(name)
       let build = package.appendingPathComponent(".build/debug/\(name)")
@@ -48,6 +59,9 @@ public struct BuiltCommand: Sendable {
         "the \(name) binary was not built (looked in \(beside.path)); run swift build")
     }
   }
+
+  /// The variable naming a folder of built binaries to test instead of the debug build.
+  public static let binariesVariable = "KERNEL_TESTING_BINARIES"
 
   /// How a run ended, and what it printed.
   public struct Run: CustomStringConvertible, Sendable {
@@ -182,214 +196,4 @@ public struct BuiltCommand: Sendable {
   }
 
   public func cleanUp() { try? FileManager.default.removeItem(at: home) }
-}
-
-/// `<app> serve --port 0 …` in its own process (the movie API, or `--fixtures DIR`); its base
-/// URL read from its first line.
-///
-/// Starting, stopping and killing are awaited: the waiting happens on threads of their own,
-/// never on Swift's cooperative pool.
-public final class ServedCommand: @unchecked Sendable {
-  // Only read after `init`.
-  public let process: Process
-  public let baseURL: String
-  private let errors: Reader
-
-  public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
-    process = try command.start(["serve", "--port", "0"] + options)
-    guard let pipe = process.standardOutput as? Pipe else { throw TestFailure("no stdout pipe") }
-    errors = Reader(process.standardError)
-    let handle = pipe.fileHandleForReading
-    let line = await onThreadOfItsOwn {
-      var line = Data()
-      while !line.contains(UInt8(ascii: "\n")) {
-        let chunk = handle.availableData
-        if chunk.isEmpty { break }  // the server exited
-        line.append(chunk)
-      }
-      return line
-    }
-    let text = String(decoding: line, as: UTF8.self)
-    guard
-      let range = text.range(
-        of: #"http://(127\.0\.0\.1|\[::1\]):\d+/api/"#, options: .regularExpression)
-    else {
-      process.terminate()
-      throw TestFailure("\(command.name) serve did not start: \(text) \(errors.text())")
-    }
-    baseURL = String(text[range])
-  }
-
-  /// Stops the server with SIGTERM, waits for it to end and returns its summary line.
-  @discardableResult public func stop() async -> String {
-    terminate()
-    return await onThreadOfItsOwn { [process, errors] in
-      process.waitUntilExit()
-      return errors.text()
-    }
-  }
-
-  /// Sends SIGTERM and does not wait: for `defer`, where nothing can be awaited.
-  public func terminate() {
-    if process.isRunning { process.terminate() }
-  }
-
-  /// SIGKILL: no goodbye.
-  public func kill() async {
-    if process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
-    await onThreadOfItsOwn { [process] in process.waitUntilExit() }
-  }
-}
-
-/// Waits for a process to end, or kills it with SIGKILL when it takes too long.
-public final class Exit: @unchecked Sendable {
-  // `process` is only read (its pid, and waiting for it) after `start`.
-  private let process: Process
-  private let ended = DispatchSemaphore(value: 0)
-
-  public init(_ process: Process) {
-    self.process = process
-    Thread.detachNewThread { [self] in
-      self.process.waitUntilExit()
-      ended.signal()
-    }
-  }
-
-  /// True when the process ended within `limit`; otherwise kills it and returns false. The
-  /// waiting happens on a thread of its own, not on the caller's.
-  public func wait(_ limit: Duration) async -> Bool {
-    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-    return await withCheckedContinuation { continuation in
-      Thread.detachNewThread { [self] in
-        if ended.wait(timeout: .now() + seconds) == .success {
-          continuation.resume(returning: true)
-          return
-        }
-        sendSignal(SIGKILL, to: process.processIdentifier)
-        ended.wait()
-        continuation.resume(returning: false)
-      }
-    }
-  }
-}
-
-private func sendSignal(_ signal: Int32, to pid: Int32) { _ = kill(pid, signal) }
-
-/// Drains a pipe on its own thread so a chatty process never blocks on a full pipe; a test can
-/// wait for a line to appear while the process still runs.
-public final class Reader: @unchecked Sendable {
-  // `data` and `ended` are guarded by `condition`.
-  private let condition = NSCondition()
-  private var data = Data()
-  private var ended = false
-
-  public init(_ pipe: Any?) {
-    guard let handle = (pipe as? Pipe)?.fileHandleForReading else {
-      ended = true
-      return
-    }
-    Thread.detachNewThread { [self] in
-      while true {
-        let chunk = handle.availableData
-        condition.lock()
-        if chunk.isEmpty { ended = true } else { data.append(chunk) }
-        condition.broadcast()
-        condition.unlock()
-        if chunk.isEmpty { break }
-      }
-    }
-  }
-
-  /// Everything, once the writer has closed the pipe.
-  public func text() -> String {
-    condition.lock()
-    defer { condition.unlock() }
-    while !ended { condition.wait() }
-    return String(decoding: data, as: UTF8.self)
-  }
-
-  /// Waits until `fragment` has appeared `count` times: false when the pipe closes first or
-  /// `limit` passes. (On a thread of its own, like `Exit.wait`.)
-  public func wait(for fragment: String, count: Int = 1, limit: Duration) async -> Bool {
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread { [self] in
-        continuation.resume(returning: waitHere(for: fragment, count: count, limit: limit))
-      }
-    }
-  }
-
-  private func waitHere(for fragment: String, count: Int, limit: Duration) -> Bool {
-    let deadline = Date(
-      timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds)
-        / 1e18)
-    condition.lock()
-    defer { condition.unlock() }
-    while String(decoding: data, as: UTF8.self).components(separatedBy: fragment).count - 1 < count
-    {
-      if ended || !condition.wait(until: deadline) { return false }
-    }
-    return true
-  }
-}
-
-/// A pseudo-terminal for a child's stderr, so it behaves as on a user's terminal (progress);
-/// everything the child writes there is collected.
-public final class PseudoTerminal: @unchecked Sendable {
-  // `data` and `ended` are guarded by `condition`; `child` is only used before `started()`.
-  public let child: FileHandle
-  private let primary: Int32
-  private let condition = NSCondition()
-  private var data = Data()
-  private var ended = false
-
-  public init() throws {
-    // Glibc's Swift module leaves out the XSI pseudo-terminal calls: look them up in libc.
-    typealias OpenCall = @convention(c) (Int32) -> Int32
-    typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
-    func call<T>(_ name: String, as type: T.Type) throws -> T {
-      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-        throw TestFailure("libc has no \(name)")
-      }
-      return unsafeBitCast(symbol, to: type)
-    }
-    primary = try call("posix_openpt", as: OpenCall.self)(O_RDWR | O_NOCTTY)
-    guard primary >= 0, try call("grantpt", as: OpenCall.self)(primary) == 0,
-      try call("unlockpt", as: OpenCall.self)(primary) == 0,
-      let name = try call("ptsname", as: NameCall.self)(primary)
-    else { throw TestFailure("no pseudo-terminal: errno \(errno)") }
-    let secondary = open(String(cString: name), O_RDWR | O_NOCTTY)
-    guard secondary >= 0 else { throw TestFailure("could not open \(String(cString: name))") }
-    child = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
-  }
-
-  /// Closes this process's copy of the child's side, so reading ends when the child exits.
-  public func started() {
-    try? child.close()
-    Thread.detachNewThread { [self] in
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while true {
-        let count = read(primary, &buffer, buffer.count)
-        condition.lock()
-        if count > 0 { data.append(contentsOf: buffer[..<count]) } else { ended = true }
-        condition.broadcast()
-        condition.unlock()
-        if count <= 0 { break }
-      }
-      close(primary)
-    }
-  }
-
-  /// Everything the child wrote, once it has exited.
-  public func text() -> String {
-    condition.lock()
-    defer { condition.unlock() }
-    while !ended { condition.wait() }
-    return String(decoding: data, as: UTF8.self)
-  }
-}
-
-/// A test's own failure, as one sentence.
-public struct TestFailure: Error, CustomStringConvertible {
-  public let description: String
-  public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
+
+/// A pseudo-terminal for a child's stderr, so it behaves as on a user's terminal (progress);
+/// everything the child writes there is collected.
+public final class PseudoTerminal: @unchecked Sendable {
+  // `data` and `ended` are guarded by `condition`; `child` is only used before `started()`.
+  public let child: FileHandle
+  private let primary: Int32
+  private let condition = NSCondition()
+  private var data = Data()
+  private var ended = false
+
+  public init() throws {
+    // Glibc's Swift module leaves out the XSI pseudo-terminal calls: look them up in libc.
+    typealias OpenCall = @convention(c) (Int32) -> Int32
+    typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+    func call<T>(_ name: String, as type: T.Type) throws -> T {
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
+        throw TestFailure("libc has no \(name)")
+      }
+      return unsafeBitCast(symbol, to: type)
+    }
+    primary = try call("posix_openpt", as: OpenCall.self)(O_RDWR | O_NOCTTY)
+    guard primary >= 0, try call("grantpt", as: OpenCall.self)(primary) == 0,
+      try call("unlockpt", as: OpenCall.self)(primary) == 0,
+      let name = try call("ptsname", as: NameCall.self)(primary)
+    else { throw TestFailure("no pseudo-terminal: errno \(errno)") }
+    let secondary = open(String(cString: name), O_RDWR | O_NOCTTY)
+    guard secondary >= 0 else { throw TestFailure("could not open \(String(cString: name))") }
+    child = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+  }
+
+  /// Closes this process's copy of the child's side, so reading ends when the child exits.
+  public func started() {
+    try? child.close()
+    Thread.detachNewThread { [self] in
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(primary, &buffer, buffer.count)
+        condition.lock()
+        if count > 0 { data.append(contentsOf: buffer[..<count]) } else { ended = true }
+        condition.broadcast()
+        condition.unlock()
+        if count <= 0 { break }
+      }
+      close(primary)
+    }
+  }
+
+  /// Everything the child wrote, once it has exited.
+  public func text() -> String {
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended { condition.wait() }
+    return String(decoding: data, as: UTF8.self)
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
+
+/// `<app> serve --port 0 …` in its own process (the movie API, or `--fixtures DIR`); its base
+/// URL read from its first line.
+///
+/// Starting, stopping and killing are awaited: the waiting happens on threads of their own,
+/// never on Swift's cooperative pool.
+public final class ServedCommand: @unchecked Sendable {
+  // Only read after `init`.
+  public let process: Process
+  public let baseURL: String
+  private let errors: Reader
+
+  public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
+    process = try command.start(["serve", "--port", "0"] + options)
+    guard let pipe = process.standardOutput as? Pipe else { throw TestFailure("no stdout pipe") }
+    errors = Reader(process.standardError)
+    let handle = pipe.fileHandleForReading
+    let line = await onThreadOfItsOwn {
+      var line = Data()
+      while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }  // the server exited
+        line.append(chunk)
+      }
+      return line
+    }
+    let text = String(decoding: line, as: UTF8.self)
+    guard
+      let range = text.range(
+        of: #"http://(127\.0\.0\.1|\[::1\]):\d+/api/"#, options: .regularExpression)
+    else {
+      process.terminate()
+      throw TestFailure("\(command.name) serve did not start: \(text) \(errors.text())")
+    }
+    baseURL = String(text[range])
+  }
+
+  /// Stops the server with SIGTERM, waits for it to end and returns its summary line.
+  @discardableResult public func stop() async -> String {
+    terminate()
+    return await onThreadOfItsOwn { [process, errors] in
+      process.waitUntilExit()
+      return errors.text()
+    }
+  }
+
+  /// Sends SIGTERM and does not wait: for `defer`, where nothing can be awaited.
+  public func terminate() {
+    if process.isRunning { process.terminate() }
+  }
+
+  /// SIGKILL: no goodbye.
+  public func kill() async {
+    if process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
+    await onThreadOfItsOwn { [process] in process.waitUntilExit() }
+  }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
+
+/// A test's own failure, as one sentence.
+public struct TestFailure: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
