@@ -11,6 +11,27 @@ import Testing
 /// Processes dying at the worst moment: the server in the middle of a run, `kernel` in the
 /// middle of storing, and two `kernel`s writing one cache at once.
 @Suite(.timeLimit(.minutes(3))) struct FaultsTests {
+  /// With the api down, each of 500 ids ran its own retry schedule: 38 s to fail. Once one
+  /// request has found the origin unreachable, the rest fail at once, and the layered profile
+  /// still answers from the cache what it holds.
+  @Test func manyIdsAgainstAServerThatIsDownFailFast() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(kernel)
+    let local = ["--environment", "local", "--base-url", server.baseURL]
+    _ = try await kernel.run(local + ["movies", "get", "1", "2"])
+    await server.stop()
+    let ids = (1...500).map(String.init)
+    let api = try await kernel.run(
+      ["--profile", "api"] + local + ["movies", "get"] + ids, within: .seconds(15))
+    #expect(api.status == 69, "\(api.stderr.prefix(400))")
+    #expect(api.stderr.contains("No movie could be had"), "\(api.stderr.prefix(400))")
+    let layered = try await kernel.run(
+      local + ["movies", "get", "--format", "json"] + ids, within: .seconds(15))
+    #expect(layered.status == 69, "\(layered.stderr.prefix(400))")
+    #expect(layered.movieNames.count == 2, "\(layered.stdout.prefix(400))")
+  }
+
   @Test func aServerKilledMidRunLeavesTheCachedMoviesAndNamesTheOthers() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
