@@ -43,18 +43,15 @@ let package = Package(
     // libcurl's few calls, opened with dlopen when the first request is made (no link-time
     // dependency, no headers needed to build): the Linux transport's engine.
     .target(name: "CCurl"),
-    // Kernel's JSON decoder (`JSONBodyDecoder`): api bodies in Api, cached copies in Layers.
-    // Standard library, Foundation and Domain's calendar day only.
-    .target(name: "KernelJSON", dependencies: ["Domain"]),
     // Environments, routes, the api context, transports, validation, mapping, api services.
     .target(
       name: "Api",
       dependencies: [
-        "Domain", "KernelJSON", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types"),
+        "Domain", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     // Call descriptions, the layer stack, logging / dedupe / memory / caching layers, cache
     // policies, the cache-store protocol and its in-memory twin: no SQLite, no HTTP.
-    .target(name: "Layers", dependencies: ["Domain", "KernelJSON"]),
+    .target(name: "Layers", dependencies: ["Domain"]),
     // The SQLite cache store (GRDB on the system libsqlite3): the only module importing GRDB.
     .target(
       name: "Store",

@@ -2,5 +2,3 @@
 // `HTTPFields`) in every public signature here: an app that imports Api can write an adapter,
 // a retrier or a transport without naming the package itself.
 @_exported import HTTPTypes
-// Kernel's JSON decoder (`JSONBodyDecoder`), shared with the cache's codec in Layers.
-@_exported import KernelJSON

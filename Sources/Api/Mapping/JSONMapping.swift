@@ -1,10 +1,11 @@
 import Domain
 import Foundation
-import KernelJSON
 
 /// Where in a body the value of a route lives, the features AlamofireCoreData users rely on:
 /// a key path (`"data"`, `"info.token"`) and an envelope (`{"success": 1, "data": …}`, where
-/// `success` 0 is an error carrying the body's `message` or `error`).
+/// `success` 0 is an error carrying the body's `message` or `error`). Bodies are decoded by
+/// Foundation's `JSONDecoder`; a key path or an envelope is walked by a small wrapper type
+/// (`Located`), so the decoder sees one value and reports every field by its whole path.
 public struct JSONMapping: Sendable, Hashable {
   /// Dot-separated keys to walk before decoding; empty for the top level.
   public var keyPath: [String]
@@ -25,10 +26,12 @@ public struct JSONMapping: Sendable, Hashable {
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
       throw ApiError.decoding(route: route, field: "", reason: "the body is empty")
     }
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom(Self.day)
     do {
-      return try JSONBodyDecoder(dateDecoding: .day).decode(from: data) { root in
-        try locate(in: root).decode(T.self)
-      }
+      if keyPath.isEmpty && !envelope { return try decoder.decode(T.self, from: data) }
+      decoder.userInfo[Located<T>.mapping] = self
+      return try decoder.decode(Located<T>.self, from: data).value
     } catch let error as DecodingError {
       throw Self.apiError(error, route: route)
     } catch let failure as EnvelopeFailure {
@@ -36,27 +39,16 @@ public struct JSONMapping: Sendable, Hashable {
     }
   }
 
-  /// The decoder at the value: past the envelope, down the key path.
-  private func locate(in root: JSONNode) throws -> JSONNode {
-    var located = root
-    if envelope {
-      let top = try root.container(keyedBy: AnyKey.self)
-      let success: Bool
-      if let flag = try? top.decode(Bool.self, forKey: AnyKey("success")) {
-        success = flag
-      } else {
-        success = try top.decode(Int.self, forKey: AnyKey("success")) != 0
-      }
-      guard success else {
-        let message =
-          (try? top.decode(String.self, forKey: AnyKey("message")))
-          ?? (try? top.decode(String.self, forKey: AnyKey("error"))) ?? "success is 0"
-        throw EnvelopeFailure(message: message)
-      }
-      located = try located.member("data")
+  /// A calendar day, `yyyy-MM-dd`, as midnight UTC: how the movie API writes dates.
+  @Sendable static func day(_ decoder: any Decoder) throws -> Date {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let day = CalendarDay.date(from: text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "expected a day as yyyy-MM-dd, found \"\(text.prefix(40))\"")
     }
-    for key in keyPath { located = try located.member(key) }
-    return located
+    return day
   }
 
   static func apiError(_ error: DecodingError, route: Route) -> ApiError {
@@ -74,8 +66,7 @@ public struct JSONMapping: Sendable, Hashable {
         route: route, field: path(context.codingPath + [key]), reason: "the field is missing")
     case .dataCorrupted(let context):
       if context.codingPath.isEmpty {
-        let detail = (context.underlyingError as? JSONSyntaxError).map { ": \($0)" } ?? ""
-        return .decoding(route: route, field: "", reason: "the body is not valid JSON\(detail)")
+        return .decoding(route: route, field: "", reason: "the body is not valid JSON")
       }
       return .decoding(
         route: route, field: path(context.codingPath), reason: context.debugDescription)
@@ -113,4 +104,54 @@ public struct JSONMapping: Sendable, Hashable {
 /// Why an envelope said no.
 struct EnvelopeFailure: Error {
   let message: String
+}
+
+/// The value at a mapping's place in the body: past the envelope, down the key path. Its coding
+/// path is the walk, so a failure below names the whole path (`data.cast[1].name`).
+struct Located<T: Decodable>: Decodable {
+  // A constant name, never nil (the initializer is failable only in its signature).
+  static var mapping: CodingUserInfoKey { CodingUserInfoKey(rawValue: "kernel.jsonMapping")! }
+
+  let value: T
+
+  init(from decoder: any Decoder) throws {
+    guard let mapping = decoder.userInfo[Self.mapping] as? JSONMapping else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [], debugDescription: "no mapping was given to the decoder"))
+    }
+    var keys = mapping.keyPath
+    var container = try decoder.container(keyedBy: AnyKey.self)
+    if mapping.envelope {
+      let success: Bool
+      if let flag = try? container.decode(Bool.self, forKey: AnyKey("success")) {
+        success = flag
+      } else {
+        success = try container.decode(Int.self, forKey: AnyKey("success")) != 0
+      }
+      guard success else {
+        let message =
+          (try? container.decode(String.self, forKey: AnyKey("message")))
+          ?? (try? container.decode(String.self, forKey: AnyKey("error"))) ?? "success is 0"
+        throw EnvelopeFailure(message: message)
+      }
+      keys.insert("data", at: 0)
+    }
+    guard let last = keys.popLast() else {
+      value = try T(from: decoder)
+      return
+    }
+    for key in keys {
+      container = try container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(key))
+    }
+    value = try container.decode(T.self, forKey: AnyKey(last))
+  }
+}
+
+/// A key by name, for walking a body whose keys are known only at run time.
+struct AnyKey: CodingKey {
+  let stringValue: String
+  let intValue: Int? = nil
+  init(_ name: String) { stringValue = name }
+  init?(stringValue: String) { self.init(stringValue) }
+  init?(intValue: Int) { nil }
 }

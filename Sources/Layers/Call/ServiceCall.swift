@@ -1,5 +1,4 @@
 import Foundation
-import KernelJSON
 
 /// One call of a service, as the layers see it: its name and key, and how its result is kept in
 /// a cache. A service gets every layer by describing each of its calls this way once.
@@ -46,7 +45,8 @@ public struct CacheCodec<Value: Sendable>: Sendable {
 }
 
 extension CacheCodec where Value: Codable {
-  /// JSON, with dates as seconds since 1970 so a stored copy reads the same on every platform.
+  /// JSON, with dates as seconds since 1970 so a stored copy reads the same on every platform;
+  /// decoded with the same settings it was encoded with.
   public static var json: Self {
     CacheCodec(
       encode: { value in
@@ -55,7 +55,9 @@ extension CacheCodec where Value: Codable {
         return try encoder.encode(value)
       },
       decode: { data in
-        try JSONBodyDecoder(dateDecoding: .secondsSince1970).decode(Value.self, from: data)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(Value.self, from: data)
       })
   }
 }
