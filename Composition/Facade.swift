@@ -69,11 +69,6 @@ public struct ComposedProfile: Sendable {
   }
 }
 
-/// A profile's registrations, made but not yet validated (`KernelApp.registrations`).
-public struct ProfileRegistrations: Sendable {
-  let container: Container
-}
-
 /// The api side as `auth` and `env` commands see it: the current environment, its token, the
 /// environments to switch to.
 public struct ApiAccess: Sendable {
@@ -134,23 +129,6 @@ extension KernelApp {
     -> ComposedProfile
   {
     ComposedProfile(container: try bootstrap(config: config, profile: profile, runtime: runtime))
-  }
-
-  /// The registrations for `profile`, not yet validated. Registering runs no factory (only
-  /// the catalog's parameter readers, which report config errors), so a command front may do
-  /// it on another thread while the arguments are parsed; `profile(_:)` validates them.
-  public func registrations(config: KernelConfig, profile: String? = nil, runtime: Runtime)
-    throws -> ProfileRegistrations
-  {
-    ProfileRegistrations(container: try compose(config: config, profile: profile, runtime: runtime))
-  }
-
-  /// The profile's graph from `registrations`, validated and bootstrapped: what
-  /// `profile(config:profile:runtime:)` gives.
-  public func profile(_ registrations: ProfileRegistrations) throws -> ComposedProfile {
-    try registrations.container.validate()
-    try registrations.container.bootstrap()
-    return ComposedProfile(container: registrations.container)
   }
 
   /// The api side alone, validated, whatever the profile: for `auth` and `env`.

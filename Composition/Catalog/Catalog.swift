@@ -37,31 +37,10 @@ public struct Catalog: Sendable {
     var settings: [String: AppSetting] = [:]
   }
 
-  /// The registrations in the order they were made, applied when the catalog is first read:
-  /// making an app's catalog costs nothing when `main` starts, and a command front reads it
-  /// first on the thread that reads the config, beside the parsing of the arguments.
-  private var recorded: [@Sendable (inout Parts) -> Void] = []
-  private var applied = Applied()
-
-  /// The applied registrations, shared by copies of a catalog until one records another.
-  private final class Applied: @unchecked Sendable {
-    // `parts` is set once, under `lock`.
-    let lock = NSLock()
-    var parts: Parts?
-  }
+  /// Everything registered so far: a registration is applied when it is made.
+  private(set) var parts = Parts()
 
   public init() {}
-
-  /// The registrations, applied.
-  var parts: Parts {
-    applied.lock.withLock {
-      if let parts = applied.parts { return parts }
-      var parts = Parts()
-      for registration in recorded { registration(&parts) }
-      applied.parts = parts
-      return parts
-    }
-  }
 
   var adapters: [String: Component<any RequestAdapter>] { parts.adapters }
   var retriers: [String: Component<any RequestRetrier>] { parts.retriers }
@@ -71,29 +50,20 @@ public struct Catalog: Sendable {
   var services: [String: AnyServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
 
-  private mutating func record(_ registration: @escaping @Sendable (inout Parts) -> Void) {
-    recorded.append(registration)
-    applied = Applied()
-  }
-
   /// Adds one feature's registrations.
   public mutating func add(_ assembly: some Assembly) {
-    record { parts in
-      var own = Catalog()
-      assembly.assemble(into: &own)
-      for registration in own.recorded { registration(&parts) }
-    }
+    assembly.assemble(into: &self)
   }
 
   /// A request adapter the `adapters:` list may name. Its `secretHeaders` are redacted in
   /// traces and dropped on a redirect to another origin.
   public mutating func adapter(_ name: String, _ factory: @escaping Factory<any RequestAdapter>) {
-    record { $0.adapters[name] = Component(needs: .api, factory: factory) }
+    parts.adapters[name] = Component(needs: .api, factory: factory)
   }
 
   /// A request retrier the `retriers:` list may name.
   public mutating func retrier(_ name: String, _ factory: @escaping Factory<any RequestRetrier>) {
-    record { $0.retriers[name] = Component(needs: .api, factory: factory) }
+    parts.retriers[name] = Component(needs: .api, factory: factory)
   }
 
   /// A layer any service's stack may name; `needs: .cache` when it uses the cache store.
@@ -102,18 +72,18 @@ public struct Catalog: Sendable {
     _ name: String, needs: Needs = [], usage: String? = nil,
     _ factory: @escaping Factory<any ServiceLayer>
   ) {
-    record { $0.layers[name] = Component(needs: needs, factory: factory, usage: usage) }
+    parts.layers[name] = Component(needs: needs, factory: factory, usage: usage)
   }
 
   /// An api context `context:` may name. It resolves `Environments` for the configured ones.
   public mutating func context(_ name: String, _ make: @escaping Make<any ApiContext>) {
-    record { $0.contexts[name] = make }
+    parts.contexts[name] = make
   }
 
   /// A transport an environment's `transport:` may name (`http` unless it says otherwise). It
   /// resolves `TransportSettings` for the timeouts and the secret headers.
   public mutating func transport(_ name: String, _ make: @escaping Make<any Transport>) {
-    record { $0.transports[name] = make }
+    parts.transports[name] = make
   }
 
   /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).
@@ -123,14 +93,13 @@ public struct Catalog: Sendable {
   ) {
     var recipe = ServiceRecipe<Service>(key: key)
     describe(&recipe)
-    let described = recipe
-    record { $0.services[key] = AnyServiceRecipe(described) }
+    parts.services[key] = AnyServiceRecipe(recipe)
   }
 
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
   /// `config show`: at the top level (and in any profile), or in every environment.
   public mutating func setting(_ setting: AppSetting) {
-    record { $0.settings[setting.name] = setting }
+    parts.settings[setting.name] = setting
   }
 
   /// The layers as messages list them, with their arguments.

@@ -39,8 +39,6 @@ public struct CommandLineApp: Sendable {
   @TaskLocal static var running: CommandLineApp?
   /// The root command's configuration for the one being run.
   @TaskLocal static var rootConfiguration: CommandConfiguration?
-  /// What is prepared beside the parsing, for the one being run.
-  @TaskLocal static var earlyStart: EarlyStart?
 
   /// The one being run, else a plain app named `app` (a command parsed outside `main`).
   public static var current: CommandLineApp {
@@ -56,12 +54,9 @@ public struct CommandLineApp: Sendable {
   /// Runs the command `arguments` names (without the program's name) in this process, printing
   /// as `main` would; returns the exit code.
   public func run(_ arguments: [String]) async -> Int32 {
-    let early = EarlyStart(app, arguments: arguments)
-    return await Self.$running.withValue(self) {
-      await Self.$earlyStart.withValue(early) {
-        await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
-          await parseAndRun(arguments)
-        }
+    await Self.$running.withValue(self) {
+      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
+        await parseAndRun(arguments)
       }
     }
   }

@@ -19,8 +19,6 @@ public struct Session: Sendable {
   public let runtime: Runtime
   public let format: OutputFormat
   public let verbose: Bool
-  /// What was prepared beside the parsing, when this session adopted it.
-  private let early: EarlyStart?
 
   /// `formats`: the output formats the command has; any other is a usage error (exit 64).
   public init(
@@ -28,38 +26,19 @@ public struct Session: Sendable {
   ) throws {
     let app = CommandLineApp.current.app
     self.app = app
-    let flags = GuessedOptions(options).flags
-    let variables: [String: String]
-    let workingDirectory: URL
-    var early: EarlyStart?
-    if let started = CommandLineApp.earlyStart, started.app.name == app.name,
-      options.config == nil
-    {
-      (variables, workingDirectory) = (started.variables, started.workingDirectory)
-      document = try started.document(flags: flags)
-      early = started
-    } else {
-      variables = EarlyStart.variables(prefix: app.variablePrefix + "_")
-      workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-      document = try app.load(
-        path: options.config, workingDirectory: workingDirectory, variables: variables,
-        flags: flags)
-    }
-    let adopted = profile == nil ? early?.adopt(options) : nil
-    let config = try adopted?.config.get() ?? document.resolve(profile: profile)
+    let variables = Self.variables(prefix: app.variablePrefix + "_")
+    let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    document = try app.load(
+      path: options.config, workingDirectory: workingDirectory, variables: variables,
+      flags: Self.flags(options))
+    let config = try document.resolve(profile: profile)
     self.config = config
     format = try Self.format(
       options, variables, variable: "\(app.variablePrefix)_FORMAT", allowed: formats)
     verbose = options.verbose
-    if let made = adopted?.runtime {
-      runtime = try made.get()
-      self.early = early
-    } else {
-      self.early = nil
-      runtime = try Self.runtime(
-        app: app, config: config, variables: variables, workingDirectory: workingDirectory,
-        verbose: options.verbose)
-    }
+    runtime = try Self.runtime(
+      app: app, config: config, variables: variables, workingDirectory: workingDirectory,
+      verbose: options.verbose)
     if options.verbose { Phases.report(to: runtime.log) }
     Phases.mark("config")
   }
@@ -90,14 +69,27 @@ public struct Session: Sendable {
   /// is created first, so an unusable one is a config error before any request.
   public func services() throws -> ComposedProfile {
     try prepareDataDirectory()
-    let composed: ComposedProfile
-    if let registrations = early?.takeRegistrations() {
-      composed = try app.profile(registrations.get())
-    } else {
-      composed = try inspect()
-    }
+    let composed = try inspect()
     Phases.mark("container")
     return composed
+  }
+
+  /// The config keys the parsed global options set, by key (`profile`, `baseURL`…).
+  static func flags(_ options: GlobalOptions) -> [String: String] {
+    var flags: [String: String] = [:]
+    flags["profile"] = options.profile
+    flags["environment"] = options.environment
+    flags["baseURL"] = options.baseURL
+    flags["dataDir"] = options.dataDir
+    return flags
+  }
+
+  /// The environment variables a session reads: the app's own (`<PREFIX>_…`) and the two the
+  /// default data dir comes from.
+  static func variables(prefix: String) -> [String: String] {
+    ProcessInfo.processInfo.environment.filter {
+      $0.key.hasPrefix(prefix) || $0.key == "HOME" || $0.key == "XDG_DATA_HOME"
+    }
   }
 
   /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.

@@ -155,9 +155,8 @@ import Testing
     #expect(unknown?.description.hasPrefix("Config/books.yaml:1:1: unknown key isbn") == true)
   }
 
-  /// Registering runs no factory, so a command front may register beside other work: the
-  /// saved context is neither read nor tightened until validation builds the graph, which is
-  /// the one `profile(config:runtime:)` builds.
+  /// Registering runs no factory: the saved context is neither read nor tightened until
+  /// validation builds the graph, which is the one `profile(config:runtime:)` builds.
   @Test func registeringRunsNoFactoryAndValidatingBuildsTheSameGraph() throws {
     let url = try #require(URL(string: "http://127.0.0.1:9/api/"))
     let yaml = Self.yaml(staging: url, other: url)
@@ -177,15 +176,14 @@ import Testing
     let warnings = Recorder<String>()
     let runtime = Runtime(dataDirectory: data.url, warn: warnings.append)
 
-    let registrations = try app.registrations(config: config, runtime: runtime)
+    let registrations = try app.compose(config: config, runtime: runtime)
     #expect(try mode() == 0o644)
     #expect(warnings.all.isEmpty)
-    let composed = try app.profile(registrations)
+    try registrations.validate()
     #expect(try mode() == 0o600)
     #expect(warnings.all.count == 1)
     let direct = try app.profile(config: config, runtime: runtime)
-    #expect(composed.graph("text") == direct.graph("text"))
-    #expect(composed.registrationCount == direct.registrationCount)
+    #expect(registrations.registrations.count == direct.registrationCount)
   }
 
   @Test func appSideIsSmall() throws {
