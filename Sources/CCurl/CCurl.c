@@ -30,7 +30,9 @@ static struct {
   int (*multi_setopt)(void *, int, ...);
   int (*multi_add_handle)(void *, void *);
   int (*multi_remove_handle)(void *, void *);
-  int (*multi_socket_action)(void *, int, int, int *);
+  int (*multi_perform)(void *, int *);
+  int (*multi_poll)(void *, void *, unsigned int, int, int *);
+  int (*multi_wakeup)(void *);
   kernel_curl_message *(*multi_info_read)(void *, int *);
   int (*multi_cleanup)(void *);
 } curl;
@@ -43,7 +45,7 @@ static char load_error[512];
 static int resolve(void *library, const char *name, void **slot) {
   *slot = dlsym(library, name);
   if (*slot == NULL) {
-    snprintf(load_error, sizeof load_error, "it has no %s (libcurl 7.30 or later is needed)", name);
+    snprintf(load_error, sizeof load_error, "it has no %s (libcurl 7.68 or later is needed)", name);
     return -1;
   }
   return 0;
@@ -89,7 +91,9 @@ int kernel_curl_load(const char *name, char *error, size_t capacity) {
           || resolve(library, "curl_multi_setopt", (void **)&curl.multi_setopt)
           || resolve(library, "curl_multi_add_handle", (void **)&curl.multi_add_handle)
           || resolve(library, "curl_multi_remove_handle", (void **)&curl.multi_remove_handle)
-          || resolve(library, "curl_multi_socket_action", (void **)&curl.multi_socket_action)
+          || resolve(library, "curl_multi_perform", (void **)&curl.multi_perform)
+          || resolve(library, "curl_multi_poll", (void **)&curl.multi_poll)
+          || resolve(library, "curl_multi_wakeup", (void **)&curl.multi_wakeup)
           || resolve(library, "curl_multi_info_read", (void **)&curl.multi_info_read)
           || resolve(library, "curl_multi_cleanup", (void **)&curl.multi_cleanup);
       if (!failed && curl.global_init(KERNEL_CURL_GLOBAL_DEFAULT) != 0) {
@@ -154,21 +158,15 @@ int kernel_curl_multi_remove_handle(void *multi, void *easy) {
   return curl.multi_remove_handle(multi, easy);
 }
 
-int kernel_curl_multi_setopt_pointer(void *multi, int option, const void *value) {
-  return curl.multi_setopt(multi, option, value);
+int kernel_curl_multi_perform(void *multi, int *running) {
+  return curl.multi_perform(multi, running);
 }
 
-int kernel_curl_multi_setopt_socket_callback(void *multi, kernel_curl_socket_callback callback) {
-  return curl.multi_setopt(multi, KERNEL_CURLMOPT_SOCKETFUNCTION, callback);
+int kernel_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
+  return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
 }
 
-int kernel_curl_multi_setopt_timer_callback(void *multi, kernel_curl_timer_callback callback) {
-  return curl.multi_setopt(multi, KERNEL_CURLMOPT_TIMERFUNCTION, callback);
-}
-
-int kernel_curl_multi_socket_action(void *multi, int socket, int events, int *running) {
-  return curl.multi_socket_action(multi, socket, events, running);
-}
+int kernel_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
 
 int kernel_curl_multi_next_done(void *multi, void **easy, int *result) {
   int left = 0;

@@ -3,8 +3,8 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// The transport on Linux: libcurl's multi interface, each request sent from the caller's
-/// thread and its answer awaited on one thread of the transport's own (see `CurlEngine`).
+/// The transport on Linux: libcurl's multi interface, driven by one thread of the transport's
+/// own looping on `curl_multi_poll` (see `CurlEngine`; libcurl 7.68 or later).
 /// libcurl is opened with `dlopen` when the first request is made: a process that sends
 /// nothing never loads it.
 ///
@@ -61,7 +61,7 @@ public final class CurlTransport: Transport {
     guard kernel_curl_load(library, &error, error.count) != 0 else { return nil }
     let reason = String(
       decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return "\(library) could not be loaded (\(reason)); install libcurl"
+    return "\(library) could not be loaded (\(reason)); install libcurl 7.68 or later"
       + " (Debian and Ubuntu: apt-get install libcurl4; Fedora: dnf install libcurl)"
   }
 
@@ -117,7 +117,7 @@ public final class CurlTransport: Transport {
 }
 
 /// One request on its way: its options, what came back so far, and the caller waiting for it.
-/// What it receives is touched only under the engine's lock; the waiting caller is resumed once,
+/// What it receives is touched only on the engine's thread; the waiting caller is resumed once,
 /// by whichever comes first: the answer, cancellation or the deadline.
 final class CurlTransfer: @unchecked Sendable {
   let request: HTTPRequest
@@ -127,7 +127,7 @@ final class CurlTransfer: @unchecked Sendable {
   let configuration: CurlTransport.Configuration
   /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
   let deadlineByLibcurl: Bool
-  /// Touched only under the engine's lock.
+  /// Touched only on the engine's thread.
   var easy: UnsafeMutableRawPointer?
   var headerList: UnsafeMutableRawPointer?
   var received = Data()
@@ -243,10 +243,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
   }
 
-  /// Makes the easy handle with every option. Under the engine's lock.
+  /// Makes the easy handle with every option. On the engine's thread.
   func prepare() -> Bool {
     guard let easy = kernel_curl_easy_init() else { return false }
     self.easy = easy
+    // Safe unretained: the engine's `active` keeps this transfer alive while its easy handle is
+    // in the multi handle, the only time libcurl calls the callbacks below with it.
     let context = Unmanaged.passUnretained(self).toOpaque()
     func long(_ option: Int32, _ value: Int) { kernel_curl_easy_setopt_long(easy, option, value) }
     _ = url.withCString { kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_URL), $0) }
@@ -270,14 +272,14 @@ final class CurlTransfer: @unchecked Sendable {
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_WRITEFUNCTION)) {
       data, size, count, context in
       guard let data, let context else { return 0 }
-      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: see `context`
       return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
     }
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_HEADERDATA), context)
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_HEADERFUNCTION)) {
       data, size, count, context in
       guard let data, let context else { return 0 }
-      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: see `context`
       transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
       return size * count
     }
@@ -306,7 +308,7 @@ final class CurlTransfer: @unchecked Sendable {
     return true
   }
 
-  /// Frees the handle and the header list. Under the engine's lock, once out of the multi.
+  /// Frees the handle and the header list. On the engine's thread, once out of the multi.
   func cleanUp() {
     if let easy { kernel_curl_easy_cleanup(easy) }
     if let headerList { kernel_curl_slist_free_all(headerList) }

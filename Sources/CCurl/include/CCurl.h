@@ -8,11 +8,6 @@
 #include <stdint.h>
 
 typedef size_t (*kernel_curl_data_callback)(char *data, size_t size, size_t count, void *context);
-/// CURLMOPT_SOCKETFUNCTION: what libcurl wants to wait for on `socket` (KERNEL_CURL_POLL_*).
-typedef int (*kernel_curl_socket_callback)(
-    void *easy, int socket, int what, void *context, void *socket_context);
-/// CURLMOPT_TIMERFUNCTION: when libcurl wants its timeout action (-1: no timer).
-typedef int (*kernel_curl_timer_callback)(void *multi, long timeout_ms, void *context);
 
 enum {
   KERNEL_CURLOPT_WRITEDATA = 10001,
@@ -40,18 +35,6 @@ enum {
   KERNEL_CURLOPT_PROTOCOLS = 181,
   KERNEL_CURLMOPT_MAXCONNECTS = 6,
   KERNEL_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
-  KERNEL_CURLMOPT_SOCKETFUNCTION = 20001,
-  KERNEL_CURLMOPT_SOCKETDATA = 10002,
-  KERNEL_CURLMOPT_TIMERFUNCTION = 20004,
-  KERNEL_CURLMOPT_TIMERDATA = 10005,
-  KERNEL_CURL_POLL_IN = 1,
-  KERNEL_CURL_POLL_OUT = 2,
-  KERNEL_CURL_POLL_INOUT = 3,
-  KERNEL_CURL_POLL_REMOVE = 4,
-  KERNEL_CURL_SOCKET_TIMEOUT = -1,
-  KERNEL_CURL_CSELECT_IN = 1,
-  KERNEL_CURL_CSELECT_OUT = 2,
-  KERNEL_CURL_CSELECT_ERR = 4,
   KERNEL_CURLINFO_RESPONSE_CODE = 0x200002,
   KERNEL_CURLPROTO_HTTP = 1,
   KERNEL_CURLPROTO_HTTPS = 2,
@@ -60,7 +43,8 @@ enum {
 
 /// Opens `library` and initialises libcurl, once per process; a failure is not kept, so a later
 /// call tries again. Once bound, a call naming another library only checks that it opens.
-/// 0 when loaded; otherwise the loader's reason is written to `error`.
+/// 0 when loaded; otherwise the loader's reason is written to `error`. libcurl 7.68 or later is
+/// needed (`curl_multi_poll`, `curl_multi_wakeup`).
 int kernel_curl_load(const char *library, char *error, size_t capacity);
 
 void *kernel_curl_easy_init(void);
@@ -79,28 +63,16 @@ void *kernel_curl_multi_init(void);
 int kernel_curl_multi_setopt_long(void *multi, int option, long value);
 int kernel_curl_multi_add_handle(void *multi, void *easy);
 int kernel_curl_multi_remove_handle(void *multi, void *easy);
-int kernel_curl_multi_setopt_pointer(void *multi, int option, const void *value);
-int kernel_curl_multi_setopt_socket_callback(void *multi, kernel_curl_socket_callback callback);
-int kernel_curl_multi_setopt_timer_callback(void *multi, kernel_curl_timer_callback callback);
-/// Lets libcurl act on `socket` (KERNEL_CURL_CSELECT_* in `events`), or on its timeout when
-/// `socket` is KERNEL_CURL_SOCKET_TIMEOUT.
-int kernel_curl_multi_socket_action(void *multi, int socket, int events, int *running);
+/// Lets libcurl do what it can now on every transfer, without waiting.
+int kernel_curl_multi_perform(void *multi, int *running);
+/// Waits up to `timeout_ms` (shortened to libcurl's own timeout) for any transfer's socket, or
+/// for `kernel_curl_multi_wakeup`.
+int kernel_curl_multi_poll(void *multi, int timeout_ms, int *ready);
+/// Ends a `kernel_curl_multi_poll` in progress, or the next one, at once: the one call that may
+/// be made from another thread than the one using the multi handle.
+int kernel_curl_multi_wakeup(void *multi);
 /// The next finished transfer: 1 with its handle and result code, or 0 when there is none.
 int kernel_curl_multi_next_done(void *multi, void **easy, int *result);
 void kernel_curl_multi_cleanup(void *multi);
-
-/// A set of sockets one thread waits on while others change it: epoll on Linux, poll(2)
-/// elsewhere. Changes made while the waiter waits count at once (on Linux without waking it).
-/// NULL when the system gives no descriptor for it.
-void *kernel_poller_create(void);
-void kernel_poller_destroy(void *poller);
-/// Waits for `socket` to be readable (`read`) and/or writable (`write`); again changes it.
-int kernel_poller_watch(void *poller, int socket, int read, int write);
-int kernel_poller_unwatch(void *poller, int socket);
-/// Ends the wait in progress, or the next one, at once.
-void kernel_poller_wake(void *poller);
-/// Waits up to `timeout_ms` (-1: no limit) and writes up to `capacity` ready sockets with their
-/// KERNEL_CURL_CSELECT_* events; the count, 0 on timeout or a wake, -1 on an error.
-int kernel_poller_wait(void *poller, int timeout_ms, int *sockets, int *events, int capacity);
 
 #endif
