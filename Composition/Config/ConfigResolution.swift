@@ -1,5 +1,6 @@
 import Api
 import Configuration
+import Domain
 import Foundation
 
 extension ConfigDocument {
@@ -24,7 +25,7 @@ extension ConfigDocument {
           file: file, key: "environments.\(name).baseURL", value: "missing",
           expected: "the environment's base URL, such as http://127.0.0.1:8080/api/")
       }
-      let scheme = try resolver.string(key + ["tokenScheme"], default: "Bearer")
+      let scheme = try resolver.string(key + ["tokenScheme"], default: AuthToken.defaultScheme)
       var values: [String: String] = [:]
       for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
       where setting.scope == .environment {
@@ -34,7 +35,7 @@ extension ConfigDocument {
       }
       environments[name] = KernelConfig.EnvironmentConfig(
         baseURL: baseURL,
-        tokenHeader: try resolver.string(key + ["tokenHeader"], default: "Authorization"),
+        tokenHeader: try resolver.string(key + ["tokenHeader"], default: AuthToken.defaultHeader),
         tokenScheme: scheme.isEmpty ? nil : scheme,
         insecure: try resolver.bool(key + ["insecure"], default: false),
         transport: try resolver.string(key + ["transport"], default: "http"), values: values)

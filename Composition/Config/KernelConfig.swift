@@ -1,4 +1,5 @@
 import Api
+import Domain
 import Foundation
 
 /// The resolved configuration Kernel builds its object graph from: what `Config/kernel.yaml`
@@ -104,8 +105,8 @@ public struct KernelConfig: Sendable, Equatable {
   /// An environment as the file describes it.
   public struct EnvironmentConfig: Sendable, Equatable {
     public var baseURL: String
-    public var tokenHeader = "Authorization"
-    public var tokenScheme: String? = "Bearer"
+    public var tokenHeader = AuthToken.defaultHeader
+    public var tokenScheme: String? = AuthToken.defaultScheme
     public var insecure = false
     /// The catalog transport that sends its requests: `http` unless it names another.
     public var transport = "http"
@@ -113,7 +114,8 @@ public struct KernelConfig: Sendable, Equatable {
     public var values: [String: String] = [:]
 
     public init(
-      baseURL: String, tokenHeader: String = "Authorization", tokenScheme: String? = "Bearer",
+      baseURL: String, tokenHeader: String = AuthToken.defaultHeader,
+      tokenScheme: String? = AuthToken.defaultScheme,
       insecure: Bool = false, transport: String = "http", values: [String: String] = [:]
     ) {
       self.baseURL = baseURL

@@ -11,5 +11,10 @@ public struct AuthToken: Sendable, Hashable, Codable, CustomStringConvertible {
 
   public init(_ secret: String) { self.secret = secret }
 
+  /// The header a token travels in unless an environment names another.
+  public static let defaultHeader = "Authorization"
+  /// Written before the token unless an environment says otherwise (`Bearer <token>`).
+  public static let defaultScheme = "Bearer"
+
   public var description: String { "token(redacted, \(secret.count) characters)" }
 }

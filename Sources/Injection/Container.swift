@@ -76,10 +76,6 @@ public final class Container: Sendable {
 
   @usableFromInline
   func add(_ definition: AnyDefinition) throws {
-    if definition.scope == .weakSingleton, TypeKind.isValue(definition.key.type) {
-      throw InjectionError.weakSingletonOfValue(
-        service: definition.key.description, type: definition.key.typeName)
-    }
     try registry.update(service: definition.key.description) { $0[definition.key] = definition }
   }
 

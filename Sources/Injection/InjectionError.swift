@@ -19,8 +19,8 @@ public enum InjectionError: Error, Sendable, CustomStringConvertible {
   case missingSampleArguments(service: String, signature: String)
   /// `validate()` found these failures, each for one registration.
   case validationFailed([InjectionError])
-  /// A `weakSingleton` of a value type, which nothing can hold weakly: refused at registration
-  /// (or, for a protocol, when what its factory built turns out to be a value).
+  /// A `weakSingleton` of a value type, which nothing can hold weakly: refused when its
+  /// factory first builds one (`validate()` builds every registration).
   case weakSingletonOfValue(service: String, type: String)
   /// A decorator for a type served through another registration's `implements`.
   case decoratingForwardedType(service: String, forwardsTo: String)

@@ -13,7 +13,7 @@ public struct Fetched<Value: Sendable>: Sendable {
 
   /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", or from both.
   public func footer(_ what: String) -> String {
-    let milliseconds = Terminal.milliseconds(elapsed)
+    let milliseconds = elapsed.wholeMilliseconds
     let age = oldestCacheAge.map(Reply.age) ?? "new"
     switch origin {
     case "cache": return "\(what) from cache, \(age)"
@@ -39,7 +39,7 @@ extension Session {
     let clock = ContinuousClock()
     let start = clock.now
     defer {
-      let elapsed = Terminal.milliseconds(clock.now - start)
+      let elapsed = (clock.now - start).wholeMilliseconds
       runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
     }
     let recorder = Provenance.Recorder(early: early)

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Where a run's time goes, from `main` on: each phase ends with a mark, and `-v` prints them
-/// all when the command is done (`phases: app 1.9 ms, arguments 2.4 ms, config 1.1 ms, …`).
+/// all when the command is done (`phases: app 1 ms, arguments 2 ms, config 1 ms, …`).
 /// Kernel marks its own phases (the app's catalog, parsing the arguments, the config, the
 /// container, the first answer, the output); an app's command may mark its own.
 public enum Phases {
@@ -41,19 +41,14 @@ public enum Phases {
     mark(name)
     let (report, line) = state.withLock { state -> ((@Sendable (String) -> Void)?, String) in
       guard state.report != nil else { return (nil, "") }
-      let phases = state.marks.map { "\($0.0) \(milliseconds($0.1)) ms" }
+      let phases = state.marks.map { "\($0.0) \($0.1.wholeMilliseconds) ms" }
       var since = ""
       if let started = state.started, let last = state.last {
-        since = "; \(milliseconds(last - started)) ms since main"
+        since = "; \((last - started).wholeMilliseconds) ms since main"
       }
       return (state.report, "phases: " + phases.joined(separator: ", ") + since)
     }
     report?(line)
   }
 
-  private static func milliseconds(_ duration: Duration) -> String {
-    let parts = duration.components
-    let value = Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
-    return String(format: "%.1f", value)
-  }
 }

@@ -13,46 +13,18 @@ public enum Reply {
     }
   }
 
-  /// `object` (dictionaries, arrays, strings, numbers) as compact JSON with sorted keys.
+  /// `object` (dictionaries, arrays, strings, numbers, booleans) as compact JSON with sorted
+  /// keys, written by `JSONEncoder` like every JSON Kernel prints.
   public static func json(_ object: Any) throws -> String {
-    let data = try JSONSerialization.data(
-      withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    return String(decoding: data, as: UTF8.self)
+    try json(encoding: JSONValue(object))
   }
 
-  /// `value` as compact JSON, slashes unescaped.
+  /// `value` as compact JSON, keys sorted, slashes unescaped.
   public static func json(encoding value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
     return String(decoding: try encoder.encode(value), as: UTF8.self)
-  }
-
-  /// `text` as a JSON string literal, quotes included: `"`, `\` and the control characters
-  /// escaped as JSONEncoder escapes them (`\n`, `\t`, `\u001b`, …), slashes and every other
-  /// character kept. For an app that writes its JSON in a fixed key order: no encoder is made.
-  public static func quoted(_ text: String) -> String {
-    var out = [UInt8]()
-    out.reserveCapacity(text.utf8.count + 2)
-    out.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-      case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-      case 0x00..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(contentsOf: Array("\\u00".utf8))
-        out.append(hex[Int(byte >> 4)])
-        out.append(hex[Int(byte & 0x0F)])
-      default: out.append(byte)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// `486295561` → `486,295,561`, the same in every locale.
@@ -73,6 +45,47 @@ public enum Reply {
     case ..<3600: "\(Int(seconds / 60)) min old"
     case ..<86400: "\(Int(seconds / 3600)) h old"
     default: "\(Int(seconds / 86400)) days old"
+    }
+  }
+}
+
+/// A value made of dictionaries, arrays, strings, numbers, booleans and nil, as `JSONEncoder`
+/// takes it.
+private enum JSONValue: Encodable {
+  case string(String)
+  case integer(Int)
+  case number(Double)
+  case boolean(Bool)
+  case array([JSONValue])
+  case object([String: JSONValue])
+  case null
+
+  init(_ value: Any) throws {
+    switch value {
+    case let text as String: self = .string(text)
+    case let flag as Bool: self = .boolean(flag)
+    case let number as Int: self = .integer(number)
+    case let number as Int64: self = .integer(Int(number))
+    case let number as Double: self = number.isFinite ? .number(number) : .null
+    case let list as [Any]: self = .array(try list.map(JSONValue.init))
+    case let fields as [String: Any]: self = .object(try fields.mapValues(JSONValue.init))
+    case let optional as Any? where optional == nil: self = .null
+    default:
+      throw EncodingError.invalidValue(
+        value, .init(codingPath: [], debugDescription: "\(type(of: value)) is not a JSON value"))
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .string(let text): try container.encode(text)
+    case .integer(let number): try container.encode(number)
+    case .number(let number): try container.encode(number)
+    case .boolean(let flag): try container.encode(flag)
+    case .array(let list): try container.encode(list)
+    case .object(let fields): try container.encode(fields)
+    case .null: try container.encodeNil()
     }
   }
 }

@@ -107,11 +107,6 @@ public enum Terminal {
       return usage.ru_maxrss / (1 << 10)  // kilobytes
     #endif
   }
-
-  public static func milliseconds(_ duration: Duration) -> Int {
-    Int(
-      duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-  }
 }
 
 /// `write(2)`, out of reach of `Terminal.write`'s name.

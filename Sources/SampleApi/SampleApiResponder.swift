@@ -31,8 +31,8 @@ public final class SampleApiResponder: Sendable {
     /// (`SampleMovie.generated`), for tests that need many distinct movies.
     public var extraMovies = 0
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
-    public var tokenHeader = "Authorization"
-    public var tokenScheme: String? = "Bearer"
+    public var tokenHeader = AuthToken.defaultHeader
+    public var tokenScheme: String? = AuthToken.defaultScheme
     /// Latency is waited, and token lifetimes measured, on this clock: a test clock lets a test
     /// hold an answer back, or expire a token, without waiting.
     public var clock: any Clock<Duration> = ContinuousClock()

@@ -74,17 +74,37 @@ enum MovieOutput {
     }
   }
 
-  /// The contract's JSON, keys in the contract's order (JSONEncoder's order is not stable).
+  /// The contract's JSON: `{"movies": [...], "origin": ...}`, keys sorted, written by
+  /// `JSONEncoder` (`Reply.json`).
   static func json(_ movies: [Movie], origin: String) -> String {
-    let quoted = Reply.quoted
-    let entries = movies.map { movie in
-      let cast = movie.cast.map { "{\"name\":\(quoted($0.name))}" }.joined(separator: ",")
-      return "{\"id\":\(movie.id),\"name\":\(quoted(movie.name)),\"year\":\(movie.year),"
-        + "\"releaseDate\":\"\(CalendarDay.string(from: movie.releaseDate))\","
-        + "\"grossing\":\(movie.grossing),\"rating\":\(movie.rating.isFinite ? "\(movie.rating)" : "null"),"
-        + "\"cast\":[\(cast)]}"
+    (try? Reply.json(encoding: Shown(origin: origin, movies: movies.map(ShownMovie.init))))
+      ?? "{}"
+  }
+
+  private struct Shown: Encodable {
+    let origin: String
+    let movies: [ShownMovie]
+  }
+
+  /// A movie as the contract shows it: the release day as `yyyy-MM-dd` (ISO 8601), a rating
+  /// that is not a number as null.
+  private struct ShownMovie: Encodable {
+    let movie: Movie
+
+    private enum Keys: String, CodingKey {
+      case id, name, year, releaseDate, grossing, rating, cast
     }
-    return "{\"origin\":\(quoted(origin)),\"movies\":[\(entries.joined(separator: ","))]}"
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Keys.self)
+      try container.encode(movie.id, forKey: .id)
+      try container.encode(movie.name, forKey: .name)
+      try container.encode(movie.year, forKey: .year)
+      try container.encode(CalendarDay.string(from: movie.releaseDate), forKey: .releaseDate)
+      try container.encode(movie.grossing, forKey: .grossing)
+      try container.encode(movie.rating.isFinite ? movie.rating : nil, forKey: .rating)
+      try container.encode(movie.cast, forKey: .cast)
+    }
   }
 
   static func table(_ movies: [Movie]) -> String {

@@ -292,21 +292,21 @@ import Testing
 }
 
 @Suite struct WrongAnswerTests {
+  /// Refused when first built (so by `validate()`): whether a type is a value is known from
+  /// what its factory builds (`is AnyObject.Type`), not from reading its metadata.
   @Test func aValueTypeIsRefusedAsAWeakSingleton() throws {
     let container = Container()
-    let error = #expect(throws: InjectionError.self) {
-      try container.register(Int.self, scope: .weakSingleton) { _ in 1 }
-    }
+    try container.register(Int.self, scope: .weakSingleton) { _ in 1 }
+    let error = #expect(throws: InjectionError.self) { try container.resolve(Int.self) }
     #expect(
       error?.description
         == "Int cannot be a weakSingleton: Int is a value type, which nothing holds weakly, so it"
         + " would be made anew on every resolve. Register it as singleton, a named scope or"
         + " unique, or make it a class.")
-    #expect(throws: InjectionError.self) {
-      try container.register(LoggingEngine.self, scope: .weakSingleton) { _ in
-        LoggingEngine(inner: PetrolEngine(), label: "x")
-      }
+    try container.register(LoggingEngine.self, scope: .weakSingleton) { _ in
+      LoggingEngine(inner: PetrolEngine(), label: "x")
     }
+    #expect(throws: InjectionError.self) { try container.validate() }
     // A class, and a protocol (which may hold one), are accepted.
     try container.register(Wheel.self, scope: .weakSingleton) { _ in Wheel() }
     try container.register((any Engine).self, scope: .weakSingleton) { _ in PetrolEngine() }

@@ -1,30 +1,83 @@
 import Foundation
-import KernelCommands
 import Testing
 
+@testable import KernelCommands
+
+/// JSON for scripts, written one way: by `JSONEncoder`.
 @Suite struct ReplyTests {
-  /// The same text JSONEncoder writes (slashes unescaped), for every ASCII character alone, in
-  /// words, and beside characters from other planes and the bidirectional overrides.
-  @Test func quotedWritesWhatJSONEncoderWrites() throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
-    var samples = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) }
-    samples += [
-      "", "Finding Dory", "He said \"no\" \\ then /left/", "line\nbreak\r\ttab\u{8}\u{C}",
-      "Amélie — 天気の子 🎬", "\u{202E}evil\u{7F}\u{85}\u{2028}\u{2029}", "\u{0}\u{1F}end",
-    ]
-    var generator = SystemRandomNumberGenerator()
-    for _ in 0..<200 {
-      let scalars = (0..<Int.random(in: 0...12, using: &generator)).compactMap { _ in
-        UnicodeScalar(
-          [UInt32.random(in: 0...0x7F, using: &generator), UInt32.random(in: 0...0xFFFF)][
-            Int.random(in: 0...1, using: &generator)])
-      }
-      samples.append(String(String.UnicodeScalarView(scalars)))
+  @Test func fieldsAreWrittenByJSONEncoderWithSortedKeys() throws {
+    let text = try Reply.json([
+      "name": "Amélie \"/\" \u{1B}", "count": 3, "ratio": 0.5, "ok": true,
+      "list": [1, 2], "nested": ["b": "x", "a": Double.nan] as [String: Any],
+    ])
+    #expect(
+      text
+        == #"{"count":3,"list":[1,2],"name":"Amélie \"/\" \u001b","nested":{"a":null,"b":"x"},"ok":true,"ratio":0.5}"#
+    )
+    let back = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    #expect(back?["name"] as? String == "Amélie \"/\" \u{1B}")
+  }
+
+  @Test func somethingThatIsNoJSONValueIsAnError() {
+    #expect(throws: EncodingError.self) { _ = try Reply.json(["when": Date()]) }
+  }
+}
+
+/// Repeated global options folded before ArgumentParser sees them, in one pass.
+@Suite struct GlobalOptionsTests {
+  @Test func theLastOfARepeatedOptionCountsAndFlagsAppearOnce() {
+    let folded = GlobalOptions.foldingRepeats([
+      "--profile", "offline", "-v", "movies", "--profile=api", "get", "-v", "1", "--verbose",
+      "--format", "json", "--", "--profile", "x",
+    ])
+    #expect(
+      folded == [
+        "-v", "movies", "--profile=api", "get", "1", "--format", "json", "--", "--profile", "x",
+      ])
+  }
+
+  @Test func aValueThatLooksLikeAFlagStaysTheOptionsValue() {
+    #expect(
+      GlobalOptions.foldingRepeats(["--environment", "-v", "env", "list"])
+        == ["--environment", "-v", "env", "list"])
+  }
+}
+
+/// Ids from standard input, checked as they are read.
+@Suite struct BulkArgumentsTests {
+  /// Hands out `chunks` one per read, counting the reads.
+  private final class Chunks: @unchecked Sendable {
+    // Read by one test on one thread.
+    var left: [Data]
+    var reads = 0
+    init(_ chunks: [String]) { left = chunks.map { Data($0.utf8) } }
+    func read() -> Data {
+      reads += 1
+      return left.isEmpty ? Data() : left.removeFirst()
     }
-    for text in samples {
-      let expected = String(decoding: try encoder.encode(text), as: UTF8.self)
-      #expect(Reply.quoted(text) == expected, "for \(Array(text.unicodeScalars))")
+  }
+
+  @Test func idsSpanChunksAndSeparators() throws {
+    let input = Chunks(["1 2,3\n4", "5 6\r\n", "7"])
+    #expect(try BulkArguments.numbers(from: input.read, noun: "movie id") == [1, 2, 3, 45, 6, 7])
+  }
+
+  @Test func theFirstByteThatIsNoIdEndsTheReading() throws {
+    let input = Chunks(["1 2 x3 4", String(repeating: "\0", count: 1 << 16), "5"])
+    #expect {
+      _ = try BulkArguments.numbers(from: input.read, noun: "movie id")
+    } throws: { error in
+      "\(error)"
+        == "Standard input holds \"x3\", which is not a movie id; ids are positive whole numbers."
     }
+    #expect(input.reads == 1)
+  }
+
+  @Test func anIdTooLongIsRefusedBeforeItIsWhole() throws {
+    let input = Chunks([String(repeating: "9", count: 19), String(repeating: "9", count: 1 << 16)])
+    #expect(throws: UsageError.self) {
+      _ = try BulkArguments.numbers(from: input.read, noun: "movie id")
+    }
+    #expect(input.reads == 1)
   }
 }

@@ -17,16 +17,19 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   /// The app's own keys for this environment (`environments.staging.apiKey`), by name: what
   /// an adapter reads from `attempt.context.environment` when it adapts a request.
   public let values: [String: String]
-  /// The base URL taken apart once, so a request is put together without parsing a URL.
-  let requestBase: RequestBase
+  /// The origin (scheme, host, port) requests to this environment go to.
+  public let origin: Origin
+  /// `Basic …` for a user and password written in the base URL, sent unless an adapter
+  /// authorized otherwise.
+  let basicAuthorization: String?
 
   private enum CodingKeys: String, CodingKey {
     case name, baseURL, tokenHeader, tokenScheme, allowsInsecureHTTP, values
   }
 
   public init(
-    name: String, baseURL: URL, tokenHeader: String = "Authorization",
-    tokenScheme: String? = "Bearer",
+    name: String, baseURL: URL, tokenHeader: String = AuthToken.defaultHeader,
+    tokenScheme: String? = AuthToken.defaultScheme,
     allowsInsecureHTTP: Bool = false, values: [String: String] = [:]
   ) throws {
     guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -73,13 +76,14 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     self.tokenScheme = tokenScheme
     self.allowsInsecureHTTP = allowsInsecureHTTP
     self.values = values
-    requestBase = RequestBase(baseURL)
+    origin = Origin(baseURL)
+    basicAuthorization = HTTPRequest.basicAuthorization(in: baseURL)
   }
 
   /// Same as `init(name:baseURL:...)` from text, naming the environment when the URL is bad.
   public init(
-    name: String, baseURL text: String, tokenHeader: String = "Authorization",
-    tokenScheme: String? = "Bearer",
+    name: String, baseURL text: String, tokenHeader: String = AuthToken.defaultHeader,
+    tokenScheme: String? = AuthToken.defaultScheme,
     allowsInsecureHTTP: Bool = false, values: [String: String] = [:]
   ) throws {
     guard let url = URL(string: text) else {
@@ -96,19 +100,11 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   public static let sample = ApiEnvironment(
     checked: "sample",
     baseURL: URL(string: "https://sample.kernel.invalid/api/") ?? URL(fileURLWithPath: "/"),
-    tokenHeader: "Authorization", tokenScheme: "Bearer", allowsInsecureHTTP: false)
+    tokenHeader: AuthToken.defaultHeader, tokenScheme: AuthToken.defaultScheme,
+    allowsInsecureHTTP: false)
 
-  /// The origin (scheme, host, port) requests to this environment go to.
-  public var origin: Origin { requestBase.origin }
-
-  /// Whether `request` goes to this environment's origin; a request built from one of its routes
-  /// is recognised without parsing its authority.
-  public func isOrigin(of request: HTTPRequest) -> Bool {
-    if request.scheme == requestBase.scheme && request.authority == requestBase.authority {
-      return true
-    }
-    return request.origin == origin
-  }
+  /// Whether `request` goes to this environment's origin.
+  public func isOrigin(of request: HTTPRequest) -> Bool { request.origin == origin }
 
   /// The name and the base URL with its user, password and query values redacted: what logs,
   /// errors and listings show.
@@ -124,7 +120,7 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
       name: try container.decode(String.self, forKey: .name),
       baseURL: try container.decode(URL.self, forKey: .baseURL),
       tokenHeader: try container.decodeIfPresent(String.self, forKey: .tokenHeader)
-        ?? "Authorization",
+        ?? AuthToken.defaultHeader,
       tokenScheme: try container.decodeIfPresent(String.self, forKey: .tokenScheme),
       allowsInsecureHTTP: try container.decodeIfPresent(Bool.self, forKey: .allowsInsecureHTTP)
         ?? false,
@@ -137,36 +133,16 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   }
 }
 
-/// What every request to an environment starts from: the base URL's scheme, authority and
-/// path as a request carries them, and the Basic authorization its user and password make.
-struct RequestBase: Sendable, Hashable {
-  let scheme: String?
-  let authority: String
-  /// Percent-encoded, ending with `/`.
-  let path: String
-  let authorization: String?
-  let origin: Origin
-
-  init(_ url: URL) {
-    origin = Origin(url)
-    let request = HTTPRequest(.get, url)
-    scheme = request.scheme
-    authority = request.authority ?? ""
-    path = request.path ?? "/"
-    authorization = HTTPRequest.basicAuthorization(in: url)
-  }
-}
-
 /// Scheme, host and port: requests to the same origin may carry the environment's token.
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
   public let scheme: String
   public let host: String
   public let port: Int
 
+  /// The origin of `url`, read as a request to it carries it (scheme and authority).
   public init(_ url: URL) {
-    scheme = url.scheme?.lowercased() ?? ""
-    host = url.host?.lowercased() ?? ""
-    port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+    let request = HTTPRequest(.get, url)
+    self.init(scheme: request.scheme ?? "", authority: request.authority ?? "")
   }
 
   /// The origin of an authority (`host`, `host:port`, `[::1]:8080`) under `scheme`, as a URL

@@ -108,42 +108,11 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? ""
   }
 
-  /// The request for this route in `environment`, without its body: method, URL and header
-  /// fields as `url(in:)` and the route give them (the client adds the Basic authorization of
-  /// a user and password in the base URL after the adapters). A plain path (letters, digits,
-  /// `-._~/`, no `.` or `..` segment) with no query is joined to the base path as text;
-  /// anything else goes through `url(in:)`.
+  /// The request for this route in `environment`, without its body: method, the URL
+  /// `url(in:)` gives, and the route's header fields (the client adds the Basic authorization
+  /// of a user and password in the base URL after the adapters).
   public func request(in environment: ApiEnvironment) -> HTTPRequest {
-    let base = environment.requestBase
-    if query.isEmpty, Self.isPlain(path) {
-      return HTTPRequest(
-        method: method, scheme: base.scheme, authority: base.authority, path: base.path + path,
-        headerFields: headerFields)
-    }
-    return HTTPRequest(method, url(in: environment), headerFields: headerFields)
-  }
-
-  /// Whether `path` resolves below the base path exactly as written.
-  private static func isPlain(_ path: String) -> Bool {
-    var segmentIsDots = true
-    var segmentLength = 0
-    for byte in path.utf8 {
-      switch byte {
-      case UInt8(ascii: "/"):
-        if segmentIsDots && segmentLength > 0 { return false }
-        segmentIsDots = true
-        segmentLength = 0
-        continue
-      case UInt8(ascii: "."): break
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-        UInt8(ascii: "~"):
-        segmentIsDots = false
-      default: return false
-      }
-      segmentLength += 1
-    }
-    return !(segmentIsDots && segmentLength > 0)
+    HTTPRequest(method, url(in: environment), headerFields: headerFields)
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

@@ -31,6 +31,11 @@ public final class ApiClient: Sendable {
   public let deadlineClock: any Clock<Duration>
   /// Which redirects are followed, and what a request to another origin leaves behind.
   public let redirects: Redirects
+  /// The header names no trace shows and no request redirected to another origin carries,
+  /// lower-cased, made once: the standard credentials, `redirects.secretHeaders` and every
+  /// adapter's. The current environment's token header is added where they are used
+  /// (`secrets(for:)`): an environment may change under a client.
+  public let secretHeaders: Set<String>
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
   /// while instead of each retrying on its own.
   public let unreachable: UnreachableOrigins
@@ -52,6 +57,8 @@ public final class ApiClient: Sendable {
     self.deadline = deadline
     self.deadlineClock = deadlineClock
     self.redirects = redirects
+    self.secretHeaders = Redirects.credentials.union(redirects.secretHeaders)
+      .union(adapter.secretHeaders)
     self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
     self.trace = trace
   }
@@ -98,7 +105,7 @@ public final class ApiClient: Sendable {
       request = try await adapter.adapt(request, for: attempt)
       // A user and password in the environment's URL, unless an adapter authorized otherwise.
       if request.headerFields[.authorization] == nil {
-        request.headerFields[.authorization] = environment.requestBase.authorization
+        request.headerFields[.authorization] = environment.basicAuthorization
       }
       let outcome: AttemptOutcome
       let started = Stopwatch(clock)
@@ -152,10 +159,10 @@ public final class ApiClient: Sendable {
     return Self.apiError(outcome, route: route)
   }
 
-  /// The header names a request of this client never shows in a trace nor carries to another
-  /// origin: the adapters' declared secrets and the environment's own token header.
-  public var secretHeaders: Set<String> {
-    adapter.secretHeaders.union([context.environment.tokenHeader.lowercased()])
+  /// `secretHeaders` and the token header of `environment`: the one list the trace and the
+  /// redirect rule both use.
+  func secrets(for environment: ApiEnvironment) -> Set<String> {
+    secretHeaders.union([environment.tokenHeader.lowercased()])
   }
 
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
@@ -171,7 +178,7 @@ public final class ApiClient: Sendable {
       guard
         let next = try redirects.next(
           after: response, to: current, hasBody: !(body ?? Data()).isEmpty, hops: hops,
-          environment: context.environment, secret: secretHeaders)
+          environment: context.environment, secret: secrets(for: context.environment))
       else { return (current, response) }
       trace?(
         traceLine(
@@ -234,7 +241,7 @@ public final class ApiClient: Sendable {
     then next: String
   ) -> String {
     let milliseconds = started.milliseconds
-    let secret = secretHeaders
+    let secret = secrets(for: context.environment)
     let headers = request.headerFields.map { ($0.name.rawName, $0.value) }.sorted { $0.0 < $1.0 }
       .map { name, value in
         let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)

@@ -9,16 +9,16 @@ import HTTPTypes
 ///   becomes a GET.
 /// - A request with a body is not redirected: the redirect fails with `redirectRefused`, rather
 ///   than resend a body to an address the caller did not name (or drop it, as some would).
-/// - A redirect to another scheme, host or port carries none of `secretHeaders`, nor
-///   `Authorization`, `Proxy-Authorization` or `Cookie`.
+/// - A redirect to another scheme, host or port carries none of the client's secret headers
+///   (`secret`): `Authorization`, `Proxy-Authorization`, `Cookie`, `secretHeaders`, the
+///   adapters' own and the environment's token header.
 /// - Only `http` and `https` addresses are followed, and plain `http` to a host other than
 ///   loopback only when the environment allows insecure http: the rule an environment's own
 ///   base URL is held to applies to every hop.
 public struct Redirects: Sendable {
   public var maximum: Int
   /// Header names (any case) a request to another origin must not carry, besides the standard
-  /// credentials; the client adds its adapters' secret headers and the environment's token
-  /// header to them.
+  /// credentials: part of the client's one list (`ApiClient.secretHeaders`).
   public var secretHeaders: Set<String>
 
   public init(maximum: Int = 10, secretHeaders: Set<String> = []) {
@@ -33,7 +33,7 @@ public struct Redirects: Sendable {
   /// `hops` is how many redirects were followed before this one.
   func next(
     after response: ApiResponse, to request: HTTPRequest, hasBody: Bool, hops: Int,
-    environment: ApiEnvironment, secret: @autoclosure () -> Set<String>
+    environment: ApiEnvironment, secret: Set<String>
   ) throws -> HTTPRequest? {
     guard Self.statuses.contains(response.status),
       let location = response.headerFields[.location], let from = request.targetURL
@@ -65,9 +65,8 @@ public struct Redirects: Sendable {
     if response.status == 303 && method != .head { method = .get }
     var next = HTTPRequest(method, to, headerFields: request.headerFields)
     if Origin(from) != Origin(to) {
-      let dropped = Self.credentials.union(secretHeaders).union(secret())
       next.headerFields = HTTPFields(
-        next.headerFields.filter { !dropped.contains($0.name.canonicalName) })
+        next.headerFields.filter { !secret.contains($0.name.canonicalName) })
     }
     return next
   }

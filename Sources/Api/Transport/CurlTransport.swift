@@ -257,14 +257,18 @@ final class CurlTransfer: @unchecked Sendable {
     long(Int32(KERNEL_CURLOPT_TCP_NODELAY), 1)
     long(Int32(KERNEL_CURLOPT_FOLLOWLOCATION), 0)
     long(Int32(KERNEL_CURLOPT_HTTP_VERSION), Int(KERNEL_CURL_HTTP_VERSION_1_1))
-    long(Int32(KERNEL_CURLOPT_CONNECTTIMEOUT_MS), configuration.connectTimeout.milliseconds)
+    long(
+      Int32(KERNEL_CURLOPT_CONNECTTIMEOUT_MS),
+      max(1, configuration.connectTimeout.wholeMilliseconds))
     long(Int32(KERNEL_CURLOPT_LOW_SPEED_LIMIT), 1)
     long(
-      Int32(KERNEL_CURLOPT_LOW_SPEED_TIME), max(1, configuration.stallTimeout.milliseconds / 1000))
+      Int32(KERNEL_CURLOPT_LOW_SPEED_TIME),
+      max(1, configuration.stallTimeout.wholeMilliseconds / 1000))
     // On another clock than the real one, no CURLOPT_TIMEOUT: a real-time limit would end a
     // request a test holds on its own.
     if deadlineByLibcurl {
-      long(Int32(KERNEL_CURLOPT_TIMEOUT_MS), configuration.resourceTimeout.milliseconds)
+      long(
+        Int32(KERNEL_CURLOPT_TIMEOUT_MS), max(1, configuration.resourceTimeout.wholeMilliseconds))
     }
     kernel_curl_easy_setopt_offset(
       easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
@@ -314,13 +318,5 @@ final class CurlTransfer: @unchecked Sendable {
     if let headerList { kernel_curl_slist_free_all(headerList) }
     easy = nil
     headerList = nil
-  }
-}
-
-extension Duration {
-  /// This duration in whole milliseconds, at least one.
-  var milliseconds: Int {
-    let parts = components
-    return max(1, Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000))
   }
 }
