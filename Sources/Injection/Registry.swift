@@ -19,8 +19,6 @@ final class Registry: @unchecked Sendable {
 
   deinit { table?.deallocate() }
 
-  var isFrozen: Bool { frozen.load(ordering: .acquiring) }
-
   /// The entry for `key` once frozen, unretained: valid while this registry lives.
   @inlinable
   func frozenLookup(_ key: Key) -> Unmanaged<AnyDefinition>? {

@@ -24,6 +24,11 @@ public enum Terminal {
     writeOutput(text + "\n")
   }
 
+  /// Writes `text` to stdout as it is, with no newline: one part of a longer output.
+  public static func printPart(_ text: String) {
+    writeOutput(text)
+  }
+
   public static func error(_ text: String) {
     _ = write(STDERR_FILENO, TerminalText.escaped(text) + "\n")
   }

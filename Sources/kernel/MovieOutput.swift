@@ -32,7 +32,7 @@ enum MovieOutput {
       if session.format == .text { Terminal.print("The api's answer is the same.") }
     } else {
       switch session.format {
-      case .json: Terminal.printExact(json(movies, origin: fetched.origin))
+      case .json: try printJSON(movies, origin: fetched.origin)
       default:
         Terminal.print(table(movies))
         Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
@@ -64,7 +64,7 @@ enum MovieOutput {
       }
       guard first else { return }
       switch format {
-      case .json: Terminal.printExact(MovieOutput.json(movies, origin: "cache"))
+      case .json: try? MovieOutput.printJSON(movies, origin: "cache")
       default:
         let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
         Terminal.print(MovieOutput.table(movies))
@@ -74,16 +74,10 @@ enum MovieOutput {
     }
   }
 
-  /// The contract's JSON: `{"movies": [...], "origin": ...}`, keys sorted, written by
-  /// `JSONEncoder` (`Reply.json`).
-  static func json(_ movies: [Movie], origin: String) -> String {
-    (try? Reply.json(encoding: Shown(origin: origin, movies: movies.map(ShownMovie.init))))
-      ?? "{}"
-  }
-
-  private struct Shown: Encodable {
-    let origin: String
-    let movies: [ShownMovie]
+  /// Prints the contract's JSON: `{"movies": [...], "origin": ...}`, keys sorted, written by
+  /// `JSONEncoder` a slice of movies at a time (`Reply.printJSON`).
+  static func printJSON(_ movies: [Movie], origin: String) throws {
+    try Reply.printJSON(list: "movies", movies.map(ShownMovie.init), fields: ["origin": origin])
   }
 
   /// A movie as the contract shows it: the release day as `yyyy-MM-dd` (ISO 8601), a rating

@@ -112,3 +112,25 @@ private final class GatedMovies: MovieService {
     #expect(lines.all[1].hasPrefix("movie movies/2: failed after "))
   }
 }
+
+/// The cache's JSON codec: a long list is encoded a slice at a time, and reads back the same.
+@Suite struct CacheCodecTests {
+  @Test func aLongListIsTheSameJSONAsEncodedWhole() throws {
+    let movies = (1...2_500).map { id in
+      Movie(
+        id: id, name: "Movie \(id) \"quoted\"", year: 2016,
+        releaseDate: Date(timeIntervalSince1970: Double(id) * 86_400), grossing: id * 1_000,
+        rating: Double(id % 100), cast: [MovieActor(name: "Actor \(id)")])
+    }
+    let whole = JSONEncoder()
+    whole.dateEncodingStrategy = .secondsSince1970
+    let codec = CacheCodec<[Movie]>.json
+    let encoded = try codec.encode(movies)
+    let parsed = try JSONSerialization.jsonObject(with: encoded) as? NSArray
+    let parsedWhole = try JSONSerialization.jsonObject(with: whole.encode(movies)) as? NSArray
+    #expect(parsed != nil && parsed == parsedWhole)
+    #expect(try codec.decode(encoded) == movies)
+    #expect(try codec.decode(codec.encode(Array(movies.prefix(3)))) == Array(movies.prefix(3)))
+    #expect(try codec.decode(codec.encode([])) == [])
+  }
+}

@@ -15,7 +15,10 @@ enum StoreBench {
     defer { try? FileManager.default.removeItem(at: folder) }
     let writes = try await write(in: folder)
     let reads = try await read(in: folder)
-    print(writes && reads ? "# targets: all met" : "# targets missed: over 2x the C API")
+    print(
+      writes && reads
+        ? "# budgets: met (writes at most 1.5x, reads at most 2x the C API)"
+        : "# budgets missed: writes over 1.5x or reads over 2x the C API")
   }
 
   /// A year's top-ten list, encoded as the caching layer stores it.
@@ -61,7 +64,7 @@ enum StoreBench {
     print(
       "# 1,000 answers of 10 movies, one transaction each: kernel \(ContainerBench.format(ratio))x the C loop"
     )
-    return ratio <= 2
+    return ratio <= 1.5
   }
 
   /// One answer read back among 100,000 stored; 15 rounds of 2,000 reads each.

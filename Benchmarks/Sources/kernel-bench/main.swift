@@ -4,6 +4,7 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "cli": { try CliBench.run() },
   "container": { try ContainerBench.run() },
   "http": { try await HttpBench.run() },
+  "memory": { try await MemoryBench.run() },
   "store": { try await StoreBench.run() },
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
