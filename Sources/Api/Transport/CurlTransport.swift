@@ -276,15 +276,15 @@ final class CurlTransfer: @unchecked Sendable {
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_WRITEFUNCTION)) {
       data, size, count, context in
       guard let data, let context else { return 0 }
-      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: see `context`
-      return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+      return CurlTransfer.of(context).receive(
+        UnsafeRawBufferPointer(start: data, count: size * count))
     }
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_HEADERDATA), context)
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_HEADERFUNCTION)) {
       data, size, count, context in
       guard let data, let context else { return 0 }
-      let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: see `context`
-      transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+      CurlTransfer.of(context).receiveHeader(
+        UnsafeRawBufferPointer(start: data, count: size * count))
       return size * count
     }
     var lines = request.headerFields.map { "\($0.name.rawName): \($0.value)" }
@@ -310,6 +310,11 @@ final class CurlTransfer: @unchecked Sendable {
     for line in lines { headerList = line.withCString { kernel_curl_slist_append(headerList, $0) } }
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_HTTPHEADER), headerList)
     return true
+  }
+
+  /// The transfer a libcurl callback's context points at.
+  private static func of(_ context: UnsafeMutableRawPointer) -> CurlTransfer {
+    Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: kept in `active`
   }
 
   /// Frees the handle and the header list. On the engine's thread, once out of the multi.
