@@ -128,14 +128,15 @@ public final class Container: Sendable {
     try resolveAll(type, in: nil)
   }
 
-  /// Drops every instance that registrations in `scope` keep in this container (a singleton's,
-  /// an eager singleton's, a weak singleton's, a named scope's; a child keeps its own: reset it
-  /// too), so the next resolve makes anew; other scopes are untouched, and `unique` and
-  /// `shared` keep nothing to drop. Waits
+  /// Drops every instance that registrations in `scope` keep in this container (a named
+  /// scope's, or the weak singletons'; a child keeps its own: reset it too), so the next resolve
+  /// makes anew; other scopes are untouched. Singletons live as long as their container, so
+  /// `reset(.singleton)` does not compile (see `ResettableScope`). Waits
   /// for a resolve that is making instances to finish, so none of its graph survives half-reset.
   /// Instances already handed out stay with their holders, so a singleton built from a
   /// `session` instance keeps the old one: give what depends on the session the same scope.
-  public func reset(_ scope: Scope) {
+  public func reset(_ resettable: ResettableScope) {
+    let scope = resettable.scope
     creationLock.lock()
     defer { creationLock.unlock() }
     let copies = inherited.withLock { Array($0.values) }

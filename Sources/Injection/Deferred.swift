@@ -35,28 +35,26 @@ extension Deferred {
 /// throws `InjectionError.containerReleased`. It takes no runtime arguments: `T` is resolved as
 /// registered without them.
 public final class Lazy<T: Sendable>: Sendable {
-  private let container: WeakContainer
-  private let tag: Tag?
-  /// The kept instance, once made.
-  private let made = Locked<T?>(nil)
+  @usableFromInline weak let container: Container?
+  @usableFromInline let tag: Tag?
+  /// The kept instance, published once: the first read to store it wins.
+  @usableFromInline let made = AtomicLazyReference<Box<T>>()
 
+  @usableFromInline
   init(container: Container, tag: Tag?) {
-    self.container = WeakContainer(container)
+    self.container = container
     self.tag = tag
   }
 
   /// The instance: resolved on the first read, the same one afterwards. A failed resolve
   /// throws and is tried again on the next read. Two first reads at once may both resolve;
   /// both get the one kept first.
+  @inlinable
   public var instance: T {
     get throws {
-      if let kept = made.withLock({ $0 }) { return kept }
-      let resolved = try container.resolve(T.self, tag: tag, for: "Lazy")
-      return made.withLock { kept in
-        if let kept { return kept }
-        kept = resolved
-        return resolved
-      }
+      if let kept = made.load() { return kept.value }
+      guard let container else { throw Container.released(T.self, tag: tag, form: "Lazy") }
+      return made.storeIfNil(Box(try container.resolve(T.self, tag: tag))).value
     }
   }
 }
@@ -66,35 +64,45 @@ public final class Lazy<T: Sendable>: Sendable {
 /// registered `T` without registering it; each call is a resolve of its own, with `T`'s scope.
 /// Like `Lazy`, it holds its container weakly and takes no runtime arguments.
 public struct Provider<T: Sendable>: Sendable {
-  private let container: WeakContainer
-  private let tag: Tag?
+  @usableFromInline let holder: WeakContainer
+  @usableFromInline let tag: Tag?
 
+  @usableFromInline
   init(container: Container, tag: Tag?) {
-    self.container = WeakContainer(container)
+    self.holder = WeakContainer(container)
     self.tag = tag
   }
 
   /// A `T` resolved now.
-  public var instance: T { get throws { try container.resolve(T.self, tag: tag, for: "Provider") } }
+  @inlinable
+  public var instance: T {
+    get throws {
+      guard let container = holder.container else {
+        throw Container.released(T.self, tag: tag, form: "Provider")
+      }
+      return try container.resolve(T.self, tag: tag)
+    }
+  }
 
   /// A `T` resolved now.
+  @inlinable
   public func callAsFunction() throws -> T { try instance }
 }
 
-/// A container held weakly, by a `Lazy` or `Provider` that may outlive it.
-private final class WeakContainer: Sendable {
-  /// Written once, in `init`; `weak` so that holding it keeps nothing alive.
-  weak let container: Container?
+/// A container held weakly, by a `Provider` (a value, which cannot hold a weak reference of its
+/// own) that may outlive it.
+@usableFromInline
+final class WeakContainer: Sendable {
+  @usableFromInline weak let container: Container?
 
   init(_ container: Container) { self.container = container }
+}
 
-  /// A `T` resolved from the container, or the error saying it is gone.
-  func resolve<T: Sendable>(_ type: T.Type, tag: Tag?, for form: String) throws -> T {
-    guard let container else {
-      throw InjectionError.containerReleased(
-        service: "\(form)<\(Key(T.self, tag: tag).description)>")
-    }
-    return try container.resolve(type, tag: tag)
+extension Container {
+  /// The error for a `Lazy` or `Provider` read after its container was released.
+  @usableFromInline
+  static func released(_ type: any Any.Type, tag: Tag?, form: String) -> InjectionError {
+    .containerReleased(service: "\(form)<\(Key(type, tag: tag).description)>")
   }
 }
 

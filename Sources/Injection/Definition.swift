@@ -78,10 +78,15 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   let hooks: Int
   let sample: SampleArguments?
 
+  /// Singleton storage: `instance` is written once, while the container's creation lock is held,
+  /// before `ready` is stored with release ordering; it is read only after `ready` loads true,
+  /// and never dropped (a singleton lives as long as its container), so it is safe unlocked.
+  @usableFromInline let ready = Atomic<Bool>(false)
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var instance: T?  // safe: above
   /// Weak-singleton storage, guarded by its lock.
   @usableFromInline let weakInstance = Locked<WeakReference>(WeakReference())
-  /// The instance a singleton, an eager singleton or a named scope keeps, guarded by its lock:
-  /// `reset` may drop it at any time, so it is never read without the lock.
+  /// A named scope's instance, guarded by its lock: `reset` may drop it at any time, so it is
+  /// never read without the lock (unlike a singleton's).
   @usableFromInline let scopedInstance = Locked<T?>(nil)
 
   @usableFromInline
@@ -143,13 +148,10 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   }
   override func cloned() -> AnyDefinition { with() }
 
-  /// The instance a singleton or named scope keeps, if it was made.
+  /// The singleton, if it was made: one acquiring load, no lock.
   @inlinable
   var readyInstance: T? {
-    switch scope {
-    case .singleton, .eagerSingleton, .named: scopedInstance.withLock { $0 }
-    case .unique, .shared, .weakSingleton: nil
-    }
+    ready.load(ordering: .acquiring) ? instance : nil
   }
 
   @inlinable
@@ -162,6 +164,17 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
       if takesArguments { return try build(in: resolution, arguments: arguments, keep: false) }
       if let kept = resolution.kept(key, as: T.self) { return kept }
       return try build(in: resolution, arguments: arguments, keep: true)
+    case .singleton, .eagerSingleton:
+      if let kept = resolution.kept(key, as: T.self) { return kept }
+      resolution.lockForCreation()
+      if let made = readyInstance {
+        resolution.unlockIfIdle()
+        return made
+      }
+      return try build(in: resolution, arguments: arguments, keep: true) { made in
+        self.instance = made
+        self.ready.store(true, ordering: .releasing)
+      }
     case .weakSingleton:
       if let kept = resolution.kept(key, as: T.self) { return kept }
       resolution.lockForCreation()
@@ -178,7 +191,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
           service: key.description, type: "\(type(of: made as Any))")
       }
       return made
-    case .singleton, .eagerSingleton, .named:
+    case .named:
       if let kept = resolution.kept(key, as: T.self) { return kept }
       if let made = scopedInstance.withLock({ $0 }) { return made }
       resolution.lockForCreation()

@@ -41,3 +41,18 @@ public enum Scope: Hashable, Sendable, CustomStringConvertible {
     }
   }
 }
+
+/// A scope `Container.reset(_:)` can drop: a named one (`.session`, `.named("cart")`) or the
+/// weak singletons. Singletons (eager or not) are read without a lock for as long as their
+/// container lives, so there is no `ResettableScope.singleton`: drop the container, or register
+/// what must be renewed in a named scope.
+public struct ResettableScope: Sendable, Hashable {
+  let scope: Scope
+
+  /// A scope of the app's own, as registered with `Scope.named(name)`.
+  public static func named(_ name: String) -> Self { Self(scope: .named(name)) }
+  /// What a signed-in session builds (`Scope.session`).
+  public static let session = Self(scope: .session)
+  /// Every weak singleton: the next resolve makes anew even while others still hold the old one.
+  public static let weakSingleton = Self(scope: .weakSingleton)
+}

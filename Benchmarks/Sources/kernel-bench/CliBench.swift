@@ -154,14 +154,6 @@ enum CliBench {
   /// Runs `path` with `arguments`, output discarded, and waits for it; returns its exit status
   /// (128 + the signal when one ended it).
   static func spawn(_ path: String, _ arguments: [String]) throws -> Int32 {
-    try spawnMeasuringPeak(path, arguments).status
-  }
-
-  /// `spawn`, with the process's peak resident memory in bytes (`wait4`'s `ru_maxrss`, in
-  /// kilobytes on Linux).
-  static func spawnMeasuringPeak(_ path: String, _ arguments: [String]) throws -> (
-    status: Int32, peakBytes: Int
-  ) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -173,12 +165,11 @@ enum CliBench {
     let spawned = posix_spawn(&child, path, &actions, nil, argv, environ)
     guard spawned == 0 else { throw BenchError("cannot start \(path): errno \(spawned)") }
     var status: Int32 = 0
-    var usage = rusage()
-    while wait4(child, &status, 0, &usage) < 0 && errno == EINTR {}
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
     // The wait status as <sys/wait.h> lays it out: a signal number in the low 7 bits, else the
     // exit code in the next 8.
     let signal = status & 0x7f
-    return (signal != 0 ? 128 + signal : (status >> 8) & 0xff, usage.ru_maxrss * 1024)
+    return signal != 0 ? 128 + signal : (status >> 8) & 0xff
   }
 
   static func which(_ tool: String) -> String? {
