@@ -193,10 +193,12 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   // MARK: CacheStore
 
-  /// One indexed SELECT, through GRDB's read.
+  /// One indexed SELECT, through GRDB's `unsafeRead`: a single statement is consistent on its
+  /// own, and the transaction `read` wraps it in made a lookup 5x the C API's (`kernel-bench
+  /// store`: 37 µs against 6.7 µs; with `unsafeRead`, 8 µs against 5.6 µs).
   public func entry(for key: String) async throws -> CacheEntry? {
     let row = try await using("read") {
-      try writer().read { db in
+      try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
           sql: "SELECT payload, storedAt, etag, lastModified FROM cache_entry WHERE key = ?")
         return try Row.fetchOne(statement, arguments: [key])
