@@ -178,7 +178,10 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
     case .weakSingleton:
       if let kept = resolution.kept(key, as: T.self) { return kept }
       resolution.lockForCreation()
-      if let alive = weakInstance.withLock({ $0.object as? T }) {
+      // Read out, then cast: `withLock({ $0.object as? T })` called the cast with a null object
+      // under -O after a reset cleared the reference (AddressSanitizer, release, Swift 6.3.1).
+      let held = weakInstance.withLock { $0.object }
+      if let held, let alive = held as? T {
         resolution.unlockIfIdle()
         return alive
       }
