@@ -36,7 +36,8 @@ struct Composer {
 
   private var catalog: Catalog { app.catalog }
 
-  func compose(profile: String?) throws -> Container {
+  /// The profile's registrations, and whether they include the api side.
+  func compose(profile: String?) throws -> (container: Container, hasApi: Bool) {
     let name = profile ?? config.profile
     guard let chosen = config.profiles[name] else {
       throw ConfigError.unknownName(
@@ -58,7 +59,7 @@ struct Composer {
     for (recipe, plan) in plans {
       try recipe.register(plan.source, plan.layers, plan.storeLayer, container)
     }
-    return container
+    return (container, needs.contains(.api))
   }
 
   func composeApi() throws -> Container {
@@ -85,7 +86,7 @@ struct Composer {
 
   private func registerApi(in container: Container) throws {
     let environments = try Environments(
-      all: app.environments(config),
+      all: Self.environments(config),
       configured: Self.environment(config.environment, in: config, baseURL: nil),
       chosen: Self.environment(
         runtime.environment ?? config.environment, in: config, baseURL: runtime.baseURL),
@@ -98,7 +99,7 @@ struct Composer {
         file: config.file, key: "context", name: config.context,
         valid: catalog.contexts.keys.sorted())
     }
-    try container.register((any ApiContext).self, scope: .singleton, factory: context)
+    try container.register((any ApiContext).self, scope: .singleton, factory: context.make)
 
     let adapters = try config.adapters.enumerated().map { index, written in
       try Self.prepare(
@@ -120,7 +121,7 @@ struct Composer {
           file: config.file, key: "environments.\(name).transport", name: chosen,
           valid: catalog.transports.keys.sorted())
       }
-      transports[name] = make
+      transports[name] = make.make
     }
     try container.register(TransportSettings.self, scope: .singleton) { [config] r in
       TransportSettings(
@@ -129,7 +130,7 @@ struct Composer {
         secretHeaders: Set(environments.all.map { $0.tokenHeader.lowercased() })
           .union(try r.resolve(CompositeAdapter.self).secretHeaders))
     }
-    let http = catalog.transports["http"]
+    let http = catalog.transports["http"]?.make
     // What a session builds (the transport chosen for its environment, the client holding its
     // token, the services over them) is dropped at logout and when the environment changes.
     try container.register((any Transport).self, scope: .session) { [runtime, transports] r in
@@ -168,6 +169,11 @@ struct Composer {
         file: file, key: key, name: parameters.name, valid: components.keys.sorted())
     }
     return try component.factory(parameters)
+  }
+
+  /// The environments the config defines, as the api sees them, by name.
+  static func environments(_ config: KernelConfig) throws -> [ApiEnvironment] {
+    try config.environments.keys.sorted().map { try environment($0, in: config, baseURL: nil) }
   }
 
   /// The environment `name` of the config, with `baseURL` over its own when given.

@@ -5,10 +5,41 @@ import Injection
 import Layers
 import SampleApi
 
-/// One profile's object graph as a command front sees it: the app's services by type, the
-/// graph, the cache's upkeep and the work left behind answers; no container, api or store type.
-public struct ComposedProfile: Sendable {
-  let container: Container
+/// One profile's object graph, as `KernelApp.compose` builds it for the command front, a test
+/// or an app: the app's services by type, the graph, the cache's upkeep, the work left behind
+/// answers, and the api side (`api()`) for login and environments.
+public struct Composed: Sendable {
+  /// The validated container: a test resolves Kernel's parts from it directly.
+  public let container: Container
+  let composer: Composer
+  let profileHasApi: Bool
+  let overriding: (@Sendable (Container) throws -> Void)?
+
+  /// Whether the config's api context keeps the environment and the token in the data dir
+  /// (the catalog says so of the context it registered).
+  public var contextPersists: Bool {
+    composer.app.catalog.contexts[composer.config.context]?.persists ?? false
+  }
+
+  /// The api side (environments, context, transport, client, auth): this graph's own when the
+  /// profile's stacks send requests, else one composed for it alone (with the same overrides),
+  /// so `auth` and `env` work under any profile.
+  public func api() throws -> ApiAccess {
+    let all = try Composer.environments(composer.config)
+    let catalog = composer.app.catalog
+    let config = composer.config
+    return ApiAccess(
+      container: profileHasApi
+        ? container : try KernelApp.started(composer.composeApi(), overriding: overriding),
+      all: all, contextPersists: contextPersists,
+      environments: all.map { environment in
+        let transport = config.environments[environment.name]?.transport ?? "http"
+        return (
+          environment.name, environment.displayURL,
+          catalog.transports[transport]?.answersInProcess ?? false
+        )
+      })
+  }
 
   /// The profile's `Service` (`(any MovieService).self`), built on first use.
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
@@ -74,6 +105,8 @@ public struct ComposedProfile: Sendable {
 public struct ApiAccess: Sendable {
   let container: Container
   let all: [ApiEnvironment]
+  /// Whether the token and the chosen environment are saved in the data dir for later runs.
+  public let contextPersists: Bool
 
   private var context: any ApiContext {
     get throws { try container.resolve((any ApiContext).self) }
@@ -124,26 +157,6 @@ public struct ApiAccess: Sendable {
 }
 
 extension KernelApp {
-  /// `profile`'s graph, validated, for a command: nothing is created until a call needs it.
-  public func profile(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
-    -> ComposedProfile
-  {
-    ComposedProfile(container: try bootstrap(config: config, profile: profile, runtime: runtime))
-  }
-
-  /// The api side alone, validated, whatever the profile: for `auth` and `env`.
-  public func api(config: KernelConfig, runtime: Runtime) throws -> ApiAccess {
-    let all = try environments(config)
-    return ApiAccess(
-      container: try bootstrapApi(config: config, runtime: runtime), all: all,
-      environments: all.map {
-        (
-          $0.name, $0.displayURL,
-          config.environments[$0.name]?.transport != "http"
-        )
-      })
-  }
-
   /// The error to report for `error`: a failed resolve's one root cause, else the error.
   public static func rootCause(of error: any Error) -> any Error {
     (error as? InjectionError)?.rootCause ?? error

@@ -10,7 +10,7 @@ import Injection
 /// var app = KernelApp(name: "books")   // BOOKS_* variables, Config/books.yaml, data dir "books"
 /// app.add(BooksAssembly())
 /// let document = try app.load(path: nil, workingDirectory: cwd, variables: env)
-/// let container = try app.bootstrap(config: try document.resolve(), runtime: runtime)
+/// let composed = try app.compose(config: try document.resolve(), runtime: runtime)
 /// ```
 public struct KernelApp: Sendable {
   /// The command's name: `kernel`, `books`.
@@ -97,38 +97,35 @@ public struct KernelApp: Sendable {
 
   // MARK: Building the object graph
 
-  /// A validated, bootstrapped container for `profile` (the config's when nil).
-  public func bootstrap(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
+  /// The one way to build a profile's graph, for the command front, tests and an app alike:
+  /// the registrations `profile` (the config's when nil) needs, with `overriding` applied in a
+  /// child (a test's clock or transport), validated and started. Nothing is created until a
+  /// call needs it; `Composed.api` reaches the api side whatever the profile's stacks.
+  public func compose(
+    config: KernelConfig, profile: String? = nil, runtime: Runtime,
+    overriding: (@Sendable (Container) throws -> Void)? = nil
+  ) throws -> Composed {
+    let composer = Composer(app: self, config: config, runtime: runtime)
+    let registered = try composer.compose(profile: profile)
+    let container = try Self.started(registered.container, overriding: overriding)
+    return Composed(
+      container: container, composer: composer, profileHasApi: registered.hasApi,
+      overriding: overriding)
+  }
+
+  /// `container`, or a child of it with `overriding` applied, validated and started.
+  static func started(
+    _ container: Container, overriding: (@Sendable (Container) throws -> Void)?
+  ) throws
     -> Container
   {
-    let container = try compose(config: config, profile: profile, runtime: runtime)
-    try container.validate()
-    try container.bootstrap()
-    return container
-  }
-
-  /// The registrations for `profile`, not yet validated: tests override parts in a child.
-  /// Only what the profile's stacks need is registered: the api side when some stack ends in
-  /// a source that sends requests, the cache when some stack uses the store.
-  public func compose(config: KernelConfig, profile: String? = nil, runtime: Runtime) throws
-    -> Container
-  {
-    try Composer(app: self, config: config, runtime: runtime).compose(profile: profile)
-  }
-
-  /// The api side alone (environments, context, transport, client, auth), whatever the
-  /// profile: for `auth` and `env` commands.
-  public func bootstrapApi(config: KernelConfig, runtime: Runtime) throws -> Container {
-    let container = try Composer(app: self, config: config, runtime: runtime).composeApi()
-    try container.validate()
-    try container.bootstrap()
-    return container
-  }
-
-  /// The environments the config defines, as the api sees them.
-  public func environments(_ config: KernelConfig) throws -> [ApiEnvironment] {
-    try config.environments.keys.sorted().map {
-      try Composer.environment($0, in: config, baseURL: nil)
+    var container = container
+    if let overriding {
+      container = container.child()
+      try overriding(container)
     }
+    try container.validate()
+    try container.bootstrap()
+    return container
   }
 }

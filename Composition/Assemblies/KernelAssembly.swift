@@ -55,7 +55,7 @@ public struct KernelAssembly: Assembly {
     }
 
     catalog.context("memory") { r in InMemoryApiContext(environment: try r.resolve()) }
-    catalog.context("persistent") { r in
+    catalog.context("persistent", persists: true) { r in
       let environments = try r.resolve(Environments.self)
       let runtime = try r.resolve(Runtime.self)
       let context = try PersistentApiContext(

@@ -14,6 +14,6 @@ public struct MoviesAssembly: Assembly {
       movies.api { client in ApiMovieService(client: client) }
       movies.layered { base, layers in LayeredMovieService(base: base, layers: layers) }
     }
-    catalog.transport("sample") { _ in InProcessTransport.sample() }
+    catalog.transport("sample", answersInProcess: true) { _ in InProcessTransport.sample() }
   }
 }

@@ -31,8 +31,8 @@ public struct Catalog: Sendable {
     var adapters: [String: Component<any RequestAdapter>] = [:]
     var retriers: [String: Component<any RequestRetrier>] = [:]
     var layers: [String: Component<any ServiceLayer>] = [:]
-    var contexts: [String: Make<any ApiContext>] = [:]
-    var transports: [String: Make<any Transport>] = [:]
+    var contexts: [String: Context] = [:]
+    var transports: [String: TransportPart] = [:]
     var services: [String: AnyServiceRecipe] = [:]
     var settings: [String: AppSetting] = [:]
   }
@@ -45,8 +45,8 @@ public struct Catalog: Sendable {
   var adapters: [String: Component<any RequestAdapter>] { parts.adapters }
   var retriers: [String: Component<any RequestRetrier>] { parts.retriers }
   var layers: [String: Component<any ServiceLayer>] { parts.layers }
-  var contexts: [String: Make<any ApiContext>] { parts.contexts }
-  var transports: [String: Make<any Transport>] { parts.transports }
+  var contexts: [String: Context] { parts.contexts }
+  var transports: [String: TransportPart] { parts.transports }
   var services: [String: AnyServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
 
@@ -76,14 +76,34 @@ public struct Catalog: Sendable {
   }
 
   /// An api context `context:` may name. It resolves `Environments` for the configured ones.
-  public mutating func context(_ name: String, _ make: @escaping Make<any ApiContext>) {
-    parts.contexts[name] = make
+  /// `persists`: it keeps the environment and token in the data dir, so commands create the
+  /// dir before using it and say the token is saved there.
+  public mutating func context(
+    _ name: String, persists: Bool = false, _ make: @escaping Make<any ApiContext>
+  ) {
+    parts.contexts[name] = Context(persists: persists, make: make)
   }
 
   /// A transport an environment's `transport:` may name (`http` unless it says otherwise). It
-  /// resolves `TransportSettings` for the timeouts and the secret headers.
-  public mutating func transport(_ name: String, _ make: @escaping Make<any Transport>) {
-    parts.transports[name] = make
+  /// resolves `TransportSettings` for the timeouts and the secret headers. `answersInProcess`:
+  /// it sends nothing over the network (`env list` says so, and `--base-url` replaces it with
+  /// `http`).
+  public mutating func transport(
+    _ name: String, answersInProcess: Bool = false, _ make: @escaping Make<any Transport>
+  ) {
+    parts.transports[name] = TransportPart(answersInProcess: answersInProcess, make: make)
+  }
+
+  /// An api context as registered.
+  struct Context: Sendable {
+    let persists: Bool
+    let make: Make<any ApiContext>
+  }
+
+  /// A transport as registered.
+  struct TransportPart: Sendable {
+    let answersInProcess: Bool
+    let make: Make<any Transport>
   }
 
   /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Composition
 
 /// `kernel auth …`: the token of the current environment. Nothing ever prints the token.
 struct AuthCommand: AsyncParsableCommand {
@@ -13,9 +14,10 @@ struct AuthCommand: AsyncParsableCommand {
 
     func run() async throws {
       let session = try Session(global)
-      let name = try await session.api().login()
+      let api = try session.api()
+      let name = try await api.login()
       try Reply.say(
-        session, "Logged in to \(name); \(AuthCommand.kept(session)).",
+        session, "Logged in to \(name); \(AuthCommand.kept(session, api)).",
         ["environment": name, "loggedIn": true])
     }
   }
@@ -52,9 +54,9 @@ struct AuthCommand: AsyncParsableCommand {
     }
   }
 
-  static func kept(_ session: Session) -> String {
-    session.config.context == "persistent"
+  static func kept(_ session: Session, _ api: ApiAccess) -> String {
+    api.contextPersists
       ? "the token is saved in \(session.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
-      : "the token is kept for this run only (context: memory)"
+      : "the token is kept for this run only (context: \(session.config.context))"
   }
 }

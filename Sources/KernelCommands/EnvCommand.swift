@@ -55,7 +55,7 @@ struct EnvCommand: AsyncParsableCommand {
             + session.config.environments.keys.sorted().joined(separator: ", ") + ".")
       }
       let lasting =
-        session.config.context == "persistent"
+        api.contextPersists
         ? "saved for later runs" : "for this run only, as the context is memory"
       try Reply.say(
         session, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",

@@ -60,7 +60,7 @@ extension Session {
   }
 
   /// Waits for the cache's background refreshes, for at most the resource timeout.
-  private func settle(_ composed: ComposedProfile) async {
+  private func settle(_ composed: Composed) async {
     let pending = composed.pendingWork
     guard pending > 0 else { return }
     let limit = config.timeouts.resourceSeconds

@@ -67,7 +67,7 @@ public struct Session: Sendable {
 
   /// The profile's validated graph, for a command that reads or writes the data dir: the dir
   /// is created first, so an unusable one is a config error before any request.
-  public func services() throws -> ComposedProfile {
+  public func services() throws -> Composed {
     try prepareDataDirectory()
     let composed = try inspect()
     Phases.mark("container")
@@ -93,14 +93,16 @@ public struct Session: Sendable {
   }
 
   /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.
-  public func inspect() throws -> ComposedProfile {
-    try app.profile(config: config, runtime: runtime)
+  public func inspect() throws -> Composed {
+    try app.compose(config: config, runtime: runtime)
   }
 
-  /// The api side alone (auth, env), whatever the profile.
+  /// The api side (auth, env), whatever the profile; the data dir is created first when the
+  /// context keeps the token there.
   public func api() throws -> ApiAccess {
-    if config.context == "persistent" { try prepareDataDirectory() }
-    return try app.api(config: config, runtime: runtime)
+    let composed = try inspect()
+    if composed.contextPersists { try prepareDataDirectory() }
+    return try composed.api()
   }
 
   /// Where the data dir stands, creating nothing: writable, to be created in a writable

@@ -18,12 +18,10 @@ import Injection
 public func composedContainer(
   app: KernelApp = .kernel, profile: String? = nil, config: KernelConfig? = nil,
   dataDirectory: URL, environment: String? = nil, baseURL: String? = nil,
-  overriding: (Container) throws -> Void = { _ in }
+  overriding: @escaping @Sendable (Container) throws -> Void = { _ in }
 ) throws -> Container {
   let runtime = Runtime(dataDirectory: dataDirectory, environment: environment, baseURL: baseURL)
-  let real = try app.compose(config: try config ?? .builtIn(), profile: profile, runtime: runtime)
-  let child = real.child()
-  try overriding(child)
-  try child.validate()
-  return child
+  return try app.compose(
+    config: try config ?? .builtIn(), profile: profile, runtime: runtime, overriding: overriding
+  ).container
 }

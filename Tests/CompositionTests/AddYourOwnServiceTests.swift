@@ -63,10 +63,9 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     let runtime = Runtime(
       dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
     // 5. In the app: the profile's container, with the shows beside the movies.
-    let container = try KernelComposition.compose(
-      config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime)
-    try registerShows(in: container, policy: .networkFirst)
-    try container.validate()
+    let container = try KernelApp.kernel.compose(
+      config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime
+    ) { try registerShows(in: $0, policy: .networkFirst) }.container
     let shows = try container.resolve((any ShowService).self)
 
     #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))
@@ -79,13 +78,14 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     #expect(cached.title == "Twin Peaks" && recorder.origin == "cache")
     // Offline: the offline profile's container, which holds no api client at all; the shows
     // from the call description and the cache alone.
-    let offlineContainer = try KernelComposition.compose(
-      config: try KernelConfig.builtIn(profile: "offline"), runtime: runtime)
-    try offlineContainer.register((any ShowService).self, scope: .singleton) { r in
-      LayeredShowService(
-        base: nil, layers: LayerStack([CachingLayer(store: try r.resolve(), policy: .cacheOnly)]))
-    }
-    try offlineContainer.validate()
+    let offlineContainer = try KernelApp.kernel.compose(
+      config: try KernelConfig.builtIn(profile: "offline"), runtime: runtime
+    ) { child in
+      try child.register((any ShowService).self, scope: .singleton) { r in
+        LayeredShowService(
+          base: nil, layers: LayerStack([CachingLayer(store: try r.resolve(), policy: .cacheOnly)]))
+      }
+    }.container
     #expect(throws: (any Error).self) { try offlineContainer.resolve(ApiClient.self) }
     let offline = try offlineContainer.resolve((any ShowService).self)
     #expect(try await offline.show(id: 7).id == 7)

@@ -27,15 +27,16 @@ import Testing
     async throws
   {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
+    let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
     let (online, onlineOrigin) = try await traced {
       try await layered.resolve((any MovieService).self).topGrossingMovies(year: 2016)
     }
     #expect(online.count == 10)
     #expect(onlineOrigin == "network")
 
-    let offline = try KernelComposition.bootstrap(
-      config: try .builtIn(), profile: "offline", runtime: runtime())
+    let offline = try KernelApp.kernel.compose(
+      config: try .builtIn(), profile: "offline", runtime: runtime()
+    ).container
     let (cached, cachedOrigin) = try await traced {
       try await offline.resolve((any MovieService).self).topGrossingMovies(year: 2016)
     }
@@ -63,8 +64,9 @@ import Testing
 
   @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let offline = try KernelComposition.bootstrap(
-      config: try .builtIn(), profile: "offline", runtime: runtime())
+    let offline = try KernelApp.kernel.compose(
+      config: try .builtIn(), profile: "offline", runtime: runtime()
+    ).container
     let services = offline.registrations.map(\.service)
     #expect(!services.contains("Transport"))
     #expect(!services.contains("ApiClient"))
@@ -78,7 +80,7 @@ import Testing
   /// for the new environment; the context, the config and the clock are kept.
   @Test func logoutAndUseDropWhatTheSessionBuilt() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let access = try KernelApp.kernel.api(config: try .builtIn(), runtime: runtime())
+    let access = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).api()
     let client = try access.service(ApiClient.self)
     let context = try access.service((any ApiContext).self)
     #expect(try access.service(ApiClient.self) === client)
@@ -99,7 +101,7 @@ import Testing
   /// inside the profile resolves `@Injected` from that graph.
   @Test func aProfileEndsItsSessionAndIsCurrentForTheCodeItRuns() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let profile = try KernelApp.kernel.profile(config: try .builtIn(), runtime: runtime())
+    let profile = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime())
     let client = try profile.service(ApiClient.self)
     #expect(try profile.service(ApiClient.self) === client)
     profile.endSession()
@@ -114,7 +116,7 @@ import Testing
 
   @Test func theLayeredStackIsOneDecoratorOverTheSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelComposition.bootstrap(config: try .builtIn(), runtime: runtime())
+    let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
     let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
     // [logging, dedupe, cache(networkFirst)] over the api: one stack, applied once per call.
     #expect(movies.decorators == 1)
@@ -127,9 +129,10 @@ import Testing
   @Test func theApiProfileReachesALocalServerThroughTheOverrides() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let server = try await FixtureServer.start()
-    let api = try KernelComposition.bootstrap(
+    let api = try KernelApp.kernel.compose(
       config: try .builtIn(), profile: "api",
-      runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString))
+      runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString)
+    ).container
     let (movies, origin) = try await traced {
       try await api.resolve((any MovieService).self).topRatedMovies(year: 2016)
     }
@@ -159,8 +162,9 @@ import Testing
     #expect(transport.requests.all.count == 3)
     #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
     // The real composition is untouched by its child's overrides.
-    let real = try KernelComposition.bootstrap(
-      config: try .builtIn(), profile: "api", runtime: runtime())
+    let real = try KernelApp.kernel.compose(
+      config: try .builtIn(), profile: "api", runtime: runtime()
+    ).container
     #expect(try await real.resolve((any MovieService).self).movie(id: 1).name == "Finding Dory")
   }
 
@@ -172,7 +176,7 @@ import Testing
   ])
   func anUnknownProfileListsTheValidOnes(key: String, name: String, message: String) throws {
     let error = #expect(throws: ConfigError.self) {
-      try KernelComposition.bootstrap(config: try .builtIn(), profile: name, runtime: runtime())
+      try KernelApp.kernel.compose(config: try .builtIn(), profile: name, runtime: runtime())
     }
     #expect(error?.description == message)
     #expect(error.map { ServiceFailure.of($0) } == .configuration)
@@ -186,7 +190,7 @@ import Testing
       config.file = "Config/kernel.yaml"
       change(&config)
       do {
-        _ = try KernelComposition.compose(
+        _ = try KernelApp.kernel.compose(
           config: config, profile: profile, runtime: runtime ?? self.runtime())
         return "no error"
       } catch {

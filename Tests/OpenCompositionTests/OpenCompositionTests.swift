@@ -44,7 +44,7 @@ import Testing
     // snippet: books-compose
     let config = try app.document(yaml: yaml, file: "Config/books.yaml", variables: variables)
       .resolve(profile: profile)  // or app.load(path:workingDirectory:variables:flags:)
-    let composed = try app.profile(config: config, runtime: Runtime(dataDirectory: data, log: log))
+    let composed = try app.compose(config: config, runtime: Runtime(dataDirectory: data, log: log))
     let books = try composed.service((any BookService).self)  // validated: graph, doctor know it
     // end snippet
     return (books, config)
@@ -155,9 +155,9 @@ import Testing
     #expect(unknown?.description.hasPrefix("Config/books.yaml:1:1: unknown key isbn") == true)
   }
 
-  /// Registering runs no factory: the saved context is neither read nor tightened until
-  /// validation builds the graph, which is the one `profile(config:runtime:)` builds.
-  @Test func registeringRunsNoFactoryAndValidatingBuildsTheSameGraph() throws {
+  /// The one compose validates the graph it returns: the saved context is read, and tightened
+  /// with one warning, before anything is asked of it.
+  @Test func composingValidatesTheGraphItReturns() throws {
     let url = try #require(URL(string: "http://127.0.0.1:9/api/"))
     let yaml = Self.yaml(staging: url, other: url)
       .replacingOccurrences(of: "context: memory", with: "context: persistent")
@@ -176,14 +176,11 @@ import Testing
     let warnings = Recorder<String>()
     let runtime = Runtime(dataDirectory: data.url, warn: warnings.append)
 
-    let registrations = try app.compose(config: config, runtime: runtime)
     #expect(try mode() == 0o644)
-    #expect(warnings.all.isEmpty)
-    try registrations.validate()
+    let composed = try app.compose(config: config, runtime: runtime)
     #expect(try mode() == 0o600)
     #expect(warnings.all.count == 1)
-    let direct = try app.profile(config: config, runtime: runtime)
-    #expect(registrations.registrations.count == direct.registrationCount)
+    #expect(composed.contextPersists)
   }
 
   @Test func appSideIsSmall() throws {

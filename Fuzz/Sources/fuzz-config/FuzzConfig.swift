@@ -13,7 +13,7 @@ public func fuzzConfig(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     for profile in [nil] + document.profileNames.map(Optional.some) {
       do {
         let config = try document.resolve(profile: profile)
-        _ = try KernelComposition.compose(config: config, profile: profile, runtime: runtime)
+        _ = try KernelApp.kernel.compose(config: config, profile: profile, runtime: runtime)
       } catch {
         expectOneLine(error)
       }

@@ -1,6 +1,6 @@
 /// Where jitter comes from: the system generator in an app, a fixed or scripted value in a test,
 /// so a test can assert the exact delay a retrier asked for. Registered in the container like
-/// any other part (`KernelComposition` gives every retrier the same one).
+/// any other part (the composition gives every retrier the same one).
 public struct RandomSource: Sendable {
   private let draw: @Sendable (ClosedRange<Double>) -> Double
 

@@ -1,0 +1,25 @@
+import Foundation
+
+/// What a run adds to the configuration: where data lives, what the command line chose, and
+/// where logs and warnings go.
+public struct Runtime: Sendable {
+  public var dataDirectory: URL
+  /// `--environment`, overriding the saved and the configured one.
+  public var environment: String?
+  /// `--base-url`, overriding the chosen environment's base URL.
+  public var baseURL: String?
+  public var log: @Sendable (String) -> Void
+  public var warn: @Sendable (String) -> Void
+
+  public init(
+    dataDirectory: URL, environment: String? = nil, baseURL: String? = nil,
+    log: @escaping @Sendable (String) -> Void = { _ in },
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.dataDirectory = dataDirectory
+    self.environment = environment
+    self.baseURL = baseURL
+    self.log = log
+    self.warn = warn
+  }
+}
