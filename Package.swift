@@ -115,7 +115,9 @@ let package = Package(
     // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Store", "Layers", "Api", "SampleApi", "Domain", "KernelTesting"]),
+      dependencies: [
+        "Store", "Layers", "Api", "SampleApi", "Domain", "Composition", "KernelTesting",
+      ]),
     .testTarget(
       name: "CompositionTests",
       dependencies: [

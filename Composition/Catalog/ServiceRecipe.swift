@@ -13,8 +13,16 @@ import Layers
 /// ```
 public struct ServiceRecipe<Service: Sendable>: Sendable {
   public let key: String
-  var sources: [String: (needs: Needs, make: Catalog.Make<Service>)] = [:]
-  var wrap: (@Sendable (Service?, [any ServiceLayer]) -> Service)?
+  var sources: [String: SourceRecipe] = [:]
+  var wrap: (@Sendable (Source<Service>?, [any ServiceLayer]) -> Service)?
+
+  /// A source as registered: what it needs, the service it makes, and what layers call.
+  struct SourceRecipe: Sendable {
+    let needs: Needs
+    let make: Catalog.Make<Service>
+    /// Under layers: the service made per call (nil: the made service, as `.plain`).
+    var layered: Catalog.Make<Source<Service>>? = nil
+  }
 
   init(key: String) { self.key = key }
 
@@ -22,19 +30,22 @@ public struct ServiceRecipe<Service: Sendable>: Sendable {
   public mutating func source(
     _ name: String, needs: Needs = [], _ make: @escaping Catalog.Make<Service>
   ) {
-    sources[name] = (needs, make)
+    sources[name] = SourceRecipe(needs: needs, make: make)
   }
 
   /// The `api` source: the service over the shared api client (environment, adapters,
-  /// retriers, transport).
+  /// retriers, transport). Under a caching layer, each call gets the service over a client
+  /// that offers the cached copy's validators to that call alone (`ApiClient.offering(_:)`).
   public mutating func api(_ make: @escaping @Sendable (ApiClient) -> Service) {
-    source("api", needs: .api) { r in make(try r.resolve(ApiClient.self)) }
+    sources["api"] = SourceRecipe(
+      needs: .api, make: { r in make(try r.resolve(ApiClient.self)) },
+      layered: { r in .api(try r.resolve(ApiClient.self), make) })
   }
 
   /// How the stack's layers wrap a source (nil for `store`: the layers answer alone). It also
   /// gives the service the `store` source: its calls answered from the cache only.
   public mutating func layered(
-    _ wrap: @escaping @Sendable (_ base: Service?, _ layers: [any ServiceLayer]) -> Service
+    _ wrap: @escaping @Sendable (_ base: Source<Service>?, _ layers: [any ServiceLayer]) -> Service
   ) {
     self.wrap = wrap
   }
@@ -71,7 +82,9 @@ struct AnyServiceRecipe: Sendable {
       if let made = recipe.sources[source], source != "store" || recipe.wrap == nil {
         try container.register(Service.self, scope: .session) { r in try made.make(r) }
         guard let wrap = recipe.wrap, !all.isEmpty else { return }
-        try container.decorate(Service.self) { r, base in wrap(base, try build(r)) }
+        try container.decorate(Service.self) { r, base in
+          wrap(try made.layered?(r) ?? .plain(base), try build(r))
+        }
       } else if let wrap = recipe.wrap {
         try container.register(Service.self, scope: .session) { r in wrap(nil, try build(r)) }
       }

@@ -32,12 +32,11 @@ struct ApiShowService: ShowService {
 // 3. The cache and offline layers: one call description; the layers are the movies' own.
 //    With no base it is a cache-only source: no api client, nothing that sends.
 struct LayeredShowService: ShowService {
-  let base: (any ShowService)?
+  let base: Source<any ShowService>?
   let layers: LayerStack
   func show(id: Int) async throws -> Show {
     let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")
-    guard let base else { return try await layers.answer(call, from: nil) }
-    return try await layers.answer(call) { try await base.show(id: id) }
+    return try await layers.answer(call, from: base) { try await $0.show(id: id) }
   }
 }
 
@@ -46,7 +45,7 @@ struct LayeredShowService: ShowService {
 func registerShows(in container: Container, policy: CachePolicy) throws {
   try container.register((any ShowService).self, scope: .session) { r in
     LayeredShowService(
-      base: ApiShowService(client: try r.resolve()),
+      base: .api(try r.resolve()) { ApiShowService(client: $0) },
       layers: LayerStack([CachingLayer(store: try r.resolve(), policy: policy)]))
   }
 }

@@ -1,4 +1,5 @@
 import Api
+import Composition
 import Domain
 import Foundation
 import KernelTesting
@@ -10,14 +11,21 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct LayeredApiTests {
   /// The api movie service for `server`, no retries; its whole-request deadline on `deadline`.
-  private func api(_ server: FixtureServer, deadline: any Clock<Duration> = ContinuousClock())
-    throws -> ApiMovieService
+  /// A client of `server`, with no retriers.
+  private func client(_ server: FixtureServer, deadline: any Clock<Duration> = ContinuousClock())
+    throws -> ApiClient
   {
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
-    return ApiMovieService(
-      client: ApiClient(
-        context: context, transport: PlatformTransport(clock: deadline), retriers: []))
+    return ApiClient(context: context, transport: PlatformTransport(clock: deadline), retriers: [])
+  }
+
+  /// The api movie service over a client of `server`, made for each call with the validators
+  /// a caching layer offers it, as Kernel's `api` source is.
+  private func api(_ server: FixtureServer, deadline: any Clock<Duration> = ContinuousClock())
+    throws -> Source<any MovieService>
+  {
+    .api(try client(server, deadline: deadline)) { ApiMovieService(client: $0) }
   }
 
   /// That api service under one caching layer.
@@ -48,7 +56,8 @@ import Testing
     // clock never moved, and the api alone says "connection refused", not "timed out".
     #expect(deadline.now == TestClock.Instant(offset: .zero))
     let direct = await #expect(throws: ApiError.self) {
-      try await self.api(server, deadline: deadline).topGrossingMovies(year: 2016)
+      try await ApiMovieService(client: self.client(server, deadline: deadline))
+        .topGrossingMovies(year: 2016)
     }
     guard case .unreachable(_, _, let reason) = direct else {
       Issue.record("expected unreachable, got \(String(describing: direct))")
@@ -98,5 +107,59 @@ import Testing
     #expect(second == first)
     #expect(seen.withLock { $0 } == [nil, value])
     #expect(recorder.all.last == Provenance(origin: .cache, age: 0))
+  }
+
+  /// A token refresh made inside a call whose cached copy's validators are offered is a request
+  /// of its own: it carries no `If-None-Match`, succeeds, and the replayed call is still
+  /// conditional (a 304 serves the copy).
+  @Test func aRefreshInsideAConditionalCallCarriesNoValidatorsOfThatCall() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    let server = try await FixtureServer.start(options: options)
+    let conditions = Mutex<[String: [String?]]>([:])
+    server.handle("GET", "/api/auth") { request in
+      conditions.withLock { $0["auth", default: []].append(request.headers["if-none-match"]) }
+      return await server.responder.original(request)
+    }
+    server.handle("GET", "/api/movies/1") { request in
+      let condition = request.headers["if-none-match"]
+      conditions.withLock { $0["movie", default: []].append(condition) }
+      var response = await server.responder.original(request)
+      guard response.status == 200 else { return response }
+      if condition == "\"v1\"" { return SampleResponse(status: 304) }
+      response.headers["ETag"] = "\"v1\""
+      return response
+    }
+    let context = InMemoryApiContext(
+      environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
+    let client = ApiClient(
+      context: context, transport: PlatformTransport(), retriers: [.authRefresh])
+    let clock = TestWallClock()
+    let service = LayeredMovieService(
+      base: .api(client) { ApiMovieService(client: $0) },
+      layers: [
+        CachingLayer(
+          store: try SQLiteCacheStore.inMemory(), policy: .cacheFirst(maxAge: .seconds(60)),
+          clock: clock.wallClock)
+      ])
+
+    try await ApiAuthService(client: client).authorize()
+    let first = try await service.movie(id: 1)
+    clock.advance(600)
+    server.responder.expireTokens()
+    let recorder = Provenance.Recorder()
+    let second = try await Provenance.$recorder.withValue(recorder) {
+      try await service.movie(id: 1)
+    }
+    await server.stop()
+
+    #expect(second == first)
+    #expect(recorder.all.last == Provenance(origin: .cache, age: 0))
+    // The login, then the refresh the 401 set off: neither carried the movie's validators.
+    #expect(conditions.withLock { $0["auth"] } == [nil, nil])
+    // Three requests: the first; the conditional one, refused (401) before any handler; its
+    // replay with the new token, still conditional, answered 304.
+    #expect(server.responder.requests(to: "movies/1") == 3)
+    #expect(conditions.withLock { $0["movie"] } == [nil, "\"v1\""])
   }
 }

@@ -31,22 +31,33 @@ private final class FailingStore: CacheStore {
   }
 }
 
-/// A base that answers with validators and says "not modified" when offered the current ones,
-/// as the api client does over HTTP.
-private final class ValidatingService: MovieService {
+/// A source whose calls answer with validators and say "not modified" when offered the
+/// current ones, as the api client does over HTTP.
+private final class ValidatingSource: Sendable {
   let movies: [Movie]
   let offered = Recorder<CacheValidators?>()
 
   init(_ movies: [Movie]) { self.movies = movies }
 
-  func movie(id: Int) async throws -> Movie {
-    offered.append(ConditionalRequest.offered)
-    if ConditionalRequest.offered?.etag == "\"v1\"" { throw NotModified() }
-    ConditionalRequest.received?.set(CacheValidators(etag: "\"v1\""))
-    return movies[0]
+  /// Each call's service, made with the validators offered to that call.
+  var source: Source<any MovieService> {
+    Source { [self] validators in
+      (Call(owner: self, validators: validators), { CacheValidators(etag: "\"v1\"") })
+    }
   }
-  func topGrossingMovies(year: Int) async throws -> [Movie] { movies }
-  func topRatedMovies(year: Int) async throws -> [Movie] { movies }
+
+  struct Call: MovieService {
+    let owner: ValidatingSource
+    let validators: CacheValidators?
+
+    func movie(id: Int) async throws -> Movie {
+      owner.offered.append(validators)
+      if validators?.etag == "\"v1\"" { throw NotModified() }
+      return owner.movies[0]
+    }
+    func topGrossingMovies(year: Int) async throws -> [Movie] { owner.movies }
+    func topRatedMovies(year: Int) async throws -> [Movie] { owner.movies }
+  }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct CachingLayerTests {
@@ -69,7 +80,7 @@ private final class ValidatingService: MovieService {
     let base = ScriptedMovieService([dory, civilWar])
     let layer = CachingLayer(
       store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
-    let service = LayeredMovieService(base: base, layers: [layer])
+    let service = LayeredMovieService(base: .plain(base), layers: [layer])
     _ = try await service.movie(id: 1)
     let (list, trace) = try await traced { try await service.topGrossingMovies(year: 2016) }
     #expect(list == [dory, civilWar])
@@ -85,7 +96,9 @@ private final class ValidatingService: MovieService {
     ])
     func updates() async throws -> [Answer<Movie>] {
       var all: [Answer<Movie>] = []
-      for try await update in stack.updates(.movie(id: 1), from: { try await base.movie(id: 1) }) {
+      for try await update in stack.updates(
+        .movie(id: 1), from: .plain(base), { try await $0.movie(id: 1) })
+      {
         all.append(update)
       }
       return all
@@ -109,7 +122,7 @@ private final class ValidatingService: MovieService {
     let base = ScriptedMovieService([dory])
     let layer = CachingLayer(
       store: store, policy: .staleWhileRevalidate(maxAge: .seconds(60)), clock: clock.wallClock)
-    let service = LayeredMovieService(base: base, layers: [layer])
+    let service = LayeredMovieService(base: .plain(base), layers: [layer])
     _ = try await service.movie(id: 1)
     clock.advance(90)
     let renamed = try Movie.fixture(1, "Dory, revalidated")
@@ -145,7 +158,7 @@ private final class ValidatingService: MovieService {
     let warnings = Recorder<String>()
     let layer = CachingLayer(store: store, policy: .networkFirst, warn: warnings.append)
     let service = LayeredMovieService(
-      base: ScriptedMovieService([dory, civilWar]), layers: [layer])
+      base: .plain(ScriptedMovieService([dory, civilWar])), layers: [layer])
     #expect(try await service.movie(id: 1) == dory)
     #expect(try await service.movie(id: 3) == civilWar)
     #expect(store.writes.value == 2)
@@ -159,7 +172,7 @@ private final class ValidatingService: MovieService {
     let warnings = Recorder<String>()
     let base = ScriptedMovieService([dory])
     let layered = LayeredMovieService(
-      base: base,
+      base: .plain(base),
       layers: [
         CachingLayer(
           store: FailingStore(failReads: true), policy: .networkFirst, warn: warnings.append)
@@ -174,9 +187,9 @@ private final class ValidatingService: MovieService {
 
   @Test func theCopysValidatorsAreOfferedAndA304RenewsIt() async throws {
     let clock = TestWallClock()
-    let base = ValidatingService([dory])
+    let base = ValidatingSource([dory])
     let service = LayeredMovieService(
-      base: base,
+      base: base.source,
       layers: [
         CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst, clock: clock.wallClock)
       ])
@@ -202,14 +215,14 @@ private final class ValidatingService: MovieService {
     let inner = InMemoryCacheStore()
     let outer = InMemoryCacheStore()
     let below = LayeredMovieService(
-      base: ScriptedMovieService([dory]),
+      base: .plain(ScriptedMovieService([dory])),
       layers: [CachingLayer(store: inner, policy: .networkFirst, clock: clock.wallClock)])
     _ = try await below.movie(id: 1)
     clock.advance(40)
     let cacheOnlyBelow = LayeredMovieService(
       base: nil, layers: [CachingLayer(store: inner, policy: .cacheOnly, clock: clock.wallClock)])
     let above = LayeredMovieService(
-      base: cacheOnlyBelow,
+      base: .plain(cacheOnlyBelow),
       layers: [CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock)])
     let (movie, trace) = try await traced { try await above.movie(id: 1) }
     #expect(movie == dory)

@@ -14,7 +14,7 @@ import Testing
     let cache = InMemoryCacheStore()
     // snippet: layers
     let movies = LayeredMovieService(
-      base: apiMovies,
+      base: .plain(apiMovies),
       layers: [
         LoggingLayer(log: { print($0) }),
         DedupeLayer(),  // concurrent identical calls share one

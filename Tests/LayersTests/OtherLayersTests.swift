@@ -51,7 +51,7 @@ private final class GatedMovies: MovieService {
     let dory = try Movie.fixture(1, "Finding Dory")
     let base = GatedMovies(dory)
     let counting = CountingLayer()
-    let service = LayeredMovieService(base: base, layers: [counting, DedupeLayer()])
+    let service = LayeredMovieService(base: .plain(base), layers: [counting, DedupeLayer()])
     let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
       for _ in 0..<10 { group.addTask { try await service.movie(id: 1) } }
       // Open the base once every call has reached the dedupe layer.
@@ -71,7 +71,7 @@ private final class GatedMovies: MovieService {
       try Movie.fixture(1, "A"), try Movie.fixture(2, "B"), try Movie.fixture(3, "C"),
     ])
     let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), clock: clock.wallClock)
-    let service = LayeredMovieService(base: base, layers: [memory])
+    let service = LayeredMovieService(base: .plain(base), layers: [memory])
 
     _ = try await service.movie(id: 1)
     clock.advance(4)
@@ -99,7 +99,7 @@ private final class GatedMovies: MovieService {
     let lines = Recorder<String>()
     let base = ScriptedMovieService([try Movie.fixture(1, "A")])
     let service = LayeredMovieService(
-      base: base,
+      base: .plain(base),
       layers: [
         LoggingLayer(log: lines.append),
         CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst),

@@ -21,12 +21,11 @@ struct ApiBookService: BookService {
 
 /// The layered form: one call description; every layer, and the `store` source, come with it.
 struct LayeredBookService: BookService {
-  let base: (any BookService)?
+  let base: Source<any BookService>?
   let layers: LayerStack
   func book(id: Int) async throws -> Book {
     let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
-    guard let base else { return try await layers.answer(call, from: nil) }
-    return try await layers.answer(call) { try await base.book(id: id) }
+    return try await layers.answer(call, from: base) { try await $0.book(id: id) }
   }
 }
 

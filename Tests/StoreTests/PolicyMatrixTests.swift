@@ -108,7 +108,7 @@ import Testing
     // What was stored before, through the layer itself.
     let seeder = ScriptedMovieService(old)
     let seeding = LayeredMovieService(
-      base: seeder,
+      base: .plain(seeder),
       layers: [CachingLayer(store: store, policy: .networkOnly, clock: clock.wallClock)])
     switch (c.stored, c.shape) {
     case (.nothing, _): break
@@ -129,7 +129,7 @@ import Testing
     let background = BackgroundWork()
     let layer = CachingLayer(
       store: store, policy: c.policy, clock: clock.wallClock, background: background)
-    let service = LayeredMovieService(base: api, layers: [layer])
+    let service = LayeredMovieService(base: .plain(api), layers: [layer])
 
     let early = Recorder<Provenance>()
     let recorder = Provenance.Recorder { early.append($0.provenance) }

@@ -39,6 +39,9 @@ public final class ApiClient: Sendable {
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
   /// while instead of each retrying on its own.
   public let unreachable: UnreachableOrigins
+  /// The validators a cached copy offers to this client's requests, and where the validators
+  /// of their answers go: set only on the copy `offering(_:)` makes for one call.
+  private let conditional: (offered: CacheValidators, received: ReceivedValidators)?
 
   public init(
     context: any ApiContext, transport: any Transport,
@@ -61,6 +64,36 @@ public final class ApiClient: Sendable {
       .union(adapter.secretHeaders)
     self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
     self.trace = trace
+    self.conditional = nil
+  }
+
+  private init(
+    _ other: ApiClient, offering offered: CacheValidators, into received: ReceivedValidators
+  ) {
+    context = other.context
+    transport = other.transport
+    adapter = other.adapter
+    retrier = other.retrier
+    maxAttempts = other.maxAttempts
+    clock = other.clock
+    deadline = other.deadline
+    deadlineClock = other.deadlineClock
+    redirects = other.redirects
+    secretHeaders = other.secretHeaders
+    unreachable = other.unreachable
+    trace = other.trace
+    conditional = (offered, received)
+  }
+
+  /// This client for one call a cache layer makes conditional: its GET requests carry
+  /// `validators` (`If-None-Match`, `If-Modified-Since`), a 304 to them throws `NotModified`,
+  /// and the validators of a 2xx answer are kept in `received` (with no validators offered,
+  /// too). Requests that fetch a credential never carry them, and no other client sees them.
+  public func offering(_ validators: CacheValidators?) -> (
+    client: ApiClient, received: ReceivedValidators
+  ) {
+    let received = ReceivedValidators()
+    return (ApiClient(self, offering: validators ?? CacheValidators(), into: received), received)
   }
 
   /// The validated (2xx) response of `route`, within the deadline.
@@ -101,7 +134,9 @@ public final class ApiClient: Sendable {
           "\(route.method) \(route.path): \(origin) was found unreachable moments ago; not tried")
         throw Self.apiError(.failure(known), route: route)
       }
-      Self.offerValidators(to: &request)
+      let conditional = route.isAuthentication ? nil : conditional
+      let offered = conditional.flatMap { $0.offered.isEmpty ? nil : $0.offered }
+      if let offered { Self.offer(offered, to: &request) }
       request = try await adapter.adapt(request, for: attempt)
       // A user and password in the environment's URL, unless an adapter authorized otherwise.
       if request.headerFields[.authorization] == nil {
@@ -114,10 +149,10 @@ public final class ApiClient: Sendable {
         (request, response) = try await following(request, body: route.body)
         if (200..<300).contains(response.status) {
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))
-          Self.reportValidators(of: response)
+          conditional?.received.set(response.validators)
           return response
         }
-        if response.status == 304 && ConditionalRequest.offered != nil {
+        if response.status == 304 && offered != nil {
           trace?(traceLine(request, "304", since: started, then: "; the cached copy stands"))
           throw NotModified()
         }
@@ -189,10 +224,18 @@ public final class ApiClient: Sendable {
     }
   }
 
-  /// The response of `request`: its route sent, validated, and its body decoded.
-  public func send<Response>(_ request: ApiRequest<Response>) async throws -> Response {
+  /// The value of `request`: its route sent, validated, and its body decoded.
+  public func send<Value>(_ request: ApiRequest<Value>) async throws -> Value {
+    try await response(request).value
+  }
+
+  /// The answer to `request` as a value: its body decoded, with the status, header fields and
+  /// validators it came with.
+  public func response<Value>(_ request: ApiRequest<Value>) async throws -> Response<Value> {
     let response = try await response(for: request.route)
-    return try request.decode(response.body, request.route)
+    return Response(
+      value: try request.decode(response.body, request.route), status: response.status,
+      headerFields: response.headerFields)
   }
 
   /// The value of `route` decoded from its body by `mapping`.
@@ -204,21 +247,13 @@ public final class ApiClient: Sendable {
     try await send(ApiRequest<T>(route, mapping: mapping))
   }
 
-  /// Makes a GET conditional on the validators a cache layer offered for this task.
-  private static func offerValidators(to request: inout HTTPRequest) {
-    guard request.method == .get, let offered = ConditionalRequest.offered else { return }
+  /// Makes a GET conditional on the validators of a cached copy.
+  private static func offer(_ offered: CacheValidators, to request: inout HTTPRequest) {
+    guard request.method == .get else { return }
     if let etag = offered.etag { request.headerFields[.ifNoneMatch] = etag }
     if let lastModified = offered.lastModified {
       request.headerFields[.ifModifiedSince] = lastModified
     }
-  }
-
-  /// Tells a waiting cache layer the validators of a fresh response.
-  private static func reportValidators(of response: ApiResponse) {
-    guard let received = ConditionalRequest.received else { return }
-    received.set(
-      CacheValidators(
-        etag: response.headerFields[.eTag], lastModified: response.headerFields[.lastModified]))
   }
 
   /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTPTypes
 
@@ -43,6 +44,9 @@ public struct ApiResponse: Sendable {
   public var status: Int { head.status.code }
 
   public var headerFields: HTTPFields { head.headerFields }
+
+  /// Its `ETag` and `Last-Modified`, which a cached copy of it offers on the next request.
+  public var validators: CacheValidators { CacheValidators(headerFields) }
 
   /// Header values by lower-cased name; the values of a repeated field joined by `, `.
   public var headers: [String: String] {

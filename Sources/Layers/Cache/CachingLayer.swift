@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A call is answered from the store only with the entry stored under its own key (its own
 /// result, its own time). A failed call below never deletes anything. The stored copy's
-/// validators are offered below (see `ConditionalRequest`); a 304 serves the copy and makes it
+/// validators are offered below to the call below (see `Source`); a 304 serves the copy and makes it
 /// new. A store that cannot be read or written never costs the answer: the layer warns once
 /// per cause and goes on as if nothing were stored (`cacheOnly` reports the failure instead).
 public struct CachingLayer: ServiceLayer {

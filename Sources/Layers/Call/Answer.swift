@@ -44,24 +44,21 @@ public struct Next<Value: Sendable>: Sendable {
     try await body(validators)
   }
 
-  /// The service underneath every layer. It hears the offered validators, and reports those of
-  /// its response, through `ConditionalRequest` (the hook the api client understands), and
-  /// throws `NotModified` on a 304. Its answer is new from the network, unless it is itself a
-  /// layered service that answered from a cache: then its own provenance is kept.
-  /// With no service underneath, a call no layer answered is a `CacheMiss`.
-  public static func base(
-    _ call: ServiceCall<Value>, _ fetch: (@Sendable () async throws -> Value)?
+  /// The source underneath every layer: the service it makes for this call, offered the
+  /// validators the layers above offered; the validators of its answer come back with the
+  /// answer, and a 304 is its `NotModified`. Its answer is new from the network, unless the
+  /// service is itself a layered service that answered from a cache: then its own provenance
+  /// is kept. With no source, a call no layer answered is a `CacheMiss`.
+  public static func base<Service: Sendable>(
+    _ call: ServiceCall<Value>, _ source: Source<Service>?,
+    _ fetch: @escaping @Sendable (Service) async throws -> Value
   ) -> Next<Value> {
-    guard let fetch else { return Next { _ in throw CacheMiss(what: call.summary) } }
+    guard let source else { return Next { _ in throw CacheMiss(what: call.summary) } }
     return Next { offered in
-      let received = ConditionalRequest.Received()
+      let made = source.make(offered)
       let inner = Provenance.Recorder()
-      let value = try await Provenance.$recorder.withValue(inner) {
-        try await ConditionalRequest.$offered.withValue(offered) {
-          try await ConditionalRequest.$received.withValue(received) { try await fetch() }
-        }
-      }
-      let validators = received.validators ?? CacheValidators()
+      let value = try await Provenance.$recorder.withValue(inner) { try await fetch(made.service) }
+      let validators = made.received() ?? CacheValidators()
       guard let age = inner.oldestCacheAge else {
         return Answer(value: value, origin: .network, validators: validators)
       }

@@ -7,10 +7,10 @@ import Domain
 /// With no base (a store-only stack, the offline profile), a caching layer answers every call
 /// or nothing does: `CacheMiss`.
 public struct LayeredMovieService: MovieService {
-  public let base: (any MovieService)?
+  public let base: Source<any MovieService>?
   public let layers: LayerStack
 
-  public init(base: (any MovieService)?, layers: [any ServiceLayer]) {
+  public init(base: Source<any MovieService>?, layers: [any ServiceLayer]) {
     self.base = base
     self.layers = LayerStack(layers)
   }
@@ -31,8 +31,7 @@ public struct LayeredMovieService: MovieService {
     _ call: ServiceCall<Value>,
     _ fetch: @escaping @Sendable (any MovieService) async throws -> Value
   ) async throws -> Value {
-    guard let base else { return try await layers.answer(call, from: nil) }
-    return try await layers.answer(call) { try await fetch(base) }
+    try await layers.answer(call, from: base, fetch)
   }
 }
 

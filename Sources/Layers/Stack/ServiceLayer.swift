@@ -29,21 +29,24 @@ public struct LayerStack: ServiceLayer {
     return try await chain()
   }
 
-  /// What a layered service's method does: runs `call` through the stack down to `fetch`,
-  /// records where the answer came from (once, for whoever collects `Provenance`), returns it.
-  /// With no `fetch` (a store-only stack) a call the layers do not answer is a `CacheMiss`.
-  public func answer<Value: Sendable>(
-    _ call: ServiceCall<Value>, from fetch: (@Sendable () async throws -> Value)?
+  /// What a layered service's method does: runs `call` through the stack down to `fetch` on
+  /// the service `source` makes for it, records where the answer came from (once, for whoever
+  /// collects `Provenance`), returns it. With no source (a store-only stack) a call the layers
+  /// do not answer is a `CacheMiss`.
+  public func answer<Service: Sendable, Value: Sendable>(
+    _ call: ServiceCall<Value>, from source: Source<Service>?,
+    _ fetch: @escaping @Sendable (Service) async throws -> Value
   ) async throws -> Value {
-    let answer = try await run(call, next: .base(call, fetch))
+    let answer = try await run(call, next: .base(call, source, fetch))
     Provenance.record(answer.provenance)
     return answer.value
   }
 
   /// The call's answers as they come: a `cacheThenNetwork` cache's stored copy first, then the
   /// final answer when it differs from it. Other policies give one update.
-  public func updates<Value: Sendable & Equatable>(
-    _ call: ServiceCall<Value>, from fetch: (@Sendable () async throws -> Value)?
+  public func updates<Service: Sendable, Value: Sendable & Equatable>(
+    _ call: ServiceCall<Value>, from source: Source<Service>?,
+    _ fetch: @escaping @Sendable (Service) async throws -> Value
   ) -> AsyncThrowingStream<Answer<Value>, any Error> {
     AsyncThrowingStream { continuation in
       let first = EarlySlot<Value>()
@@ -56,7 +59,7 @@ public struct LayerStack: ServiceLayer {
       let task = Task {
         do {
           let answer = try await Provenance.$recorder.withValue(recorder) {
-            try await run(call, next: .base(call, fetch))
+            try await run(call, next: .base(call, source, fetch))
           }
           if first.value?.value != answer.value { continuation.yield(answer) }
           continuation.finish()

@@ -32,7 +32,7 @@ struct ApiBookService: BookService {
 /// The layered form: one call description per call. The layers a profile names wrap it; with
 /// no base it is the `store` source, answered by the cache alone, with no api client at all.
 struct LayeredBookService: BookService {
-  let base: (any BookService)?
+  let base: Source<any BookService>?
   let layers: LayerStack
 
   func book(id: Int) async throws -> Book {
@@ -50,8 +50,7 @@ struct LayeredBookService: BookService {
   private func answer<Value: Sendable>(
     _ call: ServiceCall<Value>, _ fetch: @escaping @Sendable (any BookService) async throws -> Value
   ) async throws -> Value {
-    guard let base else { return try await layers.answer(call, from: nil) }
-    return try await layers.answer(call) { try await fetch(base) }
+    try await layers.answer(call, from: base, fetch)
   }
 }
 // end snippet
