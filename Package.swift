@@ -75,7 +75,7 @@ let package = Package(
     .target(
       name: "KernelCommands",
       dependencies: [
-        "Composition", "Domain",
+        "Composition", "Domain", "Layers",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -18,17 +18,6 @@ public struct Provenance: Sendable, Hashable {
     self.age = age
   }
 
-  /// Collects the provenance of the results a task produced, so a caller sees where its answer
-  /// came from without every service returning it: `Provenance.$recorder.withValue(recorder)`.
-  @TaskLocal public static var recorder: Recorder?
-
-  /// Notes `provenance` for whoever is collecting in this task.
-  public static func record(_ provenance: Provenance) { recorder?.add(provenance) }
-
-  /// Hands an answer that comes before the final one (a `cacheThenNetwork` cache's stored copy)
-  /// to whoever is collecting in this task and listens for them.
-  public static func deliverEarly(_ answer: EarlyAnswer) { recorder?.early?(answer) }
-
   /// An answer delivered before the call returns its final one: the call's key, the value (of
   /// the call's result type) and where it came from.
   public struct EarlyAnswer: Sendable {
@@ -43,19 +32,24 @@ public struct Provenance: Sendable, Hashable {
     }
   }
 
-  /// The provenance of every result of a task.
+  /// Where the answers a caller asked for came from: given to the service it asks (a layered
+  /// service's `observed(by:)`), which notes each answer's provenance here as it returns it.
   public final class Recorder: Sendable {
     private let entries = Mutex<[Provenance]>([])
-    let early: (@Sendable (EarlyAnswer) -> Void)?
+    private let early: (@Sendable (EarlyAnswer) -> Void)?
 
-    /// `early` hears the answers a call delivers before its final one; without it they are
-    /// not looked for.
+    /// `early` hears the answers a call delivers before its final one (a `cacheThenNetwork`
+    /// cache's stored copy); without it they are not looked for.
     public init(early: (@Sendable (EarlyAnswer) -> Void)? = nil) { self.early = early }
 
-    func add(_ provenance: Provenance) { entries.withLock { $0.append(provenance) } }
+    /// Notes the provenance of an answer given to the caller.
+    public func record(_ provenance: Provenance) { entries.withLock { $0.append(provenance) } }
 
-    /// Notes `provenance` here too (a layer passing on what it collected).
-    public func record(_ provenance: Provenance) { add(provenance) }
+    /// Whether someone listens for early answers.
+    public var wantsEarlyAnswers: Bool { early != nil }
+
+    /// Hands an answer that comes before the final one to whoever listens.
+    public func deliverEarly(_ answer: EarlyAnswer) { early?(answer) }
 
     public var all: [Provenance] { entries.withLock { $0 } }
 

@@ -1,6 +1,7 @@
 import Composition
 import Domain
 import Foundation
+import Layers
 
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
@@ -43,11 +44,10 @@ extension Session {
       runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
     }
     let recorder = Provenance.Recorder(early: early)
+    let observed = recorder.observing(service)
     let value: Value
     do {
-      value = try await composed.makeCurrent {
-        try await Provenance.$recorder.withValue(recorder) { try await body(service) }
-      }
+      value = try await composed.makeCurrent { try await body(observed) }
     } catch {
       await settle(composed)
       throw error

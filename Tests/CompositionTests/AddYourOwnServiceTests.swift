@@ -31,9 +31,9 @@ struct ApiShowService: ShowService {
 
 // 3. The cache and offline layers: one call description; the layers are the movies' own.
 //    With no base it is a cache-only source: no api client, nothing that sends.
-struct LayeredShowService: ShowService {
+struct LayeredShowService: ShowService, LayeredService {
   let base: Source<any ShowService>?
-  let layers: LayerStack
+  var layers: LayerStack
   func show(id: Int) async throws -> Show {
     let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")
     return try await layers.answer(call, from: base) { try await $0.show(id: id) }
@@ -71,9 +71,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     await server.stop()
     // The server is gone: the same call answers from the cache, and says so.
     let recorder = Provenance.Recorder()
-    let cached = try await Provenance.$recorder.withValue(recorder) {
-      try await shows.show(id: 7)
-    }
+    let cached = try await recorder.observing(shows).show(id: 7)
     #expect(cached.title == "Twin Peaks" && recorder.origin == "cache")
     // Offline: the offline profile's container, which holds no api client at all; the shows
     // from the call description and the cache alone.

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Injection
 import KernelTesting
+import Layers
 import SampleApi
 import Store
 import Synchronization
@@ -17,9 +18,12 @@ import Testing
     Runtime(dataDirectory: folder, environment: environment, baseURL: baseURL)
   }
 
-  private func traced<T>(_ body: () async throws -> T) async throws -> (T, String?) {
+  /// What `body` got from the container's movie service, and where it came from.
+  private func traced<T>(
+    _ container: Container, _ body: (any MovieService) async throws -> T
+  ) async throws -> (T, String?) {
     let recorder = Provenance.Recorder()
-    let value = try await Provenance.$recorder.withValue(recorder) { try await body() }
+    let value = try await body(recorder.observing(try container.resolve((any MovieService).self)))
     return (value, recorder.origin)
   }
 
@@ -28,8 +32,8 @@ import Testing
   {
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
-    let (online, onlineOrigin) = try await traced {
-      try await layered.resolve((any MovieService).self).topGrossingMovies(year: 2016)
+    let (online, onlineOrigin) = try await traced(layered) {
+      try await $0.topGrossingMovies(year: 2016)
     }
     #expect(online.count == 10)
     #expect(onlineOrigin == "network")
@@ -37,8 +41,8 @@ import Testing
     let offline = try KernelApp.kernel.compose(
       config: try .builtIn(), profile: "offline", runtime: runtime()
     ).container
-    let (cached, cachedOrigin) = try await traced {
-      try await offline.resolve((any MovieService).self).topGrossingMovies(year: 2016)
+    let (cached, cachedOrigin) = try await traced(offline) {
+      try await $0.topGrossingMovies(year: 2016)
     }
     #expect(cached == online)
     #expect(cachedOrigin == "cache")
@@ -55,9 +59,9 @@ import Testing
     _ = try await profile("layered").resolve((any MovieService).self).movie(id: 1)
     wall.advance(90)
     let recorder = Provenance.Recorder()
-    let movie = try await Provenance.$recorder.withValue(recorder) {
-      try await profile("offline").resolve((any MovieService).self).movie(id: 1)
-    }
+    let movie = try await recorder.observing(
+      try profile("offline").resolve((any MovieService).self)
+    ).movie(id: 1)
     #expect(movie.id == 1)
     #expect(recorder.all == [Provenance(origin: .cache, age: 90)])
   }
@@ -133,8 +137,8 @@ import Testing
       config: try .builtIn(), profile: "api",
       runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString)
     ).container
-    let (movies, origin) = try await traced {
-      try await api.resolve((any MovieService).self).topRatedMovies(year: 2016)
+    let (movies, origin) = try await traced(api) {
+      try await $0.topRatedMovies(year: 2016)
     }
     await server.stop()
     #expect(movies.first?.name == "Zootopia")

@@ -47,9 +47,7 @@ import Testing
     await server.stop()
 
     let recorder = Provenance.Recorder()
-    let movies = try await Provenance.$recorder.withValue(recorder) {
-      try await service.topGrossingMovies(year: 2016)
-    }
+    let movies = try await service.observed(by: recorder).topGrossingMovies(year: 2016)
     #expect(movies.first?.name == "Rogue One: A Star Wars Story")
     #expect(recorder.origin == "cache")
     // The fallback came from the refusal itself, not from a deadline passing: the deadline's
@@ -99,9 +97,7 @@ import Testing
     let first = try await service.movie(id: 1)
     clock.advance(600)
     let recorder = Provenance.Recorder()
-    let second = try await Provenance.$recorder.withValue(recorder) {
-      try await service.movie(id: 1)
-    }
+    let second = try await service.observed(by: recorder).movie(id: 1)
     await server.stop()
 
     #expect(second == first)
@@ -148,9 +144,7 @@ import Testing
     clock.advance(600)
     server.responder.expireTokens()
     let recorder = Provenance.Recorder()
-    let second = try await Provenance.$recorder.withValue(recorder) {
-      try await service.movie(id: 1)
-    }
+    let second = try await service.observed(by: recorder).movie(id: 1)
     await server.stop()
 
     #expect(second == first)

@@ -69,10 +69,12 @@ private final class ValidatingSource: Sendable {
     civilWar = try Movie.fixture(3, "Captain America: Civil War", grossing: 408, rating: 75)
   }
 
-  /// `body`'s value and where it came from.
-  private func traced<T>(_ body: () async throws -> T) async throws -> (T, Provenance.Recorder) {
+  /// What `body` got from `service`, and where it came from.
+  private func traced<T>(
+    _ service: LayeredMovieService, _ body: (LayeredMovieService) async throws -> T
+  ) async throws -> (T, Provenance.Recorder) {
     let recorder = Provenance.Recorder()
-    let value = try await Provenance.$recorder.withValue(recorder) { try await body() }
+    let value = try await body(service.observed(by: recorder))
     return (value, recorder)
   }
 
@@ -82,7 +84,7 @@ private final class ValidatingSource: Sendable {
       store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
     let service = LayeredMovieService(base: .plain(base), layers: [layer])
     _ = try await service.movie(id: 1)
-    let (list, trace) = try await traced { try await service.topGrossingMovies(year: 2016) }
+    let (list, trace) = try await traced(service) { try await $0.topGrossingMovies(year: 2016) }
     #expect(list == [dory, civilWar])
     #expect(trace.all == [Provenance(origin: .network, age: 0)])
     #expect(base.calls == 2)
@@ -128,12 +130,12 @@ private final class ValidatingSource: Sendable {
     let renamed = try Movie.fixture(1, "Dory, revalidated")
     base.answer([renamed])
 
-    let (stale, trace) = try await traced { try await service.movie(id: 1) }
+    let (stale, trace) = try await traced(service) { try await $0.movie(id: 1) }
     #expect(stale == dory)
     #expect(trace.all == [Provenance(origin: .cache, age: 90)])
     await layer.settle()
     #expect(base.calls == 2)
-    let (fresh, after) = try await traced { try await service.movie(id: 1) }
+    let (fresh, after) = try await traced(service) { try await $0.movie(id: 1) }
     #expect(fresh == renamed)
     #expect(after.all == [Provenance(origin: .cache, age: 0)])
   }
@@ -195,7 +197,7 @@ private final class ValidatingSource: Sendable {
       ])
     _ = try await service.movie(id: 1)
     clock.advance(500)
-    let (copy, trace) = try await traced { try await service.movie(id: 1) }
+    let (copy, trace) = try await traced(service) { try await $0.movie(id: 1) }
     #expect(copy == dory)
     #expect(trace.all == [Provenance(origin: .cache, age: 0)])
     #expect(base.offered.all == [nil, CacheValidators(etag: "\"v1\"")])
@@ -224,7 +226,7 @@ private final class ValidatingSource: Sendable {
     let above = LayeredMovieService(
       base: .plain(cacheOnlyBelow),
       layers: [CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock)])
-    let (movie, trace) = try await traced { try await above.movie(id: 1) }
+    let (movie, trace) = try await traced(above) { try await $0.movie(id: 1) }
     #expect(movie == dory)
     #expect(trace.all == [Provenance(origin: .cache, age: 40)])
     #expect(try await outer.statistics().entries == 0)

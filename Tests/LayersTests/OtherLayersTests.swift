@@ -76,7 +76,7 @@ private final class GatedMovies: MovieService {
     _ = try await service.movie(id: 1)
     clock.advance(4)
     let recorder = Provenance.Recorder()
-    _ = try await Provenance.$recorder.withValue(recorder) { try await service.movie(id: 1) }
+    _ = try await service.observed(by: recorder).movie(id: 1)
     #expect(base.calls == 1)
     #expect(recorder.all == [Provenance(origin: .cache, age: 4)])
 

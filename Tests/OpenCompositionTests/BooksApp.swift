@@ -20,9 +20,9 @@ struct ApiBookService: BookService {
 }
 
 /// The layered form: one call description; every layer, and the `store` source, come with it.
-struct LayeredBookService: BookService {
+struct LayeredBookService: BookService, LayeredService {
   let base: Source<any BookService>?
-  let layers: LayerStack
+  var layers: LayerStack
   func book(id: Int) async throws -> Book {
     let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
     return try await layers.answer(call, from: base) { try await $0.book(id: id) }

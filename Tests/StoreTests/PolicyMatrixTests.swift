@@ -129,16 +129,14 @@ import Testing
     let background = BackgroundWork()
     let layer = CachingLayer(
       store: store, policy: c.policy, clock: clock.wallClock, background: background)
-    let service = LayeredMovieService(base: .plain(api), layers: [layer])
-
     let early = Recorder<Provenance>()
     let recorder = Provenance.Recorder { early.append($0.provenance) }
-    let result = await Result(catching: {
-      try await Provenance.$recorder.withValue(recorder) { () async throws -> [Movie] in
-        switch c.shape {
-        case .item: [try await service.movie(id: 1)]
-        case .list: try await service.topGrossingMovies(year: 2016)
-        }
+    let service = LayeredMovieService(base: .plain(api), layers: [layer]).observed(by: recorder)
+
+    let result = await Result(catching: { () async throws -> [Movie] in
+      switch c.shape {
+      case .item: [try await service.movie(id: 1)]
+      case .list: try await service.topGrossingMovies(year: 2016)
       }
     })
     await background.settle()

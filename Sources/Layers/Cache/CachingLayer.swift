@@ -54,7 +54,7 @@ public struct CachingLayer: ServiceLayer {
       return try await fetchOrFallBack(call, codec, next, stored: stored)
     case .cacheThenNetwork:
       if let stored {
-        Provenance.deliverEarly(
+        call.observer?.deliverEarly(
           Provenance.EarlyAnswer(key: call.key, value: stored.value, provenance: stored.provenance))
       }
       return try await fetchOrFallBack(call, codec, next, stored: stored)

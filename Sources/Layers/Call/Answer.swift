@@ -57,7 +57,7 @@ public struct Next<Value: Sendable>: Sendable {
     return Next { offered in
       let made = source.make(offered)
       let inner = Provenance.Recorder()
-      let value = try await Provenance.$recorder.withValue(inner) { try await fetch(made.service) }
+      let value = try await fetch(inner.observing(made.service))
       let validators = made.received() ?? CacheValidators()
       guard let age = inner.oldestCacheAge else {
         return Answer(value: value, origin: .network, validators: validators)

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// One call of a service, as the layers see it: its name and key, and how its result is kept in
@@ -14,6 +15,9 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   public let summary: String
   /// How its result is turned into bytes for a cache store and back; nil when it is never cached.
   public let codec: CacheCodec<Value>?
+  /// Whoever asked for it and observes where its answers come from: set by the stack of an
+  /// observed service (`LayeredService.observed(by:)`), so a layer can hand it an early answer.
+  public var observer: Provenance.Recorder?
 
   public init(name: String, key: String, summary: String, codec: CacheCodec<Value>?) {
     self.name = name

@@ -6,9 +6,9 @@ import Domain
 ///
 /// With no base (a store-only stack, the offline profile), a caching layer answers every call
 /// or nothing does: `CacheMiss`.
-public struct LayeredMovieService: MovieService {
+public struct LayeredMovieService: MovieService, LayeredService {
   public let base: Source<any MovieService>?
-  public let layers: LayerStack
+  public var layers: LayerStack
 
   public init(base: Source<any MovieService>?, layers: [any ServiceLayer]) {
     self.base = base

@@ -12,8 +12,18 @@ public protocol ServiceLayer: Sendable {
 /// One stack per service, applied once per call.
 public struct LayerStack: ServiceLayer {
   public let layers: [any ServiceLayer]
+  /// Who hears where each answer came from; nil until the stack is `observed(by:)`.
+  public private(set) var observer: Provenance.Recorder?
 
   public init(_ layers: [any ServiceLayer]) { self.layers = layers }
+
+  /// This stack, noting the provenance of each answer it gives in `recorder` and handing it
+  /// the early answers of its calls.
+  public func observed(by recorder: Provenance.Recorder) -> LayerStack {
+    var copy = self
+    copy.observer = recorder
+    return copy
+  }
 
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
@@ -30,15 +40,17 @@ public struct LayerStack: ServiceLayer {
   }
 
   /// What a layered service's method does: runs `call` through the stack down to `fetch` on
-  /// the service `source` makes for it, records where the answer came from (once, for whoever
-  /// collects `Provenance`), returns it. With no source (a store-only stack) a call the layers
-  /// do not answer is a `CacheMiss`.
+  /// the service `source` makes for it, notes where the answer came from (once, for the
+  /// observer), returns it. With no source (a store-only stack) a call the layers do not
+  /// answer is a `CacheMiss`.
   public func answer<Service: Sendable, Value: Sendable>(
     _ call: ServiceCall<Value>, from source: Source<Service>?,
     _ fetch: @escaping @Sendable (Service) async throws -> Value
   ) async throws -> Value {
+    var call = call
+    call.observer = observer
     let answer = try await run(call, next: .base(call, source, fetch))
-    Provenance.record(answer.provenance)
+    observer?.record(answer.provenance)
     return answer.value
   }
 
@@ -56,11 +68,11 @@ public struct LayerStack: ServiceLayer {
           value: value, origin: early.provenance.origin, age: early.provenance.age)
         if first.set(answer) { continuation.yield(answer) }
       }
-      let task = Task {
+      var call = call
+      call.observer = recorder
+      let task = Task { [call] in
         do {
-          let answer = try await Provenance.$recorder.withValue(recorder) {
-            try await run(call, next: .base(call, source, fetch))
-          }
+          let answer = try await run(call, next: .base(call, source, fetch))
           if first.value?.value != answer.value { continuation.yield(answer) }
           continuation.finish()
         } catch {

@@ -31,9 +31,9 @@ struct ApiBookService: BookService {
 
 /// The layered form: one call description per call. The layers a profile names wrap it; with
 /// no base it is the `store` source, answered by the cache alone, with no api client at all.
-struct LayeredBookService: BookService {
+struct LayeredBookService: BookService, LayeredService {
   let base: Source<any BookService>?
-  let layers: LayerStack
+  var layers: LayerStack
 
   func book(id: Int) async throws -> Book {
     try await answer(.init(name: "book", key: "books/\(id)", summary: "book \(id)")) {

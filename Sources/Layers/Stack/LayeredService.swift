@@ -1,0 +1,32 @@
+import Domain
+
+/// A service whose calls go through a `LayerStack` (Kernel's `LayeredMovieService`, an app's
+/// `LayeredBookService`): whoever asks it can observe where its answers came from, as values
+/// noted in a recorder the caller gives, not through anything the task carries.
+///
+/// ```swift
+/// let recorder = Provenance.Recorder()
+/// let movie = try await recorder.observing(movies).movie(id: 1)
+/// recorder.origin  // "cache"
+/// ```
+public protocol LayeredService: Sendable {
+  var layers: LayerStack { get set }
+}
+
+extension LayeredService {
+  /// This service, noting where each of its answers came from in `recorder`.
+  public func observed(by recorder: Provenance.Recorder) -> Self {
+    var copy = self
+    copy.layers = layers.observed(by: recorder)
+    return copy
+  }
+}
+
+extension Provenance.Recorder {
+  /// `service` observed by this recorder when it is a `LayeredService`; otherwise `service`
+  /// itself, whose answers are its source's own and note nothing.
+  public func observing<Service>(_ service: Service) -> Service {
+    guard let layered = service as? any LayeredService else { return service }
+    return layered.observed(by: self) as? Service ?? service
+  }
+}
