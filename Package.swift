@@ -20,6 +20,7 @@ let package = Package(
     // Test support for Kernel's tests and an app's: test clocks, counters, temporary dirs, a
     // loopback api, a recording transport, a composed container with overrides.
     .library(name: "KernelTesting", targets: ["KernelTesting"]),
+    .library(name: "KernelTestingComposition", targets: ["KernelTestingComposition"]),
     .executable(name: "kernel", targets: ["kernel"]),
   ],
   dependencies: [
@@ -90,16 +91,23 @@ let package = Package(
     .target(
       name: "SampleApi",
       dependencies: [
-        "Domain", .product(name: "FlyingSocks", package: "FlyingFox"),
+        "Domain", "Api", .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "FlyingSocks", package: "FlyingFox"),
       ]
     ),
-    // What tests need, as a product an app's tests import too (HummingbirdTesting is the model).
+    // What tests need, as products an app's tests import too (HummingbirdTesting is the model):
+    // the core (clocks, counters, temporary dirs, a recording transport, a loopback api, the
+    // built binary), which needs neither the composition nor GRDB nor Yams, so the container's
+    // tests build without them; and the real composition with a test's overrides.
     .target(
       name: "KernelTesting",
       dependencies: [
-        "Injection", "Domain", "Api", "Layers", "SampleApi", "Composition",
+        "Injection", "Domain", "Api", "Layers", "SampleApi",
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
+    .target(
+      name: "KernelTestingComposition",
+      dependencies: ["KernelTesting", "Composition", "Injection"]),
     .testTarget(name: "InjectionTests", dependencies: ["Injection", "KernelTesting"]),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(
@@ -122,7 +130,7 @@ let package = Package(
       name: "CompositionTests",
       dependencies: [
         "Composition", "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
-        "KernelTesting",
+        "KernelTesting", "KernelTestingComposition",
       ]),
     // A second app (books) built through public API only: no @testable import here.
     .testTarget(

@@ -26,6 +26,7 @@ let package = Package(
       name: "BooksTests",
       dependencies: [
         "BooksKit", "books", .product(name: "KernelTesting", package: "Kernel"),
+        .product(name: "KernelTestingComposition", package: "Kernel"),
         .product(name: "Composition", package: "Kernel"), .product(name: "Api", package: "Kernel"),
         .product(name: "Layers", package: "Kernel"), .product(name: "Injection", package: "Kernel"),
       ]),

@@ -25,15 +25,15 @@ struct CacheCommand: AsyncParsableCommand {
         ]
         fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
         fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
-        Terminal.printExact(try Reply.json(fields))
+        try Terminal.printExact(try Reply.json(fields))
         return
       }
-      Terminal.print("cache:   \(stats.file ?? "in memory")")
-      Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes")
-      Terminal.print("answers: \(stats.entries)")
+      try Terminal.print("cache:   \(stats.file ?? "in memory")")
+      try Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes")
+      try Terminal.print("answers: \(stats.entries)")
       if let oldest = stats.oldest, let newest = stats.newest {
-        Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
-        Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
+        try Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
+        try Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
       }
     }
   }

@@ -35,7 +35,8 @@ public struct CommandLineApp: Sendable {
     self.bulkArguments = bulkArguments
   }
 
-  /// The command line being run; commands read the app from here.
+  /// The command line being run; commands read the app and the output from here, as
+  /// ArgumentParser makes each command with no way to hand it anything.
   @TaskLocal static var running: CommandLineApp?
   /// The root command's configuration for the one being run.
   @TaskLocal static var rootConfiguration: CommandConfiguration?
@@ -51,11 +52,17 @@ public struct CommandLineApp: Sendable {
     ServeCommand.self, CacheCommand.self,
   ]
 
-  /// Runs the command `arguments` names (without the program's name) in this process, printing
-  /// as `main` would; returns the exit code.
-  public func run(_ arguments: [String]) async -> Int32 {
-    await Self.$running.withValue(self) {
-      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: self)) {
+  /// Where this run writes; `standard` unless `run(_:output:)` was given another.
+  public private(set) var output = Output.standard
+
+  /// Runs the command `arguments` names (without the program's name) in this process, writing
+  /// to `output`; returns the exit code. Every failure is a thrown error carrying its code,
+  /// reported here as one sentence: nothing in a run exits the process.
+  public func run(_ arguments: [String], output: Output = .standard) async -> Int32 {
+    var line = self
+    line.output = output
+    return await Self.$running.withValue(line) {
+      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: line)) {
         await parseAndRun(arguments)
       }
     }

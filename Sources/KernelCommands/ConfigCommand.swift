@@ -22,19 +22,19 @@ struct ConfigCommand: AsyncParsableCommand {
         let values = settings.map {
           ["key": $0.key, "value": $0.value, "source": $0.source.description]
         }
-        Terminal.printExact(
+        try Terminal.printExact(
           try Reply.json(["file": session.config.file, "dataDir": dataDir, "settings": values]))
         return
       }
-      Terminal.print("config: \(session.config.file)")
-      Terminal.print("data dir: \(dataDir)")
+      try Terminal.print("config: \(session.config.file)")
+      try Terminal.print("data dir: \(dataDir)")
       let width = settings.map(\.key.count).max() ?? 0
       let valueWidth = min(60, settings.map(\.value.count).max() ?? 0)
       for setting in settings {
         let key = setting.key.padding(toLength: width, withPad: " ", startingAt: 0)
         let value = setting.value.padding(
           toLength: max(valueWidth, setting.value.count), withPad: " ", startingAt: 0)
-        Terminal.print("\(key)  \(value)  (\(setting.source))")
+        try Terminal.print("\(key)  \(value)  (\(setting.source))")
       }
     }
   }

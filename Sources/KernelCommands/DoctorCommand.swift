@@ -14,23 +14,25 @@ struct DoctorCommand: AsyncParsableCommand {
     let first = try Session(global)
     var problems: [any Error] = []
     var checks: [[String: any Sendable]] = []
-    func check(_ name: String, _ body: () throws -> String) {
+    func check(_ name: String, _ body: () throws -> String) throws {
+      let line: String
       do {
         let detail = try body()
         checks.append(["check": name, "ok": true, "detail": detail])
-        if first.format == .text { Terminal.print("ok    \(name): \(detail)") }
+        line = "ok    \(name): \(detail)"
       } catch {
         problems.append(error)
         checks.append(["check": name, "ok": false, "detail": Failure.sentence(error)])
-        if first.format == .text { Terminal.print("FAIL  \(name): \(Failure.sentence(error))") }
+        line = "FAIL  \(name): \(Failure.sentence(error))"
       }
+      if first.format == .text { try Terminal.print(line) }
     }
-    check("config") { "\(first.config.file), profile \(first.config.profile)" }
-    check("data dir") {
+    try check("config") { "\(first.config.file), profile \(first.config.profile)" }
+    try check("data dir") {
       try first.checkDataDirectory()
     }
     for profile in first.document.profileNames.sorted() {
-      check("profile \(profile)") {
+      try check("profile \(profile)") {
         let session = try Session(global, profile: profile)
         let composed = try session.inspect()
         let stacks = (session.config.profiles[profile]?.stacks ?? [:]).sorted { $0.key < $1.key }
@@ -39,11 +41,11 @@ struct DoctorCommand: AsyncParsableCommand {
           "\(stacks.joined(separator: ", ")) builds and validates (\(composed.registrationCount) registrations)"
       }
     }
-    check("transport") {
+    try check("transport") {
       try first.inspect().checkTransport()
     }
     if first.format == .json {
-      Terminal.printExact(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
+      try Terminal.printExact(try Reply.json(["ok": problems.isEmpty, "checks": checks]))
     }
     if let problem = problems.first {
       Terminal.error(

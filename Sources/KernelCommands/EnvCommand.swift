@@ -25,7 +25,7 @@ struct EnvCommand: AsyncParsableCommand {
           ]
             as [String: any Sendable]
         }
-        Terminal.printExact(try Reply.json(["current": current.name, "environments": list]))
+        try Terminal.printExact(try Reply.json(["current": current.name, "environments": list]))
         return
       }
       let width = all.map(\.name.count).max() ?? 0
@@ -34,7 +34,7 @@ struct EnvCommand: AsyncParsableCommand {
         let url = environment.name == current.name ? current.baseURL : environment.baseURL
         let note = environment.inProcess ? "  (answered in process)" : ""
         let name = environment.name.padding(toLength: width, withPad: " ", startingAt: 0)
-        Terminal.print("\(mark) \(name)  \(url)\(note)")
+        try Terminal.print("\(mark) \(name)  \(url)\(note)")
       }
     }
   }

@@ -12,6 +12,13 @@ public enum Failure {
     // opened) reports that cause and its code.
     let error = cause(thrown)
     if let code = error as? ExitCode { return code.rawValue }
+    if let failure = error as? OutputFailure {
+      if let reason = failure.reason {
+        let name = CommandLineApp.current.app.name
+        Terminal.error("\(name) could not write its output: \(reason); nothing more was written.")
+      }
+      return failure.code
+    }
     // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
     // than plain failure: its message, written here so a failed write is seen.
     if !(error is UsageError), ServiceFailure.of(error) == nil,
@@ -20,7 +27,9 @@ public enum Failure {
       let code = AppCommand.exitCode(for: error)
       let message = AppCommand.fullMessage(for: error)
       if code == .success {
-        if !message.isEmpty { Terminal.print(message) }
+        if !message.isEmpty {
+          do { try Terminal.print(message) } catch { return report(error) }
+        }
       } else {
         Terminal.error(message)
       }

@@ -12,6 +12,6 @@ struct GraphCommand: AsyncParsableCommand {
     guard let graph = try session.inspect().graph(session.format.rawValue) else {
       throw UsageError("graph prints text, dot or mermaid, not \(session.format.rawValue).")
     }
-    Terminal.print(graph)
+    try Terminal.print(graph)
   }
 }

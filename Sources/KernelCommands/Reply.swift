@@ -7,9 +7,9 @@ public enum Reply {
     throws
   {
     if session.format == .json {
-      Terminal.printExact(try json(fields))
+      try Terminal.printExact(try json(fields))
     } else {
-      Terminal.print(text)
+      try Terminal.print(text)
     }
   }
 
@@ -37,25 +37,26 @@ public enum Reply {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     var members = fields.map { ($0.key, Optional($0.value)) } + [(key, nil)]
     members.sort { $0.0 < $1.0 }
-    Terminal.printPart("{")
+    try Terminal.printPart("{")
     for (index, (name, value)) in members.enumerated() {
-      Terminal.printPart((index > 0 ? "," : "") + (try json(encoding: name)) + ":")
+      try Terminal.printPart((index > 0 ? "," : "") + (try json(encoding: name)) + ":")
       if let value {
-        Terminal.printPart(try json(encoding: value))
+        try Terminal.printPart(try json(encoding: value))
         continue
       }
-      Terminal.printPart("[")
+      try Terminal.printPart("[")
       var start = elements.startIndex
       while start < elements.endIndex {
         let end = min(start + max(1, slice), elements.endIndex)
         let part = String(decoding: try encoder.encode(Array(elements[start..<end])), as: UTF8.self)
         // The slice's own brackets dropped: its elements join the one list.
-        Terminal.printPart((start > elements.startIndex ? "," : "") + part.dropFirst().dropLast())
+        try Terminal.printPart(
+          (start > elements.startIndex ? "," : "") + part.dropFirst().dropLast())
         start = end
       }
-      Terminal.printPart("]")
+      try Terminal.printPart("]")
     }
-    Terminal.printExact("}")
+    try Terminal.printExact("}")
   }
 
   /// `486295561` → `486,295,561`, the same in every locale.

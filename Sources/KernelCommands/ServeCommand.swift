@@ -108,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         "\(server.responder.patterns.count) fixtures from \($0.standardizedFileURL.path)"
       }
       ?? "the sample API"
-    Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+    try Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
     await Self.untilSignalled()
     let responder = server.responder
     await server.stop()

@@ -6,45 +6,48 @@ import Foundation
   import Darwin
 #endif
 
-/// Writing to the terminal: results on stdout, everything else on stderr.
+/// Writing a run's output (the `Output` the run was given): results on stdout, everything else
+/// on stderr.
 ///
 /// Text for people goes through `escaped`, so control characters that came from the network (a
 /// movie's name, an api's error body) cannot drive the terminal; JSON is written exactly. A
-/// closed pipe on stdout ends the process quietly with 141, as SIGPIPE would; any other failure
-/// to write stdout is one sentence on stderr and exit 74. A failure to write stderr is ignored:
-/// there is nowhere left to say it.
+/// result that cannot be written throws an `OutputFailure`: 141, quietly, when the reader has
+/// gone; otherwise 74 with one sentence. A failure to write stderr is ignored: there is nowhere
+/// left to say it.
 public enum Terminal {
+  private static var output: Output { CommandLineApp.current.output }
+
   /// A line for people: control characters escaped, newlines kept.
-  public static func print(_ text: String) {
-    writeOutput(TerminalText.escaped(text) + "\n")
+  public static func print(_ text: String) throws {
+    try output.result(TerminalText.escaped(text) + "\n")
   }
 
   /// A line for scripts (JSON), exactly as given.
-  public static func printExact(_ text: String) {
-    writeOutput(text + "\n")
+  public static func printExact(_ text: String) throws {
+    try output.result(text + "\n")
   }
 
   /// Writes `text` to stdout as it is, with no newline: one part of a longer output.
-  public static func printPart(_ text: String) {
-    writeOutput(text)
+  public static func printPart(_ text: String) throws {
+    try output.result(text)
   }
 
   public static func error(_ text: String) {
-    _ = write(STDERR_FILENO, TerminalText.escaped(text) + "\n")
+    output.diagnostic(TerminalText.escaped(text) + "\n")
   }
 
   public static func warn(_ text: String) { error("warning: \(text)") }
 
-  /// Whether stderr is a terminal: progress is shown there and only there.
-  public static var showsProgress: Bool { isatty(STDERR_FILENO) == 1 }
+  /// Whether progress is shown: stderr is a terminal.
+  public static var showsProgress: Bool { output.showsProgress }
 
   /// Rewrites the progress line in place.
   public static func progress(_ text: String) {
-    _ = write(STDERR_FILENO, "\r\u{1B}[2K\(TerminalText.escaped(text))")
+    output.diagnostic("\r\u{1B}[2K\(TerminalText.escaped(text))")
   }
 
   public static func endProgress() {
-    _ = write(STDERR_FILENO, "\r\u{1B}[2K")
+    output.diagnostic("\r\u{1B}[2K")
   }
 
   /// Standard descriptors the process started without. Each is pointed at /dev/null, so a file
@@ -66,20 +69,20 @@ public enum Terminal {
     }
   }
 
-  private static func writeOutput(_ text: String) {
+  /// Writes `text` to the process's stdout.
+  static func writeStandardOutput(_ text: String) throws {
     if closedAtStart.contains(STDOUT_FILENO) {
-      fail("standard output is closed")
+      throw OutputFailure(code: 74, reason: "standard output is closed")
     }
     let code = write(STDOUT_FILENO, text)
     if code == 0 { return }
-    if code == EPIPE { exit(141) }
-    fail(String(cString: strerror(code)))
+    if code == EPIPE { throw OutputFailure(code: 141, reason: nil) }
+    throw OutputFailure(code: 74, reason: String(cString: strerror(code)))
   }
 
-  private static func fail(_ reason: String) -> Never {
-    let name = CommandLineApp.current.app.name
-    error("\(name) could not write its output: \(reason); nothing more was written.")
-    exit(74)
+  /// Writes `text` to the process's stderr, ignoring a failure.
+  static func writeStandardError(_ text: String) {
+    _ = write(STDERR_FILENO, text)
   }
 
   /// Writes all of `text` to `descriptor`, retrying short writes and interruptions; the errno

@@ -45,37 +45,3 @@ public final class Counter: Sendable {
     }
   }
 }
-
-/// Values recorded from any thread, e.g. by a server route or a fake transport, in order.
-public final class Recorder<Value: Sendable>: Sendable {
-  private let values = PthreadGuarded<[Value]>([])
-  private let counter = Counter()
-
-  public init() {}
-
-  public func append(_ value: Value) {
-    values.withLock { $0.append(value) }
-    counter.increment()
-  }
-
-  /// Everything recorded so far.
-  public var all: [Value] { values.withLock { $0 } }
-
-  /// Returns once at least `count` values are recorded.
-  public func reach(_ count: Int) async { await counter.reach(count) }
-}
-
-/// A value behind an `NSLock`, for the test helpers here that ThreadSanitizer watches.
-final class PthreadGuarded<Value>: @unchecked Sendable {
-  // `value` is only read or written inside `withLock`.
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) { self.value = value }
-
-  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
-  }
-}

@@ -1,5 +1,4 @@
 import Api
-import Composition
 import Foundation
 import SampleApi
 

@@ -15,8 +15,3 @@ extension Movie {
       cast: cast.map(MovieActor.init(name:)))
   }
 }
-
-/// A fixture asked for something it cannot make.
-public struct FixtureError: Error, CustomStringConvertible {
-  public let description: String
-}

@@ -26,16 +26,17 @@ enum MovieOutput {
         return (partial.movies, partial)
       }
     }
+    if let failure = early.failure { throw failure }
     let (movies, missing) = fetched.value
     if let missing, missing.movies.isEmpty { throw missing }
     if let shown = early.shown, shown == movies {
-      if session.format == .text { Terminal.print("The api's answer is the same.") }
+      if session.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {
       switch session.format {
       case .json: try printJSON(movies, origin: fetched.origin)
       default:
-        Terminal.print(table(movies))
-        Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
+        try Terminal.print(table(movies))
+        try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
       }
     }
     if let missing { throw missing }
@@ -45,10 +46,15 @@ enum MovieOutput {
   final class EarlyPrint: Sendable {
     private let format: OutputFormat
     private let printed = Mutex<[Movie]?>(nil)
+    private let failed = Mutex<(any Error)?>(nil)
 
     init(_ format: OutputFormat) { self.format = format }
 
     var shown: [Movie]? { printed.withLock { $0 } }
+
+    /// Why the early answer could not be printed (the output is gone): thrown once the call
+    /// returns, as the callback cannot throw.
+    var failure: (any Error)? { failed.withLock { $0 } }
 
     @Sendable func print(_ answer: Provenance.EarlyAnswer) {
       let movies: [Movie]
@@ -63,13 +69,17 @@ enum MovieOutput {
         return true
       }
       guard first else { return }
-      switch format {
-      case .json: try? MovieOutput.printJSON(movies, origin: "cache")
-      default:
-        let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
-        Terminal.print(MovieOutput.table(movies))
-        Terminal.print(
-          "\(what) from cache, \(Reply.age(answer.provenance.age)); asking the api for news")
+      do {
+        switch format {
+        case .json: try MovieOutput.printJSON(movies, origin: "cache")
+        default:
+          let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
+          try Terminal.print(MovieOutput.table(movies))
+          try Terminal.print(
+            "\(what) from cache, \(Reply.age(answer.provenance.age)); asking the api for news")
+        }
+      } catch {
+        failed.withLock { $0 = error }
       }
     }
   }

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Injection
 import KernelTesting
+import KernelTestingComposition
 import Layers
 import SampleApi
 import Store

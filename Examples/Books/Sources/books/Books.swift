@@ -52,9 +52,9 @@ func show(_ fetched: Fetched<[Book]>, _ session: Session) throws {
   let books = fetched.value
   guard session.format == .text else {
     struct Answer: Encodable { let origin: String, books: [Book] }
-    return Terminal.printExact(
+    return try Terminal.printExact(
       try Reply.json(encoding: Answer(origin: fetched.origin, books: books)))
   }
-  for book in books { Terminal.print("\(book.id)  \(book.title), \(book.author)") }
-  Terminal.print(fetched.footer(books.count == 1 ? "1 book" : "\(books.count) books"))
+  for book in books { try Terminal.print("\(book.id)  \(book.title), \(book.author)") }
+  try Terminal.print(fetched.footer(books.count == 1 ? "1 book" : "\(books.count) books"))
 }

@@ -4,6 +4,7 @@ import Composition
 import Foundation
 import Injection
 import KernelTesting
+import KernelTestingComposition
 import Layers
 import Testing
 

@@ -1,7 +1,6 @@
 import Api
 import Foundation
 import HTTPTypes
-import SampleApi
 
 extension InProcessTransport {
   /// The `sample` environment's transport: the bundled API answering in process, so the default
