@@ -139,7 +139,7 @@ let package = Package(
     .testTarget(
       name: "KernelCommandsTests",
       dependencies: [
-        "KernelCommands", "Composition",
+        "KernelCommands", "Composition", "KernelTesting",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),

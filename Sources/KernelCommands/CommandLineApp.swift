@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -46,21 +47,39 @@ public struct CommandLineApp: Sendable {
     running ?? CommandLineApp(KernelApp(name: "app"), abstract: "")
   }
 
+  /// The run's environment variables.
+  var environment: [String: String] { variables ?? ProcessInfo.processInfo.environment }
+
+  /// The run's working directory.
+  var directory: URL {
+    workingDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  }
+
   /// Kernel's generic commands, in the order `--help` lists them after the app's.
   static let generic: [any ParsableCommand.Type] = [
     AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self,
     ServeCommand.self, CacheCommand.self,
   ]
 
-  /// Where this run writes; `standard` unless `run(_:output:)` was given another.
+  /// Where this run writes; `standard` unless `run` was given another.
   public private(set) var output = Output.standard
+  /// The environment variables this run reads; the process's unless `run` was given others.
+  public private(set) var variables: [String: String]?
+  /// The folder relative paths are read from; the process's unless `run` was given another.
+  public private(set) var workingDirectory: URL?
 
   /// Runs the command `arguments` names (without the program's name) in this process, writing
-  /// to `output`; returns the exit code. Every failure is a thrown error carrying its code,
+  /// to `output`, reading `variables` and paths relative to `workingDirectory` (the process's
+  /// own when nil); returns the exit code. Every failure is a thrown error carrying its code,
   /// reported here as one sentence: nothing in a run exits the process.
-  public func run(_ arguments: [String], output: Output = .standard) async -> Int32 {
+  public func run(
+    _ arguments: [String], output: Output = .standard, variables: [String: String]? = nil,
+    workingDirectory: URL? = nil
+  ) async -> Int32 {
     var line = self
     line.output = output
+    line.variables = variables
+    line.workingDirectory = workingDirectory
     return await Self.$running.withValue(line) {
       await Self.$rootConfiguration.withValue(AppCommand.configuration(of: line)) {
         await parseAndRun(arguments)

@@ -34,4 +34,9 @@ public struct OutputFailure: Error, Sendable {
   public let code: Int32
   /// Why, as the system says it; nil when the reader has gone.
   public let reason: String?
+
+  public init(code: Int32, reason: String?) {
+    self.code = code
+    self.reason = reason
+  }
 }

@@ -87,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
     let folder = fixtures.map {
       URL(
         fileURLWithPath: $0,
-        relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        relativeTo: CommandLineApp.current.directory)
     }
     // A folder that cannot be served is a mistake in the command line: 64, before listening.
     let routes = try folder.map { folder in

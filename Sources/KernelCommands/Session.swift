@@ -24,10 +24,11 @@ public struct Session: Sendable {
   public init(
     _ options: GlobalOptions, profile: String? = nil, formats: [OutputFormat] = [.text, .json]
   ) throws {
-    let app = CommandLineApp.current.app
+    let line = CommandLineApp.current
+    let app = line.app
     self.app = app
-    let variables = Self.variables(prefix: app.variablePrefix + "_")
-    let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    let variables = Self.variables(line.environment, prefix: app.variablePrefix + "_")
+    let workingDirectory = line.directory
     document = try app.load(
       path: options.config, workingDirectory: workingDirectory, variables: variables,
       flags: Self.flags(options))
@@ -86,8 +87,8 @@ public struct Session: Sendable {
 
   /// The environment variables a session reads: the app's own (`<PREFIX>_…`) and the two the
   /// default data dir comes from.
-  static func variables(prefix: String) -> [String: String] {
-    ProcessInfo.processInfo.environment.filter {
+  static func variables(_ all: [String: String], prefix: String) -> [String: String] {
+    all.filter {
       $0.key.hasPrefix(prefix) || $0.key == "HOME" || $0.key == "XDG_DATA_HOME"
     }
   }

@@ -1,0 +1,257 @@
+import Composition
+import Foundation
+import KernelCommands
+import KernelTesting
+import Testing
+
+/// Kernel's generic commands parsed and run in this process, as swift-argument-parser's own
+/// tests run theirs: each run writes to a captured output, reads its own variables and working
+/// directory, and returns its exit code. What needs a process (signals, pipes, the binary's
+/// start-up) stays in `EndToEndTests`.
+@Suite(.timeLimit(.minutes(1))) final class InProcessCommandTests {
+  let home: TemporaryDirectory
+
+  init() throws { home = try TemporaryDirectory() }
+  deinit { home.remove() }
+
+  private var data: URL { home.url.appendingPathComponent("data") }
+
+  struct Ran {
+    let code: Int32
+    let output: String
+    let errors: String
+    /// The output's one JSON object.
+    func json() throws -> [String: Any] {
+      let object = try JSONSerialization.jsonObject(with: Data(output.utf8))
+      return try #require(object as? [String: Any])
+    }
+  }
+
+  /// `kernel <arguments>` with a private home and data dir, in a folder with no config file.
+  private func kernel(
+    _ arguments: String..., variables: [String: String] = [:], output: Output? = nil
+  ) async -> Ran {
+    let captured = CapturedOutput()
+    let line = CommandLineApp(KernelApp.kernel, abstract: "Kernel, in a test.")
+    let code = await line.run(
+      arguments, output: output ?? captured.output(),
+      variables: ["HOME": home.url.path, "KERNEL_DATA_DIR": data.path].merging(variables) {
+        $1
+      }, workingDirectory: home.url)
+    return Ran(code: code, output: captured.standardOutput, errors: captured.standardError)
+  }
+
+  // MARK: config show
+
+  @Test func configShowNamesEachValuesSource() async throws {
+    let ran = await kernel("config", "show", "--profile", "offline")
+    #expect(ran.code == 0)
+    #expect(ran.output.hasPrefix("config: the built-in config\n"))
+    let profile = try #require(ran.output.split(separator: "\n").first { $0.hasPrefix("profile ") })
+    #expect(profile.contains("offline") && profile.hasSuffix("(flag --profile)"))
+    #expect(ran.output.contains("(variable KERNEL_DATA_DIR)"))
+  }
+
+  @Test func configShowAsJSONListsEverySetting() async throws {
+    let ran = await kernel("config", "show", "--format", "json")
+    #expect(ran.code == 0)
+    let json = try ran.json()
+    #expect(json["file"] as? String == "the built-in config")
+    #expect(json["dataDir"] as? String == data.path)
+    let settings = try #require(json["settings"] as? [[String: String]])
+    #expect(settings.contains { $0["key"] == "profile" && $0["value"] == "layered" })
+  }
+
+  @Test func aFormatTheCommandDoesNotPrintIsAUsageError() async {
+    let ran = await kernel("config", "show", "--format", "dot")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("--format dot is not a format of this command"))
+    #expect(ran.output.isEmpty)
+  }
+
+  // MARK: graph and doctor
+
+  @Test func graphDrawsTheProfilesServices() async {
+    let ran = await kernel("graph", "--profile", "layered")
+    #expect(ran.code == 0)
+    #expect(ran.output.contains("MovieService [session, 1 decorator(s)]"))
+    #expect(ran.output.contains("Transport"))
+  }
+
+  @Test func graphOfTheOfflineProfileHasNoTransport() async {
+    let ran = await kernel("graph", "--profile", "offline", "--format", "mermaid")
+    #expect(ran.code == 0)
+    #expect(ran.output.contains("MovieService"))
+    #expect(!ran.output.contains("Transport"))
+  }
+
+  @Test func doctorChecksEveryProfileAndCreatesNothing() async {
+    let ran = await kernel("doctor")
+    #expect(ran.code == 0)
+    for check in ["config", "data dir", "profile api", "profile layered", "profile offline"] {
+      #expect(ran.output.contains("ok    \(check): "), "\(check)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: data.path))
+  }
+
+  @Test func doctorReportsABadConfigFileWithItsCode() async throws {
+    let file = home.url.appendingPathComponent("bad.yaml")
+    try Data("profile: [".utf8).write(to: file)
+    let ran = await kernel("doctor", "--config", file.path)
+    #expect(ran.code == 78)
+    #expect(ran.errors.hasPrefix("\(file.path):2:1: the file is not valid YAML"))
+  }
+
+  // MARK: env
+
+  @Test func envListMarksTheEnvironmentInUse() async {
+    let ran = await kernel("env", "list")
+    #expect(ran.code == 0)
+    let lines = ran.output.split(separator: "\n").map(String.init)
+    #expect(lines.contains { $0.hasPrefix("* sample ") && $0.hasSuffix("(answered in process)") })
+    #expect(
+      lines.contains { $0.hasPrefix("  local ") && $0.contains("http://127.0.0.1:8080/api/") })
+  }
+
+  @Test func envUseIsSavedForTheNextRun() async throws {
+    let used = await kernel("env", "use", "local")
+    #expect(used.code == 0)
+    #expect(used.output.hasPrefix("Now using local (http://127.0.0.1:8080/api/), saved"))
+    let listed = try await kernel("env", "list", "--format", "json").json()
+    #expect(listed["current"] as? String == "local")
+  }
+
+  @Test func envUseOfAnUnknownNameListsTheValidOnes() async {
+    let ran = await kernel("env", "use", "qa")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("There is no environment \"qa\""))
+    #expect(ran.errors.contains("local, production, sample"))
+  }
+
+  @Test func anUnknownEnvironmentFromTheFlagIsAConfigError() async {
+    let ran = await kernel("env", "list", "--environment", "qa")
+    #expect(ran.code == 78)
+    #expect(ran.errors.contains("qa"))
+  }
+
+  // MARK: auth
+
+  @Test func authStatusLoginAndLogoutKeepNoTokenInTheOutput() async throws {
+    let before = await kernel("auth", "status")
+    #expect(before.code == 0)
+    #expect(before.output.contains("Not logged in"))
+
+    let login = await kernel("auth", "login")
+    #expect(login.code == 0)
+    #expect(login.output.hasPrefix("Logged in to sample; the token is saved in "))
+    let context = data.appendingPathComponent("context.json")
+    let mode = try FileManager.default.attributesOfItem(atPath: context.path)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o600)
+
+    let status = try await kernel("auth", "status", "--format", "json").json()
+    #expect(status["loggedIn"] as? Bool == true)
+
+    let logout = await kernel("auth", "logout")
+    #expect(logout.code == 0)
+    #expect(logout.output == "Logged out of sample.\n")
+    let after = try await kernel("auth", "status", "--format", "json").json()
+    #expect(after["loggedIn"] as? Bool == false)
+  }
+
+  @Test func aMemoryContextKeepsTheTokenForOneRunOnly() async {
+    let ran = await kernel("auth", "login", variables: ["KERNEL_CONTEXT": "memory"])
+    #expect(ran.code == 0)
+    #expect(ran.output.contains("the token is kept for this run only (context: memory)"))
+    #expect(
+      !FileManager.default.fileExists(atPath: data.appendingPathComponent("context.json").path))
+  }
+
+  // MARK: cache
+
+  @Test func cacheStatsOfANewDataDirCreatesNoFile() async throws {
+    let ran = try await kernel("cache", "stats", "--format", "json").json()
+    #expect(ran["entries"] as? Int == 0)
+    #expect(
+      !FileManager.default.fileExists(atPath: data.appendingPathComponent("cache.sqlite").path))
+  }
+
+  @Test func cacheClearSaysHowManyAnswersWentAway() async {
+    let ran = await kernel("cache", "clear")
+    #expect(ran.code == 0)
+    #expect(ran.output == "Cleared the cache: 0 answers removed.\n")
+  }
+
+  @Test func aProfileWithoutACacheHasNoCacheStats() async {
+    let ran = await kernel("cache", "stats", "--profile", "api")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("The api profile keeps no cache"))
+  }
+
+  // MARK: serve's checks (nothing is started)
+
+  @Test func serveRefusesAnAddressThatIsNotLoopback() async {
+    let ran = await kernel("serve", "--host", "0.0.0.0")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("0.0.0.0"))
+  }
+
+  @Test func serveRefusesAPortOutOfRange() async {
+    let ran = await kernel("serve", "--port", "70000")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("70000"))
+  }
+
+  @Test func serveRefusesAFailRateOutOfRange() async {
+    let ran = await kernel("serve", "--fail-rate", "1.5")
+    #expect(ran.code == 64)
+    #expect(ran.errors.contains("1.5"))
+  }
+
+  // MARK: the command line itself
+
+  @Test func helpListsTheGenericCommandsAndTheExitCodes() async {
+    let ran = await kernel("--help")
+    #expect(ran.code == 0)
+    for command in ["auth", "env", "config", "graph", "doctor", "serve", "cache"] {
+      #expect(ran.output.contains("  \(command)"), "\(command)")
+    }
+    #expect(ran.output.contains("Exit codes: 0 ok, 64 usage"))
+  }
+
+  @Test func anUnknownCommandIsAUsageError() async {
+    let ran = await kernel("films")
+    #expect(ran.code == 64)
+    #expect(ran.output.isEmpty)
+    #expect(!ran.errors.isEmpty)
+  }
+
+  @Test func anUnknownProfileIsAConfigErrorNamingTheValidOnes() async {
+    let ran = await kernel("graph", "--profile", "nightly")
+    #expect(ran.code == 78)
+    #expect(ran.errors.contains("\"nightly\""))
+    #expect(ran.errors.contains("api, layered, offline"))
+  }
+
+  @Test func anOutputThatCannotBeWrittenIsExit74WithOneSentence() async {
+    let errors = Recorder<String>()
+    let broken = Output(
+      result: { _ in throw OutputFailure(code: 74, reason: "No space left on device") },
+      diagnostic: { errors.append($0) })
+    let ran = await kernel("env", "list", output: broken)
+    #expect(ran.code == 74)
+    #expect(
+      errors.all == [
+        "kernel could not write its output: No space left on device; nothing more was written.\n"
+      ])
+  }
+
+  @Test func anOutputWhoseReaderHasGoneIsExit141Quietly() async {
+    let errors = Recorder<String>()
+    let gone = Output(
+      result: { _ in throw OutputFailure(code: 141, reason: nil) },
+      diagnostic: { errors.append($0) })
+    let ran = await kernel("config", "show", output: gone)
+    #expect(ran.code == 141)
+    #expect(errors.all.isEmpty)
+  }
+}
