@@ -232,26 +232,21 @@ import Testing
     #expect(ran.errors.contains("api, layered, offline"))
   }
 
-  @Test func anOutputThatCannotBeWrittenIsExit74WithOneSentence() async {
+  /// A full disk is exit 74 and one sentence; a reader that has gone is 141, quietly.
+  @Test(arguments: [
+    (
+      OutputFailure(code: 74, reason: "No space left on device"),
+      ["kernel could not write its output: No space left on device; nothing more was written.\n"]
+    ),
+    (OutputFailure(code: 141, reason: nil), []),
+  ])
+  func anOutputThatCannotBeWrittenEndsTheRunWithItsCode(
+    failure: OutputFailure, errors expected: [String]
+  ) async {
     let errors = Recorder<String>()
-    let broken = Output(
-      result: { _ in throw OutputFailure(code: 74, reason: "No space left on device") },
-      diagnostic: { errors.append($0) })
+    let broken = Output(result: { _ in throw failure }, diagnostic: { errors.append($0) })
     let ran = await kernel("env", "list", output: broken)
-    #expect(ran.code == 74)
-    #expect(
-      errors.all == [
-        "kernel could not write its output: No space left on device; nothing more was written.\n"
-      ])
-  }
-
-  @Test func anOutputWhoseReaderHasGoneIsExit141Quietly() async {
-    let errors = Recorder<String>()
-    let gone = Output(
-      result: { _ in throw OutputFailure(code: 141, reason: nil) },
-      diagnostic: { errors.append($0) })
-    let ran = await kernel("config", "show", output: gone)
-    #expect(ran.code == 141)
-    #expect(errors.all.isEmpty)
+    #expect(ran.code == failure.code)
+    #expect(errors.all == expected)
   }
 }
