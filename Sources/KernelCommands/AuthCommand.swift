@@ -13,11 +13,11 @@ struct AuthCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      let api = try session.api()
+      let invocation = try Invocation(global)
+      let api = try invocation.api()
       let name = try await api.login()
       try Reply.say(
-        session, "Logged in to \(name); \(AuthCommand.kept(session, api)).",
+        invocation, "Logged in to \(name); \(AuthCommand.kept(invocation, api)).",
         ["environment": name, "loggedIn": true])
     }
   }
@@ -28,15 +28,15 @@ struct AuthCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      let api = try session.api()
+      let invocation = try Invocation(global)
+      let api = try invocation.api()
       let name = try api.current.name
       let loggedIn = try api.isLoggedIn
       let text =
         loggedIn
         ? "Logged in to \(name): a token is kept (redacted)."
-        : "Not logged in to \(name); \(session.app.name) auth login fetches a token."
-      try Reply.say(session, text, ["environment": name, "loggedIn": loggedIn])
+        : "Not logged in to \(name); \(invocation.app.name) auth login fetches a token."
+      try Reply.say(invocation, text, ["environment": name, "loggedIn": loggedIn])
     }
   }
 
@@ -46,17 +46,17 @@ struct AuthCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      let api = try session.api()
+      let invocation = try Invocation(global)
+      let api = try invocation.api()
       try api.logout()
       let name = try api.current.name
-      try Reply.say(session, "Logged out of \(name).", ["environment": name, "loggedIn": false])
+      try Reply.say(invocation, "Logged out of \(name).", ["environment": name, "loggedIn": false])
     }
   }
 
-  static func kept(_ session: Session, _ api: ApiAccess) -> String {
+  static func kept(_ invocation: Invocation, _ api: ApiAccess) -> String {
     api.contextPersists
-      ? "the token is saved in \(session.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
-      : "the token is kept for this run only (context: \(session.config.context))"
+      ? "the token is saved in \(invocation.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
+      : "the token is kept for this run only (context: \(invocation.config.context))"
   }
 }

@@ -14,12 +14,12 @@ struct CacheCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      guard let stats = try await session.inspect().cacheStatistics() else {
-        throw CacheCommand.noCache(session)
+      let invocation = try Invocation(global)
+      guard let stats = try await invocation.inspect().cacheStatistics() else {
+        throw CacheCommand.noCache(invocation)
       }
       let now = Date()
-      if session.format == .json {
+      if invocation.format == .json {
         var fields: [String: any Sendable] = [
           "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
         ]
@@ -44,18 +44,18 @@ struct CacheCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      guard let removed = try await session.services().clearCache() else {
-        throw CacheCommand.noCache(session)
+      let invocation = try Invocation(global)
+      guard let removed = try await invocation.services().clearCache() else {
+        throw CacheCommand.noCache(invocation)
       }
       let what = removed == 1 ? "1 answer" : "\(removed) answers"
-      try Reply.say(session, "Cleared the cache: \(what) removed.", ["removed": removed])
+      try Reply.say(invocation, "Cleared the cache: \(what) removed.", ["removed": removed])
     }
   }
 
   /// A profile whose stacks keep no cache.
-  static func noCache(_ session: Session) -> UsageError {
+  static func noCache(_ invocation: Invocation) -> UsageError {
     UsageError(
-      "The \(session.config.profile) profile keeps no cache; use --profile offline or layered.")
+      "The \(invocation.config.profile) profile keeps no cache; use --profile offline or layered.")
   }
 }

@@ -15,18 +15,18 @@ struct ConfigCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      let settings = session.config.settings
-      let dataDir = session.runtime.dataDirectory.path
-      if session.format == .json {
+      let invocation = try Invocation(global)
+      let settings = invocation.config.settings
+      let dataDir = invocation.runtime.dataDirectory.path
+      if invocation.format == .json {
         let values = settings.map {
           ["key": $0.key, "value": $0.value, "source": $0.source.description]
         }
         try Terminal.printExact(
-          try Reply.json(["file": session.config.file, "dataDir": dataDir, "settings": values]))
+          try Reply.json(["file": invocation.config.file, "dataDir": dataDir, "settings": values]))
         return
       }
-      try Terminal.print("config: \(session.config.file)")
+      try Terminal.print("config: \(invocation.config.file)")
       try Terminal.print("data dir: \(dataDir)")
       let width = settings.map(\.key.count).max() ?? 0
       let valueWidth = min(60, settings.map(\.value.count).max() ?? 0)

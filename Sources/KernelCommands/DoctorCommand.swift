@@ -11,7 +11,7 @@ struct DoctorCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    let first = try Session(global)
+    let first = try Invocation(global)
     var problems: [any Error] = []
     var checks: [[String: any Sendable]] = []
     func check(_ name: String, _ body: () throws -> String) throws {
@@ -33,9 +33,9 @@ struct DoctorCommand: AsyncParsableCommand {
     }
     for profile in first.document.profileNames.sorted() {
       try check("profile \(profile)") {
-        let session = try Session(global, profile: profile)
-        let composed = try session.inspect()
-        let stacks = (session.config.profiles[profile]?.stacks ?? [:]).sorted { $0.key < $1.key }
+        let invocation = try Invocation(global, profile: profile)
+        let composed = try invocation.inspect()
+        let stacks = (invocation.config.profiles[profile]?.stacks ?? [:]).sorted { $0.key < $1.key }
           .map { "\($0.key) [\($0.value.entries.joined(separator: ", "))]" }
         return
           "\(stacks.joined(separator: ", ")) builds and validates (\(composed.registrationCount) registrations)"

@@ -13,11 +13,11 @@ struct EnvCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      let session = try Session(global)
-      let api = try session.api()
+      let invocation = try Invocation(global)
+      let api = try invocation.api()
       let current = try api.current
       let all = api.environments
-      if session.format == .json {
+      if invocation.format == .json {
         let list = all.map {
           [
             "name": $0.name, "baseURL": $0.baseURL,
@@ -47,18 +47,18 @@ struct EnvCommand: AsyncParsableCommand {
     @Argument(help: "An environment of the config, e.g. local.") var name: String
 
     func run() async throws {
-      let session = try Session(global)
-      let api = try session.api()
+      let invocation = try Invocation(global)
+      let api = try invocation.api()
       guard try api.use(name) else {
         throw UsageError(
-          "There is no environment \"\(name)\" in \(session.config.file); the environments are: "
-            + session.config.environments.keys.sorted().joined(separator: ", ") + ".")
+          "There is no environment \"\(name)\" in \(invocation.config.file); the environments are: "
+            + invocation.config.environments.keys.sorted().joined(separator: ", ") + ".")
       }
       let lasting =
         api.contextPersists
         ? "saved for later runs" : "for this run only, as the context is memory"
       try Reply.say(
-        session, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",
+        invocation, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",
         ["current": name])
     }
   }

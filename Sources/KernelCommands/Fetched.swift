@@ -24,7 +24,7 @@ public struct Fetched<Value: Sendable>: Sendable {
   }
 }
 
-extension Session {
+extension Invocation {
   /// Resolves the profile's `Service`, runs `body` with it, and notes where its answers came
   /// from. Before returning (or throwing) it waits, bounded by `timeouts.resourceSeconds`, for
   /// refreshes a stale-while-revalidate cache started behind its answers, so they are stored

@@ -7,7 +7,7 @@ public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable 
 }
 
 /// The options every command takes, before or after its name; an app's command takes them
-/// with `@OptionGroup var global: GlobalOptions` and hands them to `Session`.
+/// with `@OptionGroup var global: GlobalOptions` and hands them to `Invocation`.
 public struct GlobalOptions: ParsableArguments, Sendable {
   @Option(help: GlobalOptions.help("The stack to build: api, offline or layered.", "PROFILE"))
   public var profile: String?

@@ -8,9 +8,9 @@ struct GraphCommand: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    let session = try Session(global, formats: [.text, .dot, .mermaid])
-    guard let graph = try session.inspect().graph(session.format.rawValue) else {
-      throw UsageError("graph prints text, dot or mermaid, not \(session.format.rawValue).")
+    let invocation = try Invocation(global, formats: [.text, .dot, .mermaid])
+    guard let graph = try invocation.inspect().graph(invocation.format.rawValue) else {
+      throw UsageError("graph prints text, dot or mermaid, not \(invocation.format.rawValue).")
     }
     try Terminal.print(graph)
   }

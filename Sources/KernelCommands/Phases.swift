@@ -31,7 +31,7 @@ public enum Phases {
     }
   }
 
-  /// Where the summary goes (the `-v` log), once a session knows whether it is wanted.
+  /// Where the summary goes (the `-v` log), once an invocation knows whether it is wanted.
   static func report(to log: @escaping @Sendable (String) -> Void) {
     state.withLock { $0.report = log }
   }

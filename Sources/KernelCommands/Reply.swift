@@ -3,10 +3,10 @@ import Foundation
 /// Answers for people and for scripts.
 public enum Reply {
   /// A one-line answer: `text` for people, or `fields` as one JSON object with `--format json`.
-  public static func say(_ session: Session, _ text: String, _ fields: [String: any Sendable])
+  public static func say(_ invocation: Invocation, _ text: String, _ fields: [String: any Sendable])
     throws
   {
-    if session.format == .json {
+    if invocation.format == .json {
       try Terminal.printExact(try json(fields))
     } else {
       try Terminal.print(text)

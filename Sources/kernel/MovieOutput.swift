@@ -17,9 +17,9 @@ enum MovieOutput {
     _ options: GlobalOptions, oneCall: Bool = true,
     _ fetch: @escaping @Sendable (any MovieService) async throws -> [Movie]
   ) async throws {
-    let session = try Session(options)
-    let early = EarlyPrint(session.format)
-    let fetched = try await session.fetch(
+    let invocation = try Invocation(options)
+    let early = EarlyPrint(invocation.format)
+    let fetched = try await invocation.fetch(
       (any MovieService).self, early: oneCall ? early.print : nil
     ) { service -> ([Movie], MissingMovies?) in
       do { return (try await fetch(service), nil) } catch let partial as MissingMovies {
@@ -30,9 +30,9 @@ enum MovieOutput {
     let (movies, missing) = fetched.value
     if let missing, missing.movies.isEmpty { throw missing }
     if let shown = early.shown, shown == movies {
-      if session.format == .text { try Terminal.print("The api's answer is the same.") }
+      if invocation.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {
-      switch session.format {
+      switch invocation.format {
       case .json: try printJSON(movies, origin: fetched.origin)
       default:
         try Terminal.print(table(movies))

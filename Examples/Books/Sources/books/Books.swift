@@ -28,10 +28,10 @@ struct Get: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let session = try Session(global)
+    let invocation = try Invocation(global)
     let id = id
-    try show(
-      try await session.fetch((any BookService).self) { [try await $0.book(id: id)] }, session)
+    let books = try await invocation.fetch((any BookService).self) { [try await $0.book(id: id)] }
+    try show(books, invocation)
   }
 }
 // end snippet
@@ -42,15 +42,16 @@ struct Shelf: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func run() async throws {
-    let session = try Session(global)
-    try show(try await session.fetch((any BookService).self) { try await $0.shelf() }, session)
+    let invocation = try Invocation(global)
+    try show(
+      try await invocation.fetch((any BookService).self) { try await $0.shelf() }, invocation)
   }
 }
 
 /// A line per book and where they came from, or `{"origin": …, "books": […]}`.
-func show(_ fetched: Fetched<[Book]>, _ session: Session) throws {
+func show(_ fetched: Fetched<[Book]>, _ invocation: Invocation) throws {
   let books = fetched.value
-  guard session.format == .text else {
+  guard invocation.format == .text else {
     struct Answer: Encodable { let origin: String, books: [Book] }
     return try Terminal.printExact(
       try Reply.json(encoding: Answer(origin: fetched.origin, books: books)))

@@ -3,15 +3,17 @@ import Domain
 import Foundation
 import Logging
 
-/// One run's resolved config and runtime, built from the global options before any command
-/// does work, so a config error is reported before the first request. An app's command makes
-/// one first thing in `run`, then asks it for the profile's services.
+/// One run of a command (an invocation): its resolved config and runtime, built from the global
+/// options before the command does work, so a config error is reported before the first
+/// request. An app's command makes one first thing in `run`, then asks it for the profile's
+/// services. (Not to be confused with the `.session` scope, which is what a login builds and a
+/// logout drops, nor with `Composed.endSession()`, which drops it.)
 ///
 /// ```swift
-/// let session = try Session(global)
-/// let books = try session.services().service((any BookService).self)
+/// let invocation = try Invocation(global)
+/// let books = try invocation.services().service((any BookService).self)
 /// ```
-public struct Session: Sendable {
+public struct Invocation: Sendable {
   /// The app being run (`CommandLineApp.current.app`).
   public let app: KernelApp
   public let config: KernelConfig
@@ -85,7 +87,7 @@ public struct Session: Sendable {
     return flags
   }
 
-  /// The environment variables a session reads: the app's own (`<PREFIX>_…`) and the two the
+  /// The environment variables an invocation reads: the app's own (`<PREFIX>_…`) and the two the
   /// default data dir comes from.
   static func variables(_ all: [String: String], prefix: String) -> [String: String] {
     all.filter {
