@@ -54,7 +54,8 @@ struct Composer {
     let container = try base()
     if needs.contains(.api) { try registerApi(in: container) }
     if needs.contains(.cache) {
-      try registerCache(required: plans.contains { $0.plan.source == "store" }, in: container)
+      try registerCache(
+        required: plans.contains { $0.plan.source == Catalog.storeSource }, in: container)
     }
     for (recipe, plan) in plans {
       try recipe.register(plan.source, plan.layers, plan.storeLayer, container)
@@ -219,7 +220,7 @@ struct Composer {
 struct StackPlan {
   let layers: [PlannedLayer]
   let source: String
-  /// `cache(cacheOnly)`, under the layers of a `store` stack.
+  /// The catalog's `store` (`Catalog.store`), under the layers of a `store` stack.
   let storeLayer: PlannedLayer?
   let needs: Needs
   /// The longest stack a config may name: every layer is a decorator, and a call goes down and
@@ -262,16 +263,14 @@ struct StackPlan {
       needs.formUnion(layer.needs)
       return PlannedLayer(needs: layer.needs, make: try layer.factory(entry))
     }
-    source = last.name
-    if source == "store" {
-      guard let cache = catalog.layers["cache"] else {
+    let source = last.name
+    self.source = source
+    if source == Catalog.storeSource {
+      guard let store = catalog.store else {
         throw ConfigError.unknownName(
-          file: file, key: key, name: "store", valid: recipe.sourceNames)
+          file: file, key: key, name: source, valid: recipe.sourceNames.filter { $0 != source })
       }
-      storeLayer = PlannedLayer(
-        needs: cache.needs,
-        make: try cache.factory(
-          Parameters(name: "cache", positional: ["cacheOnly"], file: file, key: key)))
+      storeLayer = PlannedLayer(needs: .cache, make: store)
     } else {
       storeLayer = nil
     }

@@ -10,6 +10,7 @@ import Layers
 /// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`), `authToken`;
 /// - retriers `authRefresh`, `backoff` (its policy from `retry.*`);
 /// - layers `logging`, `dedupe`, `memory(<capacity>, <seconds>)`, `cache(<policy>[, <seconds>])`;
+/// - the store (`cache(cacheOnly)`), which a `store` stack answers from;
 /// - contexts `memory`, `persistent` (`context.json` in the data dir);
 /// - transport `http` (URLSession, with the config's timeouts and secret headers).
 public struct KernelAssembly: Assembly {
@@ -47,12 +48,9 @@ public struct KernelAssembly: Assembly {
     }
     catalog.layer("cache", needs: .cache, usage: "cache(<policy>)") { p in
       let policy = try Self.policy(p)
-      return { r in
-        CachingLayer(
-          store: try r.resolve(), policy: policy, clock: try r.resolve(),
-          background: try r.resolve(), warn: try r.resolve(Runtime.self).warn)
-      }
+      return { r in try Self.cache(policy, r) }
     }
+    catalog.store { r in try Self.cache(.cacheOnly, r) }
 
     catalog.context("memory") { r in InMemoryApiContext(environment: try r.resolve()) }
     catalog.context("persistent", persists: true) { r in
@@ -92,6 +90,13 @@ public struct KernelAssembly: Assembly {
         return CurlTransport(configuration: configuration, clock: try r.resolve())
       #endif
     }
+  }
+
+  /// The `cache` layer with `policy`, over the cache store in the data dir.
+  static func cache(_ policy: CachePolicy, _ r: Resolver) throws -> any ServiceLayer {
+    CachingLayer(
+      store: try r.resolve(), policy: policy, clock: try r.resolve(), background: try r.resolve(),
+      warn: try r.resolve(Runtime.self).warn)
   }
 
   static let policyNames = [

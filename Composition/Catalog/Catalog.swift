@@ -35,6 +35,7 @@ public struct Catalog: Sendable {
     var transports: [String: TransportPart] = [:]
     var services: [String: AnyServiceRecipe] = [:]
     var settings: [String: AppSetting] = [:]
+    var store: Make<any ServiceLayer>?
   }
 
   /// Everything registered so far: a registration is applied when it is made.
@@ -49,6 +50,10 @@ public struct Catalog: Sendable {
   var transports: [String: TransportPart] { parts.transports }
   var services: [String: AnyServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
+  var store: Make<any ServiceLayer>? { parts.store }
+
+  /// The source a stack names to answer from the cache alone.
+  static let storeSource = "store"
 
   /// Adds one feature's registrations.
   public mutating func add(_ assembly: some Assembly) {
@@ -104,6 +109,18 @@ public struct Catalog: Sendable {
   struct TransportPart: Sendable {
     let answersInProcess: Bool
     let make: Make<any Transport>
+  }
+
+  /// What answers the calls of a stack that ends in the `store` source: a layer that answers
+  /// from the cache alone, under the stack's other layers, with nothing under it.
+  ///
+  /// Three names, three ideas: `offline` is a *profile* (a config's choice of a stack per
+  /// service); `store` is a *source* (a stack's last entry: its calls answered by the cache,
+  /// with no api under it); `cacheOnly` is a *policy* of the `cache` layer (answer from the
+  /// store, never ask below). Kernel's store is the `cache` layer with the `cacheOnly` policy,
+  /// and Kernel's `offline` profile stacks every service on the store.
+  public mutating func store(_ make: @escaping Make<any ServiceLayer>) {
+    parts.store = make
   }
 
   /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).

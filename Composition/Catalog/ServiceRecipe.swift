@@ -71,15 +71,16 @@ struct AnyServiceRecipe: Sendable {
   init<Service: Sendable>(_ recipe: ServiceRecipe<Service>) {
     key = recipe.key
     isLayered = recipe.wrap != nil
-    let store = recipe.wrap == nil ? [] : ["store"]
+    let storeSource = Catalog.storeSource
+    let store = recipe.wrap == nil ? [] : [storeSource]
     sourceNames = (recipe.sources.keys + store).sorted()
     sourceNeeds = { name in
-      name == "store" && recipe.wrap != nil ? .cache : recipe.sources[name]?.needs
+      name == storeSource && recipe.wrap != nil ? .cache : recipe.sources[name]?.needs
     }
     register = { source, layers, storeLayer, container in
-      let all = layers + (source == "store" ? storeLayer.map { [$0] } ?? [] : [])
+      let all = layers + (source == storeSource ? storeLayer.map { [$0] } ?? [] : [])
       let build: Catalog.Make<[any ServiceLayer]> = { r in try all.map { try $0.make(r) } }
-      if let made = recipe.sources[source], source != "store" || recipe.wrap == nil {
+      if let made = recipe.sources[source], source != storeSource || recipe.wrap == nil {
         try container.register(Service.self, scope: .session) { r in try made.make(r) }
         guard let wrap = recipe.wrap, !all.isEmpty else { return }
         try container.decorate(Service.self) { r, base in
