@@ -169,7 +169,9 @@ struct Composer {
       throw ConfigError.unknownName(
         file: file, key: key, name: parameters.name, valid: components.keys.sorted())
     }
-    return try component.factory(parameters)
+    let make = try component.factory(parameters)
+    try parameters.refuseLabelsNotAsked()
+    return make
   }
 
   /// The environments the config defines, as the api sees them, by name.
@@ -261,7 +263,9 @@ struct StackPlan {
         throw unknown(entry)
       }
       needs.formUnion(layer.needs)
-      return PlannedLayer(needs: layer.needs, make: try layer.factory(entry))
+      let make = try layer.factory(entry)
+      try entry.refuseLabelsNotAsked()
+      return PlannedLayer(needs: layer.needs, make: make)
     }
     let source = last.name
     self.source = source

@@ -1,6 +1,10 @@
+import Injection
+import Synchronization
+
 /// The arguments a config entry gives a component, as written: `cache(cacheFirst, 300)` has
 /// two positional ones, `apiKey(header: X-Api-Key)` one named `header`. A component reads them
-/// typed; a missing or malformed one is a config error naming the file and key.
+/// typed; a missing or malformed one is a config error naming the file and key, and a label
+/// the component never asked for (`maxAg: 5`) is one naming the closest it did.
 public struct Parameters: Sendable, Equatable {
   /// The component's name: `cache`, `apiKey`.
   public let name: String
@@ -11,6 +15,17 @@ public struct Parameters: Sendable, Equatable {
   public let key: String
   /// The entry as written.
   public let written: String
+  /// The labels the component asked for, so far.
+  private let asked = Asked()
+
+  private final class Asked: Sendable {
+    let labels = Mutex<Set<String>>([])
+  }
+
+  public static func == (lhs: Parameters, rhs: Parameters) -> Bool {
+    (lhs.name, lhs.positional, lhs.named, lhs.file, lhs.key, lhs.written)
+      == (rhs.name, rhs.positional, rhs.named, rhs.file, rhs.key, rhs.written)
+  }
 
   public init(
     name: String, positional: [String] = [], named: [String: String] = [:],
@@ -56,6 +71,7 @@ public struct Parameters: Sendable, Equatable {
 
   /// The argument labelled `label`, else the one at `index`; nil when neither was given.
   public func value(_ label: String, at index: Int? = nil) -> String? {
+    asked.labels.withLock { _ = $0.insert(label) }
     if let value = named[label] { return value }
     guard let index, index < positional.count else { return nil }
     return positional[index]
@@ -80,6 +96,16 @@ public struct Parameters: Sendable, Equatable {
       throw invalid("a whole number above 0 for \(label)")
     }
     return number
+  }
+
+  /// Refuses a label the component did not ask for while it read its parameters: a
+  /// misspelling (`memory(capacty: 5)`) is an error naming the closest label it takes.
+  func refuseLabelsNotAsked() throws {
+    let asked = self.asked.labels.withLock { $0 }
+    guard let label = named.keys.sorted().first(where: { !asked.contains($0) }) else { return }
+    throw ConfigError.unknownLabel(
+      file: file, key: key, entry: written, label: label,
+      closest: closestName(to: label, in: Array(asked)), valid: asked.sorted())
   }
 
   /// A config error at this entry: "… but it must be `expected`."

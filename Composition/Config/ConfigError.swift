@@ -9,6 +9,9 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
   case invalidEnvironment(file: String, key: String, reason: String)
   /// A key the schema does not know, with the valid key it most likely meant.
   case unknownKey(file: String, key: String, closest: String?, valid: [String])
+  /// An entry's argument label its component does not take.
+  case unknownLabel(
+    file: String, key: String, entry: String, label: String, closest: String?, valid: [String])
   /// The file is not YAML; `file` ends in `:line:column`.
   case syntax(file: String, problem: String)
   /// Past a bound on the work of reading it (size, aliases, nesting: `YAMLBounds`).
@@ -38,6 +41,12 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
       "\(file): unknown key \(Self.shown(key)); did you mean \(closest)?"
     case .unknownKey(let file, let key, nil, let valid):
       "\(file): unknown key \(Self.shown(key)); the keys here are: \(valid.joined(separator: ", "))."
+    case .unknownLabel(let file, let key, let entry, let label, let closest?, _):
+      "\(file): \(key) \(Self.shown(entry)) has no label \(Self.shown(label)); did you mean \(closest)?"
+    case .unknownLabel(let file, let key, let entry, let label, nil, let valid) where valid.isEmpty:
+      "\(file): \(key) \(Self.shown(entry)) has no label \(Self.shown(label)); it takes none."
+    case .unknownLabel(let file, let key, let entry, let label, nil, let valid):
+      "\(file): \(key) \(Self.shown(entry)) has no label \(Self.shown(label)); its labels are: \(valid.joined(separator: ", "))."
     case .syntax(let file, let problem):
       "\(file): the file is not valid YAML: \(problem)."
     case .refused(let file, let problem):

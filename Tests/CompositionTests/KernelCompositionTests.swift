@@ -239,6 +239,25 @@ import Testing
       failure({ _ in }, runtime: runtime(environment: "staging"))
         == "Config/kernel.yaml: environment names \"staging\", which is not one of: local, production, sample."
     )
+    // A misspelt label is refused, naming the closest one the part takes.
+    #expect(
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["cache(networkFirst, maxAg: 5)", "api"], key: "profiles.layered.movies")
+      }
+        == "Config/kernel.yaml: profiles.layered.movies[0] cache(networkFirst, maxAg: 5) has no label maxAg; did you mean maxAge?"
+    )
+    #expect(
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["memory(capacty: 5)", "api"], key: "profiles.layered.movies")
+      }
+        == "Config/kernel.yaml: profiles.layered.movies[0] memory(capacty: 5) has no label capacty; did you mean capacity?"
+    )
+    #expect(
+      failure { $0.adapters = ["defaultHeaders(agent: x)", "authToken"] }
+        == "Config/kernel.yaml: adapters[0] defaultHeaders(agent: x) has no label agent; it takes none."
+    )
     let insecure = failure(
       { _ in }, runtime: runtime(environment: "local", baseURL: "http://10.1.2.3/api/"))
     #expect(

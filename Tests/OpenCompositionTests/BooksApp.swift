@@ -40,12 +40,12 @@ struct ApiKeyAdapter: RequestAdapter {
   }
 }
 
-/// A 429 is sent once more, at once.
+/// A 429 is sent again at once, at most `max` times (`rateLimit(max: 2)`).
 struct RateLimitRetrier: RequestRetrier {
-  var name: String { "rateLimit" }
+  let max: Int, name = "rateLimit"
   func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
     -> RetryDecision
-  { outcome.status == 429 && attempt.retriesBy[name] == nil ? .retry : .doNotRetry }
+  { outcome.status == 429 && attempt.retriesBy[name, default: 0] < max ? .retry : .doNotRetry }
 }
 
 /// What the books config may name.
@@ -59,7 +59,10 @@ struct BooksAssembly: Assembly {
       let header = try parameters.string("header", at: 0, default: "X-Api-Key")
       return { _ in ApiKeyAdapter(header: header) }
     }
-    catalog.retrier("rateLimit") { _ in { _ in RateLimitRetrier() } }
+    catalog.retrier("rateLimit") { parameters in
+      let max = try parameters.positiveInt("max", at: 0, default: 1)
+      return { _ in RateLimitRetrier(max: max) }
+    }
     catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The app's key."))
     catalog.setting(AppSetting("shelf", .string, default: "to-read", doc: "The first shelf."))
   }

@@ -139,6 +139,14 @@ import Testing
       "\(error.map { KernelApp.rootCause(of: $0) } ?? CancellationError())"
         == "Config/books.yaml: retriers[1] names \"patience\", which is not one of: authRefresh, backoff, rateLimit."
     )
+    let misspelt = Self.yaml(staging: url, other: url)
+      .replacingOccurrences(of: "[rateLimit, backoff]", with: "[\"rateLimit(maxx: 3)\", backoff]")
+    let label = #expect(throws: (any Error).self) {
+      _ = try Self.books(Self.app(), misspelt, profile: "api", data: data.url)
+    }
+    #expect(
+      "\(label.map { KernelApp.rootCause(of: $0) } ?? CancellationError())"
+        == "Config/books.yaml: retriers[0] rateLimit(maxx: 3) has no label maxx; did you mean max?")
     let pigeon = Self.yaml(staging: url, other: url)
       .replacingOccurrences(of: "apiKey: \"k-other\"", with: "apiKey: k, transport: pigeon")
     let transport = #expect(throws: ConfigError.self) {
