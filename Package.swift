@@ -131,6 +131,7 @@ let package = Package(
       dependencies: [
         "Composition", "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
         "KernelTesting", "KernelTestingComposition",
+        .product(name: "Configuration", package: "swift-configuration"),
       ]),
     // A second app (books) built through public API only: no @testable import here.
     .testTarget(

@@ -184,8 +184,22 @@ struct Composer {
     -> ApiEnvironment
   {
     guard let described = config.environments[name] else {
+      // Blamed on where the name was written: a flag, a variable, or the file.
+      let setting = config.settings.first { $0.key == "environment" }
+      let written = setting?.written
+      let outside =
+        setting.map {
+          if case .flag = $0.source {
+            true
+          } else if case .variable = $0.source {
+            true
+          } else {
+            false
+          }
+        } ?? false
       throw ConfigError.unknownName(
-        file: config.file, key: "environment", name: name, valid: config.environments.keys.sorted())
+        file: outside ? written?.file ?? config.file : config.file,
+        key: written?.key ?? "environment", name: name, valid: config.environments.keys.sorted())
     }
     do {
       return try ApiEnvironment(

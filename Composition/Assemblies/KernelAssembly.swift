@@ -17,6 +17,7 @@ public struct KernelAssembly: Assembly {
   public init() {}
 
   public func assemble(into catalog: inout Catalog) {
+    for setting in AppSetting.kernel { catalog.setting(setting) }
     catalog.adapter("defaultHeaders") { _ in
       { r in DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent) }
     }

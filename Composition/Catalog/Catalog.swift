@@ -1,4 +1,5 @@
 import Api
+import Configuration
 import Foundation
 import Injection
 import Layers
@@ -50,6 +51,8 @@ public struct Catalog: Sendable {
   var transports: [String: TransportPart] { parts.transports }
   var services: [String: AnyServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
+  /// The settings table: Kernel's rows and the app's, by key.
+  public var table: [AppSetting] { parts.settings.values.sorted { $0.id < $1.id } }
   var store: Make<any ServiceLayer>? { parts.store }
 
   /// The source a stack names to answer from the cache alone.
@@ -136,7 +139,7 @@ public struct Catalog: Sendable {
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
   /// `config show`: at the top level (and in any profile), or in every environment.
   public mutating func setting(_ setting: AppSetting) {
-    parts.settings[setting.name] = setting
+    parts.settings[setting.id] = setting
   }
 
   /// The layers as messages list them, with their arguments.
@@ -169,12 +172,16 @@ public struct AppSetting: Sendable, Equatable {
   }
 
   public enum Scope: Sendable, Equatable {
+    /// `key:` at the top level only (Kernel's `profile`).
+    case file
     /// `key:` at the top level, overridable in any profile's section.
     case app
     /// `environments.<name>.key`, read from the current environment (`ApiEnvironment.values`).
     case environment
   }
 
+  /// The key, its levels joined by `.` (`timeouts.callSeconds`); for an environment's setting,
+  /// the key below `environments.<name>.`.
   public let name: String
   public let kind: Kind
   public let scope: Scope
@@ -194,5 +201,23 @@ public struct AppSetting: Sendable, Equatable {
     self.defaultValue = defaultValue
     self.range = range
     self.doc = doc
+  }
+
+  /// Where it stands in the file: `timeouts.callSeconds`, `environments.*.baseURL`.
+  public var id: String { scope == .environment ? "environments.*.\(name)" : name }
+
+  /// The key's levels.
+  var path: [String] { name.split(separator: ".").map(String.init) }
+
+  /// The default as the reader's defaults provider holds it, typed.
+  var defaultContent: ConfigContent? {
+    guard let defaultValue else { return nil }
+    switch kind {
+    case .string, .secret: return .string(defaultValue)
+    case .integer: return Int(defaultValue).map { .int($0) }
+    case .boolean: return ConfigSchema.boolean(defaultValue).map { .bool($0) }
+    case .list:
+      return .stringArray(defaultValue.split(separator: ",").map { $0.trimmingSpaces() })
+    }
   }
 }

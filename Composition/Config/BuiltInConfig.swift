@@ -8,11 +8,13 @@ enum BuiltInConfig {
     # Kernel's configuration: the object graph `kernel` builds, read top to bottom.
     #
     # Every key can be set four ways; the first that sets it wins:
-    #   1. a flag:                  --profile offline, --environment local, --base-url URL, --data-dir DIR
+    #   1. a flag:                  the key's path in lower case, words and levels joined by "-":
+    #                               --profile offline, --timeouts-call-seconds 7, --retry-max-retries 3
     #   2. a KERNEL_* variable:     the key's path in capitals, words and levels joined by "_":
     #                               KERNEL_PROFILE, KERNEL_RETRY_MAX_RETRIES, KERNEL_TIMEOUTS_REQUEST_SECONDS
     #   3. the profile's section:   profiles.<profile>.<key> (below)
     #   4. this file's top level.
+    # A key left out has its built-in value (`kernel config reference` lists them all).
     # `kernel config show` prints every resolved value and where it came from.
     # This file is built into `kernel`, which reads ./Config/kernel.yaml instead when there is one,
     # or the file that --config or KERNEL_CONFIG names.

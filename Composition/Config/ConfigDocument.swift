@@ -8,9 +8,10 @@ import Yams
   import Darwin
 #endif
 
-/// A config file, read and checked against the app's schema (Kernel's keys, its services'
-/// stacks, its own settings), with this run's `<PREFIX>_*` variables and flags over it. Values are looked up through swift-configuration's providers in the order of
-/// precedence: flag > variable > the profile's section > the file's top level > the default.
+/// A config file, read and checked against the app's schema (its settings table and its
+/// services' stacks), with this run's `<PREFIX>_*` variables and flags over it. Values are
+/// read through one `ConfigReader` whose providers are, in order of precedence: the flags, the
+/// variables, the profile's section, the file's top level, the table's defaults (`resolve`).
 public struct ConfigDocument: Sendable {
   /// The file as people should see it named: a path, or "the built-in config".
   public let file: String
@@ -20,18 +21,15 @@ public struct ConfigDocument: Sendable {
   public let app: KernelApp
   private let environmentNames: [String: [String]]
   /// The file's values, checked and typed by the schema.
-  private let snapshot: InMemoryProvider
-  private let variables: EnvironmentVariablesProvider
-  private var flags: InMemoryProvider
-  private let flagNames: [String: String]
+  let snapshot: InMemoryProvider
+  /// The app's `<PREFIX>_…` variables, a key's path in capitals (`KERNEL_RETRY_MAX_RETRIES`).
+  let variables: KeyMappingProvider<EnvironmentVariablesProvider>
+  /// The flags, by swift-configuration's convention (`--timeouts-call-seconds`).
+  let flags: CommandLineArgumentsProvider
+  private let written: (variables: [String: String], flags: [String: String])
 
-  /// The command-line flags that set config keys, by key.
-  public static let flagForKey = [
-    "profile": "--profile", "environment": "--environment", "baseURL": "--base-url",
-    "dataDir": "--data-dir",
-  ]
-
-  /// Parses and checks `text`; `flags` maps config keys (`profile`, `baseURL`…) to flag values.
+  /// Parses and checks `text`; `flags` maps config keys (`profile`, `timeouts.callSeconds`) to
+  /// the values flags gave them.
   public init(
     text: String, file: String, variables: [String: String] = [:], flags: [String: String] = [:],
     app: KernelApp = .kernel
@@ -69,26 +67,45 @@ public struct ConfigDocument: Sendable {
     }
     self.environmentNames = environmentNames
     self.file = file
-    self.variables = EnvironmentVariablesProvider(
-      environmentVariables: variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") })
-    self.flags = Self.provider(flags)
-    self.flagNames = Self.flagForKey
-  }
-
-  /// This document with `flags` over it instead of the ones it was read with: the file is not
-  /// read or checked again. For a config read before the command line was parsed.
-  public func with(flags: [String: String]) -> ConfigDocument {
-    var copy = self
-    copy.flags = Self.provider(flags)
-    return copy
-  }
-
-  private static func provider(_ flags: [String: String]) -> InMemoryProvider {
-    var values: [AbsoluteConfigKey: ConfigValue] = [:]
-    for (key, value) in flags {
-      values[AbsoluteConfigKey([key])] = ConfigValue(.string(value), isSecret: false)
+    let own = variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") }
+    let prefix = app.variablePrefix.lowercased()
+    self.variables = EnvironmentVariablesProvider(environmentVariables: own).mapKeys {
+      AbsoluteConfigKey([prefix] + $0.components)
     }
-    return InMemoryProvider(name: "flags", values: values)
+    let arguments = flags.sorted { $0.key < $1.key }.flatMap { key, value in
+      let flag = ConfigFlag.name(key.split(separator: ".").map(String.init))
+      let list = value.split(separator: ",", omittingEmptySubsequences: false)
+      return list.flatMap { [flag, $0.trimmingSpaces()] }
+    }
+    self.flags = CommandLineArgumentsProvider(arguments: [app.name] + arguments)
+    written = (own, flags)
+  }
+
+  /// The table's defaults, for the top level and every environment of `profile`.
+  func defaults(profile: String?) -> InMemoryProvider {
+    var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    for row in app.catalog.settings.values {
+      guard let content = row.defaultContent else { continue }
+      let value = ConfigValue(content, isSecret: row.kind == .secret)
+      switch row.scope {
+      case .app, .file: values[AbsoluteConfigKey(row.path)] = value
+      case .environment:
+        for name in environments(profile: profile) {
+          values[AbsoluteConfigKey(["environments", name, row.name])] = value
+        }
+      }
+    }
+    return InMemoryProvider(name: "defaults", values: values)
+  }
+
+  /// The flag (provider 0) or variable (provider 1) that set `key`, and its text as given.
+  func written(_ key: [String], by provider: Int) -> (name: String, text: String) {
+    if provider == 0 {
+      let dotted = key.joined(separator: ".")
+      return (ConfigFlag.name(key), written.flags[dotted] ?? "")
+    }
+    let name = ConfigFlag.variable(key, prefix: app.variablePrefix)
+    return (name, written.variables[name] ?? "")
   }
 
   /// The file `--config` / `<PREFIX>_CONFIG` names, else the app's config file under the
@@ -141,65 +158,10 @@ public struct ConfigDocument: Sendable {
     }
   }
 
-  struct Found {
-    let content: ConfigContent
-    let source: Source
-    /// How to name this key in a message: the flag, the variable or the file key.
-    let key: String
-    let file: String
-  }
-
-  /// The first of flag, variable, profile section and top level that sets `key`.
-  func lookup(_ key: [String], _ type: ConfigType, profile: String?) throws -> Found? {
-    let dotted = key.joined(separator: ".")
-    if key.count == 1, let flag = flagNames[key[0]],
-      let value = try flags.value(forKey: AbsoluteConfigKey(key), type: .string).value
-    {
-      return Found(content: value.content, source: .flag(flag), key: flag, file: "the command line")
-    }
-    let variableKey = AbsoluteConfigKey([app.variablePrefix.lowercased()] + key)
-    let raw = try variables.value(forKey: variableKey, type: .string)
-    if case .string(let text)? = raw.value?.content {
-      do {
-        if let value = try variables.value(forKey: variableKey, type: type).value {
-          return Found(
-            content: value.content, source: .variable(raw.encodedKey), key: raw.encodedKey,
-            file: "the environment")
-        }
-      } catch {}
-      throw ConfigError.malformed(
-        file: "the environment", key: raw.encodedKey, value: text,
-        expected: Self.expectation(type))
-    }
-    if let profile, key != ["profile"],
-      let value = try snapshot.value(
-        forKey: AbsoluteConfigKey(["profiles", profile] + key), type: type
-      )
-      .value
-    {
-      return Found(
-        content: value.content, source: .profile(profile, file: file),
-        key: "profiles.\(profile).\(dotted)", file: file)
-    }
-    if let value = try snapshot.value(forKey: AbsoluteConfigKey(key), type: type).value {
-      return Found(content: value.content, source: .file(file), key: dotted, file: file)
-    }
-    return nil
-  }
-
   /// Environment names the file and `profile`'s section define.
   func environments(profile: String?) -> [String] {
     Array(Set((environmentNames[""] ?? []) + (profile.flatMap { environmentNames[$0] } ?? [])))
       .sorted()
-  }
-
-  static func expectation(_ type: ConfigType) -> String {
-    switch type {
-    case .int: "a whole number"
-    case .bool: "true or false"
-    case .stringArray: "a comma-separated list"
-    default: "a text value"
-    }
   }
 
   // MARK: Syntax errors

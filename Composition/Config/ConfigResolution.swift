@@ -2,230 +2,205 @@ import Api
 import Configuration
 import Domain
 import Foundation
+import Synchronization
 
 extension ConfigDocument {
-  /// The configuration of `profile` (else the one flag, variable or file names): every key
-  /// looked up in order of precedence, checked, with its source.
+  /// The configuration of `profile` (else the one a flag, variable or the file names): every
+  /// row of the app's settings table read through one `ConfigReader`, whose providers are, in
+  /// order, the flags, the `<PREFIX>_…` variables, the profile's section, the file and the
+  /// table's defaults; its access reporter says which one each value came from.
   public func resolve(profile requested: String? = nil) throws -> KernelConfig {
-    var resolver = Resolver(document: self, profile: nil)
-    let profile = try requested ?? resolver.string(["profile"], default: "layered")
+    let rows = app.catalog.settings.values.sorted { $0.id < $1.id }
+    var top = Reading(self, profile: nil)
+    let profile = try requested ?? top.text(["profile"], rows: rows) ?? "layered"
     guard profileNames.contains(profile) else {
-      let found = try lookup(["profile"], .string, profile: nil)
+      let written = top.settings.last { $0.key == "profile" }.flatMap(\.written)
       throw ConfigError.unknownName(
-        file: found?.file ?? file, key: found?.key ?? "profile", name: profile,
+        file: written?.file ?? file, key: written?.key ?? "profile", name: profile,
         valid: profileNames.sorted())
     }
-    resolver.profile = profile
+    var reading = Reading(self, profile: profile)
+    if requested == nil { reading.settings = top.settings }
 
+    var values: [String: KernelConfig.Value] = [:]
+    for row in rows where row.scope == .app {
+      values[row.name] = try reading.value(row.name.split(separator: ".").map(String.init), row)
+    }
     var environments: [String: KernelConfig.EnvironmentConfig] = [:]
     for name in self.environments(profile: profile) {
-      let key = ["environments", name]
-      guard let baseURL = try resolver.optionalString(key + ["baseURL"]) else {
+      var own: [String: KernelConfig.Value] = [:]
+      for row in rows where row.scope == .environment {
+        own[row.name] = try reading.value(["environments", name, row.name], row)
+      }
+      guard case .string(let baseURL)? = own["baseURL"] else {
         throw ConfigError.malformed(
           file: file, key: "environments.\(name).baseURL", value: "missing",
           expected: "the environment's base URL, such as http://127.0.0.1:8080/api/")
       }
-      let scheme = try resolver.string(key + ["tokenScheme"], default: AuthToken.defaultScheme)
-      var values: [String: String] = [:]
-      for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
-      where setting.scope == .environment {
-        if case .string(let text)? = try resolver.setting(setting, at: key + [setting.name]) {
-          values[setting.name] = text
-        }
-      }
-      environments[name] = KernelConfig.EnvironmentConfig(
-        baseURL: baseURL,
-        tokenHeader: try resolver.string(key + ["tokenHeader"], default: AuthToken.defaultHeader),
-        tokenScheme: scheme.isEmpty ? nil : scheme,
-        insecure: try resolver.bool(key + ["insecure"], default: false),
-        transport: try resolver.string(key + ["transport"], default: "http"), values: values)
+      environments[name] = KernelConfig.EnvironmentConfig(baseURL: baseURL, values: own)
     }
-
-    let environment = try resolver.string(["environment"], default: "sample")
-    let baseURL = try resolver.optionalString(["baseURL"])
-    let dataDir = try resolver.string(["dataDir"], default: "")
-    let context = try resolver.string(["context"], default: "persistent")
-    guard app.catalog.contexts[context] != nil else {
-      let found = try lookup(["context"], .string, profile: profile)
+    guard case .string(let context)? = values["context"], app.catalog.contexts[context] != nil
+    else {
+      let written = reading.settings.last { $0.key == "context" }.flatMap(\.written)
       throw ConfigError.unknownName(
-        file: found?.file ?? file, key: found?.key ?? "context", name: context,
-        valid: app.catalog.contexts.keys.sorted())
-    }
-    let adapters = try resolver.list(["adapters"], default: ["defaultHeaders", "authToken"])
-    let retriers = try resolver.list(["retriers"], default: ["authRefresh", "backoff"])
-    var retry = KernelConfig.RetryConfig()
-    retry.maxRetries = try resolver.int(
-      ["retry", "maxRetries"], default: retry.maxRetries,
-      in: KernelConfig.RetryConfig.maxRetriesRange)
-    retry.baseDelayMs = try resolver.int(
-      ["retry", "baseDelayMs"], default: retry.baseDelayMs,
-      in: KernelConfig.RetryConfig.baseDelayMsRange)
-    retry.retryAfterCapSeconds = try resolver.int(
-      ["retry", "retryAfterCapSeconds"], default: retry.retryAfterCapSeconds,
-      in: KernelConfig.RetryConfig.retryAfterCapSecondsRange)
-    var timeouts = KernelConfig.TimeoutConfig()
-    timeouts.requestSeconds = try resolver.int(
-      ["timeouts", "requestSeconds"], default: timeouts.requestSeconds,
-      in: KernelConfig.TimeoutConfig.secondsRange)
-    timeouts.resourceSeconds = try resolver.int(
-      ["timeouts", "resourceSeconds"], default: timeouts.resourceSeconds,
-      in: KernelConfig.TimeoutConfig.secondsRange)
-    timeouts.callSeconds = try resolver.int(
-      ["timeouts", "callSeconds"], default: timeouts.callSeconds,
-      in: KernelConfig.TimeoutConfig.secondsRange)
-
-    var values: [String: KernelConfig.Value] = [:]
-    for setting in app.catalog.settings.values.sorted(by: { $0.name < $1.name })
-    where setting.scope == .app {
-      values[setting.name] = try resolver.setting(setting, at: [setting.name])
+        file: written?.file ?? file, key: written?.key ?? "context",
+        name: values["context"]?.text ?? "", valid: app.catalog.contexts.keys.sorted())
     }
 
     // A stack per service: the profile's own, else the top level's, with where it was written.
     var profiles: [String: KernelConfig.ProfileConfig] = [:]
     for name in profileNames {
-      var own = Resolver(document: self, profile: name)
+      var own = Reading(self, profile: name)
       var stacks: [String: KernelConfig.Stack] = [:]
       for service in app.catalog.services.keys.sorted() {
-        guard let entries = try own.optionalList([service]) else { continue }
-        let found = try lookup([service], .stringArray, profile: name)
-        stacks[service] = KernelConfig.Stack(entries, key: found?.key ?? service)
+        let row = AppSetting(service, .list, doc: "")
+        guard case .list(let entries)? = try own.value([service], row) else { continue }
+        let written = own.settings.last.flatMap(\.written)
+        stacks[service] = KernelConfig.Stack(entries, key: written?.key ?? service)
       }
-      if name == profile { resolver.settings += own.settings }
+      if name == profile { reading.settings += own.settings }
       profiles[name] = KernelConfig.ProfileConfig(stacks: stacks)
     }
-
     var config = KernelConfig(
-      file: file, profile: profile, environment: environment, environments: environments,
-      context: context, adapters: adapters, retriers: retriers, retry: retry, timeouts: timeouts,
-      profiles: profiles)
-    config.dataDir = dataDir
-    config.baseURL = baseURL
-    config.settings = resolver.settings
-    config.values = values
+      file: file, profile: profile, environments: environments, profiles: profiles,
+      values: values)
+    config.settings = reading.settings
     if requested != nil {
-      config.settings.removeAll { $0.key == "profile" }
       config.settings.insert(.init(key: "profile", value: profile, source: .builtInDefault), at: 0)
     }
     return config
   }
 
-  /// Looks keys up for one profile and notes each value's source.
-  private struct Resolver {
+  /// One profile's view of the document: a `ConfigReader` over the flags, the variables, the
+  /// profile's section, the file and the defaults, and the value and source of each key read.
+  struct Reading {
     let document: ConfigDocument
-    var profile: String?
+    let profile: String?
+    let reader: ConfigReader
+    let reporter = Sources()
     var settings: [KernelConfig.Setting] = []
 
-    mutating func value(
-      _ key: [String], _ type: ConfigType, default fallback: String?, secret: Bool = false
-    ) throws -> ConfigContent? {
-      let found = try document.lookup(key, type, profile: profile)
-      let shown: String?
-      switch found?.content {
-      case .string? where secret: shown = "REDACTED"
-      case .string(let text)?: shown = Redaction.url(text)
-      case .stringArray(let list)?: shown = "[\(list.joined(separator: ", "))]"
-      case .int(let number)?: shown = "\(number)"
-      case .bool(let flag)?: shown = "\(flag)"
-      default: shown = fallback
-      }
-      if let shown {
-        settings.append(
-          .init(
-            key: key.joined(separator: "."), value: shown,
-            source: found?.source ?? .builtInDefault))
-      }
-      return found?.content
-    }
-
-    /// An app setting at `key`, typed as it was declared; a secret is shown redacted.
-    mutating func setting(_ setting: AppSetting, at key: [String]) throws -> KernelConfig.Value? {
-      switch setting.kind {
-      case .string, .secret:
-        let secret = setting.kind == .secret
-        let found = try value(
-          key, .string, default: setting.defaultValue.map { secret ? "REDACTED" : $0 },
-          secret: secret)
-        guard case .string(let text)? = found ?? setting.defaultValue.map({ .string($0) }) else {
-          return nil
+    init(_ document: ConfigDocument, profile: String?) {
+      self.document = document
+      self.profile = profile
+      let section: any ConfigProvider = document.snapshot.mapKeys { [profile] key in
+        guard let profile, key.components != ["profile"] else {
+          return AbsoluteConfigKey(["profiles", "\u{0}"])
         }
-        return .string(text)
-      case .integer:
-        let fallback = setting.defaultValue.flatMap { Int($0) }
-        guard case .int(let number)? = try value(key, .int, default: setting.defaultValue) else {
-          return fallback.map { .integer($0) }
-        }
-        try check(number, at: key, in: setting.range)
-        return .integer(number)
-      case .boolean:
-        let fallback = setting.defaultValue.flatMap { ConfigSchema.boolean($0) }
-        guard case .bool(let flag)? = try value(key, .bool, default: setting.defaultValue) else {
-          return fallback.map { .boolean($0) }
-        }
-        return .boolean(flag)
-      case .list:
-        let fallback = setting.defaultValue.map {
-          $0.split(separator: ",").map { $0.trimmingSpaces() }
-        }
-        guard case .stringArray(let list)? = try value(key, .stringArray, default: nil) else {
-          return fallback.map { .list($0) }
-        }
-        return .list(list)
+        return AbsoluteConfigKey(["profiles", profile] + key.components)
       }
+      reader = ConfigReader(
+        providers: [
+          document.flags, document.variables, section, document.snapshot,
+          document.defaults(profile: profile),
+        ], accessReporter: reporter)
     }
 
-    mutating func optionalString(_ key: [String]) throws -> String? {
-      guard case .string(let text)? = try value(key, .string, default: nil) else { return nil }
-      return text
-    }
-
-    mutating func string(_ key: [String], default fallback: String) throws -> String {
-      guard case .string(let text)? = try value(key, .string, default: fallback) else {
-        return fallback
-      }
-      return text
-    }
-
-    /// A whole number in `range`; out of it, a config error naming where it was written and
-    /// the range.
-    mutating func int(_ key: [String], default fallback: Int, in range: ClosedRange<Int>) throws
-      -> Int
-    {
-      guard case .int(let number)? = try value(key, .int, default: "\(fallback)") else {
-        return fallback
-      }
-      try check(number, at: key, in: range)
-      return number
-    }
-
-    func check(_ number: Int, at key: [String], in range: ClosedRange<Int>?) throws {
-      guard let range, !range.contains(number) else { return }
-      let found = try document.lookup(key, .int, profile: profile)
-      throw ConfigError.malformed(
-        file: found?.file ?? document.file, key: found?.key ?? key.joined(separator: "."),
-        value: "\(number)",
-        expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-    }
-
-    mutating func bool(_ key: [String], default fallback: Bool) throws -> Bool {
-      guard case .bool(let flag)? = try value(key, .bool, default: "\(fallback)") else {
-        return fallback
-      }
-      return flag
-    }
-
-    mutating func optionalList(_ key: [String]) throws -> [String]? {
-      guard case .stringArray(let list)? = try value(key, .stringArray, default: nil) else {
+    /// A text key of the table (`profile`), read with its source noted.
+    mutating func text(_ key: [String], rows: [AppSetting]) throws -> String? {
+      guard let row = rows.first(where: { $0.id == key.joined(separator: ".") }) else {
         return nil
       }
-      return list
+      return try value(key, row)?.text
     }
 
-    mutating func list(_ key: [String], default fallback: [String]) throws -> [String] {
-      let shown = "[\(fallback.joined(separator: ", "))]"
-      guard case .stringArray(let list)? = try value(key, .stringArray, default: shown) else {
-        return fallback
+    /// The value of `row` at `key`, typed as the row says, its range checked; its source noted
+    /// for `config show`. A value a flag or variable gives that is not of the row's type is an
+    /// error naming the flag or variable.
+    mutating func value(_ key: [String], _ row: AppSetting) throws -> KernelConfig.Value? {
+      let configKey = ConfigKey(key)
+      let secret = row.kind == .secret
+      let value: KernelConfig.Value?
+      switch row.kind {
+      case .string, .secret:
+        value = reader.string(forKey: configKey, isSecret: secret).map { .string($0) }
+      case .integer: value = reader.int(forKey: configKey).map { .integer($0) }
+      case .boolean: value = reader.bool(forKey: configKey).map { .boolean($0) }
+      case .list: value = reader.stringArray(forKey: configKey).map { .list($0) }
       }
-      return list
+      guard let event = reporter.last else { return value }
+      let source = try source(of: event, key: key, row: row)
+      if case .integer(let number)? = value, let range = row.range, !range.contains(number) {
+        let written = source.flatMap { Self.place($0, document: document, key: key) }
+        throw ConfigError.malformed(
+          file: written?.file ?? document.file, key: written?.key ?? key.joined(separator: "."),
+          value: "\(number)",
+          expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+      }
+      if let value {
+        let shown =
+          secret
+          ? "REDACTED"
+          : row.name == "baseURL" ? Redaction.url(value.text ?? "") : value.shown
+        settings.append(
+          .init(
+            key: key.joined(separator: "."), value: shown, source: source ?? .builtInDefault))
+      }
+      return value
+    }
+
+    /// Which provider gave the value of `event`: the first with one, by its place in the
+    /// reader's order. A provider that failed (a variable `abc` for a number) is an error
+    /// naming it.
+    private func source(of event: AccessEvent, key: [String], row: AppSetting) throws
+      -> ConfigDocument.Source?
+    {
+      for (index, result) in event.providerResults.enumerated() {
+        switch result.result {
+        case .failure:
+          let (name, text) = document.written(key, by: index)
+          throw ConfigError.malformed(
+            file: index == 0 ? "the command line" : "the environment", key: name,
+            value: text, expected: row.kind.schema.expectation)
+        case .success(let lookup) where lookup.value != nil:
+          switch index {
+          case 0: return .flag(lookup.encodedKey)
+          case 1: return .variable(lookup.encodedKey)
+          case 2: return .profile(profile ?? "", file: document.file)
+          case 3: return .file(document.file)
+          default: return nil
+          }
+        case .success: continue
+        }
+      }
+      if event.conversionError != nil {
+        throw ConfigError.malformed(
+          file: document.file, key: key.joined(separator: "."), value: "?",
+          expected: row.kind.schema.expectation)
+      }
+      return nil
+    }
+
+    /// Where `source` wrote `key`, as a message names it.
+    static func place(_ source: ConfigDocument.Source, document: ConfigDocument, key: [String])
+      -> (file: String, key: String)?
+    {
+      KernelConfig.Setting(key: key.joined(separator: "."), value: "", source: source).written
+    }
+  }
+
+  /// The reader's access reporter: the last event, to tell where a value came from.
+  final class Sources: AccessReporter, Sendable {
+    private let event = Mutex<AccessEvent?>(nil)
+    var last: AccessEvent? { event.withLock { $0 } }
+    func report(_ event: AccessEvent) { self.event.withLock { $0 = event } }
+  }
+}
+
+extension KernelConfig.Value {
+  /// Its text, for a `.string`.
+  var text: String? {
+    if case .string(let text) = self { return text }
+    return nil
+  }
+
+  /// As `config show` prints it.
+  var shown: String {
+    switch self {
+    case .string(let text): text
+    case .integer(let number): "\(number)"
+    case .boolean(let flag): "\(flag)"
+    case .list(let list): "[\(list.joined(separator: ", "))]"
     }
   }
 }

@@ -12,46 +12,40 @@ enum ConfigSchema: Equatable, Sendable {
   /// A mapping from names a person picks (environments, profiles) to sections of this shape.
   indirect case named(ConfigSchema)
 
-  /// Keys every environment has, before the app's own.
-  static let environment: [String: ConfigSchema] = [
-    "baseURL": .string, "tokenHeader": .string, "tokenScheme": .string, "insecure": .boolean,
-    "transport": .string,
-  ]
-
-  /// Keys every profile section may set for itself, as at the top level, before the app's
-  /// settings and service stacks.
-  static let overridable: [String: ConfigSchema] = [
-    "environment": .string,
-    "baseURL": .string,
-    "dataDir": .string,
-    "context": .string,
-    "adapters": .list,
-    "retriers": .list,
-    "retry": .section([
-      "maxRetries": .integer, "baseDelayMs": .integer, "retryAfterCapSeconds": .integer,
-    ]),
-    "timeouts": .section([
-      "requestSeconds": .integer, "resourceSeconds": .integer, "callSeconds": .integer,
-    ]),
-  ]
-
-  /// The whole file of `catalog`'s app: Kernel's keys, a stack per service, the app's settings.
+  /// The whole file of `catalog`'s app, from its settings table: `profile` at the top level;
+  /// every other row at the top level and in any profile's section (a dotted key as nested
+  /// sections); a stack per service; the environment rows under `environments.<name>`.
   static func file(for catalog: Catalog) -> ConfigSchema {
-    var environment = Self.environment
-    var overridable = Self.overridable
+    var environment: [String: ConfigSchema] = [:]
+    var overridable: [String: ConfigSchema] = [:]
+    var file: [String: ConfigSchema] = [:]
     for setting in catalog.settings.values {
       switch setting.scope {
-      case .environment:
-        environment[setting.name] = environment[setting.name] ?? setting.kind.schema
-      case .app: overridable[setting.name] = overridable[setting.name] ?? setting.kind.schema
+      case .environment: environment[setting.name] = setting.kind.schema
+      case .app: insert(setting.kind.schema, at: setting.path[...], into: &overridable)
+      case .file: insert(setting.kind.schema, at: setting.path[...], into: &file)
       }
     }
     for key in catalog.services.keys { overridable[key] = overridable[key] ?? .list }
     overridable["environments"] = .named(.section(environment))
-    var file = overridable
-    file["profile"] = .string
+    file.merge(overridable) { own, _ in own }
     file["profiles"] = .named(.section(overridable))
     return .section(file)
+  }
+
+  /// `schema` at `path` in `keys`, sections made on the way.
+  private static func insert(
+    _ schema: ConfigSchema, at path: ArraySlice<String>, into keys: inout [String: ConfigSchema]
+  ) {
+    guard let first = path.first else { return }
+    guard path.count > 1 else {
+      keys[first] = schema
+      return
+    }
+    var inner: [String: ConfigSchema] = [:]
+    if case .section(let existing)? = keys[first] { inner = existing }
+    insert(schema, at: path.dropFirst(), into: &inner)
+    keys[first] = .section(inner)
   }
 
   var expectation: String {

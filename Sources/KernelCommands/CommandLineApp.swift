@@ -67,6 +67,8 @@ public struct CommandLineApp: Sendable {
   public private(set) var variables: [String: String]?
   /// The folder relative paths are read from; the process's unless `run` was given another.
   public private(set) var workingDirectory: URL?
+  /// The values of the config flags this run was given, by key (`ConfigFlags`).
+  private(set) var configFlags: [String: String] = [:]
 
   /// Runs the command `arguments` names (without the program's name) in this process, writing
   /// to `output`, reading `variables` and paths relative to `workingDirectory` (the process's
@@ -99,19 +101,25 @@ public struct CommandLineApp: Sendable {
     }
     arguments = GlobalOptions.foldingRepeats(arguments)
     do {
+      let flags = try ConfigFlags(app).extract(arguments)
+      arguments = flags.arguments
+      var line = Self.current
+      line.configFlags = flags.values
       guard arguments.count <= GlobalOptions.maximumArguments else {
         throw UsageError(
           "The command line has \(arguments.count) arguments, more than the"
             + " \(GlobalOptions.maximumArguments) a command takes; give a long list of ids on"
             + " standard input (-) instead.")
       }
-      try await BulkArguments.$current.withValue(numbers) {
-        var command = try AppCommand.parseAsRoot(arguments)
-        Phases.mark("arguments")
-        if var asynchronous = command as? any AsyncParsableCommand {
-          try await asynchronous.run()
-        } else {
-          try command.run()
+      try await Self.$running.withValue(line) {
+        try await BulkArguments.$current.withValue(numbers) {
+          var command = try AppCommand.parseAsRoot(arguments)
+          Phases.mark("arguments")
+          if var asynchronous = command as? any AsyncParsableCommand {
+            try await asynchronous.run()
+          } else {
+            try command.run()
+          }
         }
       }
       Phases.finish("output")
@@ -184,7 +192,8 @@ struct AppCommand: AsyncParsableCommand {
         Profiles name each service's stack in \(line.app.configFile): api (the api only), \
         offline (the cache only), layered (the cache over the api). Global options go before or \
         after the command and can also be set by variables: \(variables). A flag beats a \
-        variable, which beats the profile's section of the config, which beats its top level.
+        variable, which beats the profile's section of the config, which beats its top level. \
+        \(ConfigFlags(line.app).help(prefix: prefix))
 
         Exit codes: 0 ok, 64 usage, 65 bad data from the api, 69 api unreachable and nothing \
         cached, 77 authentication failed, 78 config error or a cache that cannot be opened; 74 \

@@ -4,7 +4,19 @@ import Composition
 /// `kernel config show`: every resolved value of the profile and where it came from.
 struct ConfigCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "config", abstract: "Show the resolved config.", subcommands: [Show.self])
+    commandName: "config", abstract: "Show the resolved config, or every key the config takes.",
+    subcommands: [Show.self, Reference.self])
+
+  /// `config reference`: the settings table as Markdown, for an app's README.
+  struct Reference: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "reference",
+      abstract: "Every config key: its built-in value, variable, flag and meaning (Markdown).")
+
+    func run() async throws {
+      try Terminal.printExact(ConfigReference.markdown(for: CommandLineApp.current.app))
+    }
+  }
 
   struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

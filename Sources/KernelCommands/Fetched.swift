@@ -12,6 +12,13 @@ public struct Fetched<Value: Sendable>: Sendable {
   public let oldestCacheAge: TimeInterval?
   public let elapsed: Duration
 
+  /// The same answer with its value transformed (the first page of a list), from where it came.
+  public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Fetched<T> {
+    Fetched<T>(
+      value: try transform(value), origin: origin, oldestCacheAge: oldestCacheAge,
+      elapsed: elapsed)
+  }
+
   /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", or from both.
   public func footer(_ what: String) -> String {
     let milliseconds = elapsed.wholeMilliseconds

@@ -79,7 +79,7 @@ public struct Invocation: Sendable {
 
   /// The config keys the parsed global options set, by key (`profile`, `baseURL`…).
   static func flags(_ options: GlobalOptions) -> [String: String] {
-    var flags: [String: String] = [:]
+    var flags = CommandLineApp.current.configFlags
     flags["profile"] = options.profile
     flags["environment"] = options.environment
     flags["baseURL"] = options.baseURL

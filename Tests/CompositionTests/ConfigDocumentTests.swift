@@ -1,4 +1,5 @@
 import Composition
+import Configuration
 import Domain
 import Foundation
 import Testing
@@ -185,5 +186,31 @@ import Testing
     }
     #expect(
       error?.description.hasPrefix("/nonexistent/kernel.yaml: --config cannot be used") == true)
+  }
+
+  /// `ConfigFlag` names each key of the table as swift-configuration's command-line provider
+  /// reads it, so a flag `--help` lists is the flag the reader hears.
+  @Test func everyKeyOfTheTableIsReadFromTheFlagConfigFlagNames() throws {
+    for setting in KernelApp.kernel.catalog.table {
+      let key =
+        setting.scope == .environment
+        ? ["environments", "local", setting.name]
+        : setting.name.split(separator: ".").map(String.init)
+      let provider = CommandLineArgumentsProvider(
+        arguments: ["kernel", ConfigFlag.name(key), "7"])
+      let found = try provider.value(forKey: AbsoluteConfigKey(key), type: .string)
+      #expect(found.value?.content == .string("7"), "\(setting.id)")
+    }
+  }
+
+  /// The README's config reference is the settings table, rendered.
+  @Test func theReadmesConfigReferenceIsTheTable() throws {
+    let readme = try String(
+      contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+    let start = try #require(readme.range(of: "<!-- config-reference -->\n"))
+    let end = try #require(readme.range(of: "\n<!-- end config-reference -->"))
+    let table = String(readme[start.upperBound..<end.lowerBound])
+    let rendered = ConfigReference.markdown(for: .kernel)
+    #expect(table == rendered, "run `kernel config reference` and paste it in README.md")
   }
 }

@@ -60,7 +60,7 @@ import Testing
     ),
     (
       ConfigTests.offlineByDefault, ["--profile", "api", "--environment", "staging"],
-      "Config/kernel.yaml: environment names \"staging\", which is not one of: sample."
+      "the command line: --environment names \"staging\", which is not one of: sample."
     ),
     (
       "profile: api\nprofiles:\n  api:\n    movies: [logging, cahce, api]\n", [String](),

@@ -128,10 +128,58 @@ import Testing
     #expect(ran.errors.contains("local, production, sample"))
   }
 
-  @Test func anUnknownEnvironmentFromTheFlagIsAConfigError() async {
-    let ran = await kernel("env", "list", "--environment", "qa")
+  @Test func anUnknownEnvironmentIsBlamedOnTheFlagOrTheVariableThatNamedIt() async {
+    let flag = await kernel("env", "list", "--environment", "qa")
+    #expect(flag.code == 78)
+    #expect(
+      flag.errors
+        == "the command line: --environment names \"qa\", which is not one of: local, production, sample.\n"
+    )
+    let variable = await kernel("env", "list", variables: ["KERNEL_ENVIRONMENT": "qa"])
+    #expect(variable.code == 78)
+    #expect(
+      variable.errors
+        == "the environment: KERNEL_ENVIRONMENT names \"qa\", which is not one of: local, production, sample.\n"
+    )
+  }
+
+  // MARK: every key a flag
+
+  @Test func everyKeyIsAFlagBeforeOrAfterTheCommandAndConfigShowSaysSo() async {
+    let before = await kernel("--timeouts-call-seconds", "7", "config", "show")
+    #expect(before.code == 0)
+    let line = before.output.split(separator: "\n").first { $0.hasPrefix("timeouts.callSeconds ") }
+    #expect(line?.contains(" 7 ") == true)
+    #expect(line?.hasSuffix("(flag --timeouts-call-seconds)") == true)
+    let after = await kernel(
+      "config", "show", "--retry-max-retries=3", "--environments-local-base-url",
+      "http://127.0.0.1:9/x/", variables: ["KERNEL_RETRY_MAX_RETRIES": "1"])
+    #expect(after.code == 0)
+    #expect(after.output.contains("(flag --retry-max-retries)"))
+    #expect(after.output.contains("http://127.0.0.1:9/x/"))
+    #expect(after.output.contains("(flag --environments-local-base-url)"))
+  }
+
+  @Test func aFlagsValueIsCheckedLikeTheFilesAndBlamedOnTheFlag() async {
+    let ran = await kernel("config", "show", "--timeouts-call-seconds", "0")
     #expect(ran.code == 78)
-    #expect(ran.errors.contains("qa"))
+    #expect(
+      ran.errors
+        == "the command line: --timeouts-call-seconds is \"0\", but it must be a whole number from 1 to 3600.\n"
+    )
+    let variable = await kernel(
+      "config", "show", variables: ["KERNEL_RETRY_MAX_RETRIES": "many"])
+    #expect(variable.code == 78)
+    #expect(
+      variable.errors
+        == "the environment: KERNEL_RETRY_MAX_RETRIES is \"many\", but it must be a whole number.\n"
+    )
+  }
+
+  @Test func helpSaysEveryKeyIsAFlag() async {
+    let ran = await kernel("--help")
+    #expect(ran.output.contains("Every config key is a flag too"))
+    #expect(ran.output.contains("--timeouts-call-seconds"))
   }
 
   // MARK: auth

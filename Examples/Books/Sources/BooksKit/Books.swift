@@ -82,6 +82,8 @@ public struct BooksAssembly: Assembly {
       return { _ in ApiKeyAdapter(header: header) }
     }
     catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The library's key."))
+    catalog.setting(
+      AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
   }
 }
 

@@ -43,8 +43,9 @@ struct Shelf: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    try show(
-      try await invocation.fetch((any BookService).self) { try await $0.shelf() }, invocation)
+    let perPage = invocation.config.integer("perPage") ?? .max  // --per-page 5, BOOKS_PER_PAGE
+    let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
+    try show(books.map { Array($0.prefix(perPage)) }, invocation)
   }
 }
 

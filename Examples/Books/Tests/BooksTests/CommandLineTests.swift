@@ -36,6 +36,15 @@ import Testing
     #expect(lines(offline) == lines(layered))
     #expect(layered.stdout.contains("3 books from the api in"))
     #expect(offline.stdout.contains("3 books from cache,"))
+    // The app's own setting, by its flag, before or after the command.
+    let first = try await books.run(
+      ["--per-page", "1", "shelf"], variables: ["BOOKS_PROFILE": "offline"])
+    #expect(lines(first) == ["1  Dune, Frank Herbert"], "\(first)")
+    let shown = try await books.run(["config", "show", "--per-page", "1"])
+    #expect(
+      shown.stdout.split(separator: "\n").contains {
+        $0.hasPrefix("perPage ") && $0.hasSuffix("(flag --per-page)")
+      }, "\(shown)")
     let cached = try await books.run(["--profile", "offline", "get", "2", "--format", "json"])
     #expect(json.stdout.replacingOccurrences(of: "network", with: "cache") == cached.stdout)
     #expect(cached.json?["origin"] as? String == "cache")

@@ -1,0 +1,34 @@
+/// The README's config reference, rendered from an app's settings table: every key, its
+/// built-in value, the variable and the flag that set it, what it is. Kernel's README holds
+/// `markdown(for: .kernel)` and a test keeps it equal; an app renders its own.
+public enum ConfigReference {
+  public static func markdown(for app: KernelApp) -> String {
+    var lines = [
+      "| key | built-in | variable | flag | what it is |", "|---|---|---|---|---|",
+    ]
+    for setting in app.catalog.table {
+      let key =
+        setting.scope == .environment
+        ? ["environments", "NAME", setting.name]
+        : setting.name.split(separator: ".").map(String.init)
+      let shown = setting.scope == .environment ? "environments.NAME.\(setting.name)" : setting.name
+      let builtIn =
+        switch setting.defaultValue {
+        case nil: "none"
+        case ""?: "empty"
+        case let value?: setting.kind == .list ? "`[\(value)]`" : "`\(value)`"
+        }
+      let range = setting.range.map { " (\($0.lowerBound)–\($0.upperBound))" } ?? ""
+      let flag = "`\(ConfigFlag.name(key))`"
+      lines.append(
+        "| `\(shown)` | \(builtIn) | `\(ConfigFlag.variable(key, prefix: app.variablePrefix))` | \(flag) | \(setting.doc)\(range) |"
+      )
+    }
+    for service in app.catalog.services.keys.sorted() {
+      lines.append(
+        "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | — | the \(service) service's stack: layers, then a source |"
+      )
+    }
+    return lines.joined(separator: "\n")
+  }
+}
