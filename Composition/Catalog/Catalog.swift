@@ -51,6 +51,8 @@ public struct Catalog: Sendable {
   var transports: [String: TransportPart] { parts.transports }
   var services: [String: AnyServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
+  /// The services' keys, each a key of the config holding the service's stack.
+  public var serviceKeys: [String] { parts.services.keys.sorted() }
   /// The settings table: Kernel's rows and the app's, by key.
   public var table: [AppSetting] { parts.settings.values.sorted { $0.id < $1.id } }
   var store: Make<any ServiceLayer>? { parts.store }

@@ -24,9 +24,9 @@ public enum ConfigReference {
         "| `\(shown)` | \(builtIn) | `\(ConfigFlag.variable(key, prefix: app.variablePrefix))` | \(flag) | \(setting.doc)\(range) |"
       )
     }
-    for service in app.catalog.services.keys.sorted() {
+    for service in app.catalog.serviceKeys {
       lines.append(
-        "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | — | the \(service) service's stack: layers, then a source |"
+        "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | `\(ConfigFlag.name([service]))` | the \(service) service's stack: layers, then a source (by flag or variable, split on commas) |"
       )
     }
     return lines.joined(separator: "\n")

@@ -158,6 +158,11 @@ import Testing
     #expect(after.output.contains("(flag --retry-max-retries)"))
     #expect(after.output.contains("http://127.0.0.1:9/x/"))
     #expect(after.output.contains("(flag --environments-local-base-url)"))
+    // A service's stack is a key too, split on commas like its variable.
+    let stack = await kernel("config", "show", "--movies", "logging,store")
+    let movies = stack.output.split(separator: "\n").first { $0.hasPrefix("movies ") }
+    #expect(
+      movies?.contains("[logging, store]") == true && movies?.hasSuffix("(flag --movies)") == true)
   }
 
   @Test func aFlagsValueIsCheckedLikeTheFilesAndBlamedOnTheFlag() async {
