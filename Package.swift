@@ -76,7 +76,7 @@ let package = Package(
     .target(
       name: "KernelCommands",
       dependencies: [
-        "Composition", "Domain", "Layers",
+        "Composition", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

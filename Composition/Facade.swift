@@ -46,6 +46,14 @@ public struct Composed: Sendable {
     try container.resolve(type)
   }
 
+  /// The profile's `Service`, noting where each of its answers came from in `recorder` when
+  /// it is a layered service (see `LayeredService.observed(by:)`).
+  public func service<Service: Sendable>(
+    _ type: Service.Type, observedBy recorder: Provenance.Recorder
+  ) throws -> Service {
+    recorder.observing(try container.resolve(type))
+  }
+
   /// Drops what the session built (the transport, the api client, the services over them),
   /// for an app that stays running across a logout or a change of environment: the next
   /// `service(_:)` builds them anew.

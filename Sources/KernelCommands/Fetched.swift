@@ -1,7 +1,6 @@
 import Composition
 import Domain
 import Foundation
-import Layers
 
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
@@ -42,7 +41,8 @@ extension Invocation {
     _ body: @escaping @Sendable (Service) async throws -> Value
   ) async throws -> Fetched<Value> {
     let composed = try services()
-    let service = try composed.service(type)
+    let recorder = Provenance.Recorder(early: early)
+    let observed = try composed.service(type, observedBy: recorder)
     Phases.mark("service")
     let clock = ContinuousClock()
     let start = clock.now
@@ -50,8 +50,6 @@ extension Invocation {
       let elapsed = (clock.now - start).wholeMilliseconds
       runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
     }
-    let recorder = Provenance.Recorder(early: early)
-    let observed = recorder.observing(service)
     let value: Value
     do {
       value = try await composed.makeCurrent { try await body(observed) }
