@@ -102,6 +102,7 @@ enum YAMLBounds {
   }
 
   private static func name(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+    // Safe: libyaml's NUL-terminated string, alive for the event.
     pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
   }
 }

@@ -109,7 +109,7 @@ public final class Container: Sendable {
   @inlinable
   public func resolve<T: Sendable>(_ type: T.Type = T.self, tag: Tag? = nil) throws -> T {
     try withUnsafePointer(to: ()) {
-      try resolve(Key(T.self, tag: tag), in: nil, arguments: UnsafeRawPointer($0))
+      try resolve(Key(T.self, tag: tag), in: nil, arguments: Arguments($0))
     }
   }
 
@@ -224,7 +224,7 @@ public final class Container: Sendable {
     let values = (repeat each arguments)
     let key = Key(T.self, arguments: (repeat each A).self, tag: tag)
     return try withUnsafePointer(to: values) {
-      try resolve(key, in: resolution, arguments: UnsafeRawPointer($0))
+      try resolve(key, in: resolution, arguments: Arguments($0))
     }
   }
 
@@ -232,7 +232,7 @@ public final class Container: Sendable {
   /// Inlined into callers so it is specialised for `T`: in a bootstrapped container, a made
   /// singleton costs one table lookup and touches no reference count.
   @inlinable
-  func resolve<T: Sendable>(_ key: Key, in resolution: Resolution?, arguments: UnsafeRawPointer)
+  func resolve<T: Sendable>(_ key: Key, in resolution: Resolution?, arguments: Arguments)
     throws -> T
   {
     if let entry = registry.frozenLookup(key) {
@@ -251,7 +251,8 @@ public final class Container: Sendable {
   @inlinable
   func resolveUnregistered<T: Sendable>(_ key: Key, in resolution: Resolution?) throws -> T {
     if ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) {
-      // Made in place, as the `T` it is: no cast from `Any` on the way back.
+      // Made in place, as the `T` it is: no cast from `Any` on the way back. Safe: the slot is
+      // this call's temporary allocation of one `T`, and nothing keeps it past the call.
       let made = try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer -> T? in
         guard let slot = buffer.baseAddress,
           try makeDeferred(
@@ -265,7 +266,8 @@ public final class Container: Sendable {
   }
 
   /// Initializes `slot` with a `Lazy`, `Provider` or optional of `type` and returns true, or
-  /// returns false (leaving `slot` as it was) when `type` is none of them.
+  /// returns false (leaving `slot` as it was) when `type` is none of them. Safe: `slot` is the
+  /// caller's uninitialized memory for one `type`, for this call only.
   @usableFromInline
   func makeDeferred(
     _ type: any Any.Type, tag: Tag?, in resolution: Resolution?, into slot: UnsafeMutableRawPointer
@@ -293,7 +295,7 @@ public final class Container: Sendable {
     return try keys.map { key in
       resolution.noteDependency(on: key)
       return try withUnsafePointer(to: ()) {
-        try resolve(key, in: resolution, arguments: UnsafeRawPointer($0))
+        try resolve(key, in: resolution, arguments: Arguments($0))
       }
     }
   }
@@ -315,7 +317,7 @@ public final class Container: Sendable {
 
   @inlinable
   func resolve<T: Sendable>(
-    entry: AnyDefinition, in resolution: Resolution?, arguments: UnsafeRawPointer
+    entry: AnyDefinition, in resolution: Resolution?, arguments: Arguments
   )
     throws -> T
   {

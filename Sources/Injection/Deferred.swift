@@ -19,7 +19,7 @@ extension Deferred {
   /// Makes one into `slot`, memory for a `Self` that is not yet initialized.
   static func make(
     from container: Container, tag: Tag?, in resolution: Resolution?,
-    into slot: UnsafeMutableRawPointer
+    into slot: UnsafeMutableRawPointer  // safe: the caller's slot for one T, for this call only
   ) throws {
     slot.initializeMemory(as: Self.self, to: try make(from: container, tag: tag, in: resolution))
   }
@@ -153,7 +153,7 @@ extension Optional: Deferred {
     if let definition = container.definition(for: key) {
       resolution.noteDependency(on: key)
       let made = try withUnsafePointer(to: ()) {
-        try definition.resolveErased(in: resolution, arguments: UnsafeRawPointer($0))
+        try definition.resolveErased(in: resolution, arguments: Arguments($0))
       }
       return made as? Wrapped
     }

@@ -31,19 +31,18 @@ class AnyDefinition: @unchecked Sendable {
 
   /// Builds (or returns the kept instance of) this service, without its static type.
   @usableFromInline
-  func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> any Sendable
-  {
+  func resolveErased(in resolution: Resolution, arguments: Arguments) throws -> any Sendable {
     throw InjectionError.definitionNotFound(
       service: key.description, path: resolution.path, closest: [])
   }
 
   /// Calls `body` with a pointer to the arguments `validate()` resolves with.
-  func withSampleArguments(_ body: (UnsafeRawPointer) throws -> Void) throws {
+  func withSampleArguments(_ body: (Arguments) throws -> Void) throws {
     guard ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) else {
       throw InjectionError.missingSampleArguments(
         service: key.description, signature: key.signature)
     }
-    try withUnsafePointer(to: ()) { try body(UnsafeRawPointer($0)) }
+    try withUnsafePointer(to: ()) { try body(Arguments($0)) }
   }
 
   /// The same recipe with empty instance storage, for a child container.
@@ -53,10 +52,10 @@ class AnyDefinition: @unchecked Sendable {
 /// Sample runtime arguments for `validate()`, kept without their types.
 @usableFromInline
 struct SampleArguments: Sendable {
-  let withPointer: @Sendable ((UnsafeRawPointer) throws -> Void) throws -> Void
+  let withPointer: @Sendable ((Arguments) throws -> Void) throws -> Void
 
   @usableFromInline
-  init(_ withPointer: @escaping @Sendable ((UnsafeRawPointer) throws -> Void) throws -> Void) {
+  init(_ withPointer: @escaping @Sendable ((Arguments) throws -> Void) throws -> Void) {
     self.withPointer = withPointer
   }
 }
@@ -65,7 +64,7 @@ struct SampleArguments: Sendable {
 /// hook) and the singleton it made.
 @usableFromInline
 final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
-  @usableFromInline typealias Factory = @Sendable (Resolver, UnsafeRawPointer) throws -> T
+  @usableFromInline typealias Factory = @Sendable (Resolver, Arguments) throws -> T
   @usableFromInline typealias Decorator = @Sendable (Resolver, T) throws -> T
   @usableFromInline typealias Hook = @Sendable (Resolver, T) throws -> Void
 
@@ -155,7 +154,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   }
 
   @inlinable
-  func resolve(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> T {
+  func resolve(in resolution: Resolution, arguments: Arguments) throws -> T {
     switch scope {
     case .unique:
       return try build(in: resolution, arguments: arguments, keep: false)
@@ -212,7 +211,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   /// property hook (on the undecorated instance) and `publish` wait for the graph to be built.
   @inlinable
   func build(
-    in resolution: Resolution, arguments: UnsafeRawPointer, keep: Bool,
+    in resolution: Resolution, arguments: Arguments, keep: Bool,
     publish: (@Sendable (T) -> Void)? = nil
   ) throws -> T {
     if resolution.isBuilding(key) { throw circular(resolution) }
@@ -260,13 +259,13 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
       service: key.description, underlying: error, path: resolution.path.dropLast())
   }
 
-  override func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws
+  override func resolveErased(in resolution: Resolution, arguments: Arguments) throws
     -> any Sendable
   {
     try resolve(in: resolution, arguments: arguments)
   }
 
-  override func withSampleArguments(_ body: (UnsafeRawPointer) throws -> Void) throws {
+  override func withSampleArguments(_ body: (Arguments) throws -> Void) throws {
     if let sample { try sample.withPointer(body) } else { try super.withSampleArguments(body) }
   }
 
@@ -290,14 +289,14 @@ final class Forward<P: Sendable>: AnyDefinition, @unchecked Sendable {
 
   override func cloned() -> AnyDefinition { Forward(key: key, target: target, scope: scope) }
 
-  override func resolveErased(in resolution: Resolution, arguments: UnsafeRawPointer) throws
+  override func resolveErased(in resolution: Resolution, arguments: Arguments) throws
     -> any Sendable
   {
     try resolve(in: resolution, arguments: arguments)
   }
 
   @usableFromInline
-  func resolve(in resolution: Resolution, arguments: UnsafeRawPointer) throws -> P {
+  func resolve(in resolution: Resolution, arguments: Arguments) throws -> P {
     guard let definition = resolution.container.definition(for: target) else {
       throw resolution.container.missing(target, path: resolution.path)
     }

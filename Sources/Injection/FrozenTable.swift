@@ -8,6 +8,7 @@
 /// multiplications (a tag adds an FNV-1a pass over its text): no SipHash on a resolve.
 @usableFromInline
 struct FrozenTable: @unchecked Sendable {
+  /// Safe: the registry keeps every definition alive.
   @usableFromInline let slots: UnsafeMutableBufferPointer<Unmanaged<AnyDefinition>?>
   @usableFromInline let mask: Int
 
@@ -26,6 +27,7 @@ struct FrozenTable: @unchecked Sendable {
     }
   }
 
+  /// Safe: the registry keeps every definition alive.
   @inlinable
   func lookup(_ key: Key) -> Unmanaged<AnyDefinition>? {
     var index = key.fastHash & mask

@@ -43,7 +43,7 @@ public struct Registration<T: Sendable>: Sendable {
     }
     let values = (repeat each arguments)
     let sample = SampleArguments { body in
-      try withUnsafePointer(to: values) { try body(UnsafeRawPointer($0)) }
+      try withUnsafePointer(to: values) { try body(Arguments($0)) }
     }
     try update { _, definition in definition.with(sample: sample) }
     return self

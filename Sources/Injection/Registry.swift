@@ -12,14 +12,17 @@ final class Registry: @unchecked Sendable {
   private let lock = NSLock()
   @usableFromInline let frozen = Atomic<Bool>(false)
   /// Guarded by `lock`; never written once `frozen` is true. Keeps `table`'s entries alive.
+  /// Safe: written under `lock`, and only before freezing.
   private nonisolated(unsafe) var entries = Entries()
   /// Written once, under `lock`, before `frozen` is stored true; read only after `frozen` loads
   /// true (acquiring); never written again.
+  /// Safe: written once, before `frozen` is released.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var table: FrozenTable?
 
   deinit { table?.deallocate() }
 
-  /// The entry for `key` once frozen, unretained: valid while this registry lives.
+  /// The entry for `key` once frozen, unretained: safe, as the registry keeps every definition
+  /// alive for as long as it lives.
   @inlinable
   func frozenLookup(_ key: Key) -> Unmanaged<AnyDefinition>? {
     frozen.load(ordering: .acquiring) ? table?.lookup(key) : nil

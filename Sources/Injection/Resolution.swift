@@ -13,9 +13,11 @@ final class Resolution {
   @usableFromInline let container: Container
   /// The innermost service being built; each frame lives on the stack of its `build` call and
   /// points at the frame of the service that needed it, so entering a build allocates nothing.
+  /// Safe: one thread, never re-entered (see Resolution).
   @usableFromInline @exclusivity(unchecked) var top: UnsafePointer<Frame>?
   /// What only shared instances, singletons and hooks need, made on first use: a resolve of
   /// unique services allocates nothing but this object.
+  /// Safe: one thread, never re-entered (see Resolution).
   @usableFromInline @exclusivity(unchecked) var pending: Pending?
 
   @usableFromInline
@@ -36,12 +38,17 @@ final class Resolution {
   /// Instances kept for this resolve, hooks waiting for the graph, singletons to publish.
   @usableFromInline
   final class Pending {
+    /// Safe: one thread, never re-entered (see Resolution).
     @usableFromInline @exclusivity(unchecked) var kept: [Key: AnyObject] = [:]
     /// Property hooks to run when the graph is built, in the order their instances were made.
+    /// Safe: one thread, never re-entered (see Resolution).
     @usableFromInline @exclusivity(unchecked) var hooks: [() throws -> Void] = []
     /// Singletons to publish once the hooks have run.
+    /// Safe: one thread, never re-entered (see Resolution).
     @usableFromInline @exclusivity(unchecked) var publications: [() -> Void] = []
+    /// Safe: one thread, never re-entered (see Resolution).
     @usableFromInline @exclusivity(unchecked) var holdsCreationLock = false
+    /// Safe: one thread, never re-entered (see Resolution).
     @usableFromInline @exclusivity(unchecked) var finishing = false
 
     @usableFromInline init() {}

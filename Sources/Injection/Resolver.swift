@@ -15,7 +15,7 @@ public struct Resolver {
     let key = Key(T.self, tag: tag)
     resolution.noteDependency(on: key)
     return try withUnsafePointer(to: ()) {
-      try resolution.container.resolve(key, in: resolution, arguments: UnsafeRawPointer($0))
+      try resolution.container.resolve(key, in: resolution, arguments: Arguments($0))
     }
   }
 

@@ -118,6 +118,7 @@ public enum Terminal {
 }
 
 /// `write(2)`, out of reach of `Terminal.write`'s name.
+/// Safe: `bytes` holds `count` bytes (`Terminal.write`).
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
   write(descriptor, bytes, count)
 }

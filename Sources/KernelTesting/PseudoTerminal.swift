@@ -23,10 +23,11 @@ public final class PseudoTerminal: @unchecked Sendable {
     typealias OpenCall = @convention(c) (Int32) -> Int32
     typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
     func call<T>(_ name: String, as type: T.Type) throws -> T {
+      // Safe: the default symbol namespace, then a C function whose signature is `type`.
       guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
         throw TestFailure("libc has no \(name)")
       }
-      return unsafeBitCast(symbol, to: type)
+      return unsafeBitCast(symbol, to: type)  // safe: the C symbol's signature is `type`
     }
     primary = try call("posix_openpt", as: OpenCall.self)(O_RDWR | O_NOCTTY)
     guard primary >= 0, try call("grantpt", as: OpenCall.self)(primary) == 0,

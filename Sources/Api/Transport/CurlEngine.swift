@@ -8,13 +8,14 @@ import Foundation
 /// engine's thread.
 final class CurlEngine: @unchecked Sendable {
   /// Used on the engine's thread only, but for `curl_multi_wakeup`.
-  private let multi: UnsafeMutableRawPointer
+  private let multi: UnsafeMutableRawPointer  // safe: a libcurl handle, used on the engine's thread
   /// Guards the queues and `stopping`, never held while libcurl works or waits.
   private let lock = NSLock()
   private var adding: [CurlTransfer] = []
   private var removing: [CurlTransfer] = []
   private var stopping = false
   /// The transfers in the multi handle, by easy handle: the engine's thread's own.
+  /// Safe: a libcurl handle, used on the engine's thread.
   private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
   init(configuration: CurlTransport.Configuration) throws {
@@ -98,7 +99,7 @@ final class CurlEngine: @unchecked Sendable {
   /// The transfers libcurl has finished, with their outcomes, their handles freed.
   private func finishedTransfers() -> [(CurlTransfer, Result<ApiResponse, any Error>)] {
     var done: [(CurlTransfer, Result<ApiResponse, any Error>)] = []
-    var easy: UnsafeMutableRawPointer?
+    var easy: UnsafeMutableRawPointer?  // safe: a libcurl handle, used on the engine's thread
     var code: Int32 = 0
     while kernel_curl_multi_next_done(multi, &easy, &code) == 1 {
       guard let finished = easy, let transfer = active[finished] else { continue }

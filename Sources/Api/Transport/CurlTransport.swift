@@ -128,8 +128,8 @@ final class CurlTransfer: @unchecked Sendable {
   /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
   let deadlineByLibcurl: Bool
   /// Touched only on the engine's thread.
-  var easy: UnsafeMutableRawPointer?
-  var headerList: UnsafeMutableRawPointer?
+  var easy: UnsafeMutableRawPointer?  // safe: a libcurl handle, used on the engine's thread
+  var headerList: UnsafeMutableRawPointer?  // safe: a libcurl handle, used on the engine's thread
   var received = Data()
   var fields = HTTPFields()
   var tooLarge = false
@@ -313,6 +313,8 @@ final class CurlTransfer: @unchecked Sendable {
   }
 
   /// The transfer a libcurl callback's context points at.
+  /// Safe: libcurl hands back the context this transfer gave it, and `active` keeps the
+  /// transfer alive until libcurl is done with it.
   private static func of(_ context: UnsafeMutableRawPointer) -> CurlTransfer {
     Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()  // safe: kept in `active`
   }
