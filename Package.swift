@@ -44,6 +44,11 @@ let package = Package(
     // libcurl's few calls, opened with dlopen when the first request is made (no link-time
     // dependency, no headers needed to build): the Linux transport's engine.
     .target(name: "CCurl"),
+    // The system's libyaml (0.2 or later), declared: Composition reads a config's event stream
+    // with it to bound aliases, size and depth before Yams builds any node.
+    .systemLibrary(
+      name: "CLibYAML", pkgConfig: "yaml-0.1",
+      providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
     // Environments, routes, the api context, transports, validation, mapping, api services.
     .target(
       name: "Api",
@@ -64,7 +69,7 @@ let package = Package(
     .target(
       name: "Composition",
       dependencies: [
-        "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
+        "Injection", "Domain", "Api", "Layers", "Store", "SampleApi", "CLibYAML",
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Yams", package: "Yams"),

@@ -1,4 +1,4 @@
-import CYaml
+import CLibYAML
 
 /// Bounds on the work of reading a config, checked on libyaml's event stream before Yams
 /// builds anything: aliases are a way to make a 1 KB file stand for billions of nodes, and
