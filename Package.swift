@@ -113,7 +113,8 @@ let package = Package(
     .target(
       name: "KernelTestingComposition",
       dependencies: ["KernelTesting", "Composition", "Injection"]),
-    .testTarget(name: "InjectionTests", dependencies: ["Injection", "KernelTesting"]),
+    // The container's tests are a package of their own, ContainerTests/, so they build without
+    // GRDB, Yams and the composition.
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     .testTarget(
       name: "ApiTests",

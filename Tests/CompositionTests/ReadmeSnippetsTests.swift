@@ -11,8 +11,9 @@ import Testing
     #expect(readme.unnamed.isEmpty, "README.md has Swift samples without <!-- snippet: NAME -->")
     #expect(readme.samples.count >= 5)
     for (name, sample) in readme.samples.sorted(by: { $0.key < $1.key }) {
-      // The tests' and the example app's, both compiled (CI builds and tests Examples/Books).
-      let tested = try ["Tests", "Examples"].flatMap {
+      // The tests', the container's tests' and the example app's, all compiled (CI builds and
+      // tests ContainerTests and Examples/Books).
+      let tested = try ["Tests", "ContainerTests/Tests", "Examples"].flatMap {
         try Snippets.regions(named: name, under: root.appendingPathComponent($0))
       }
       #expect(!tested.isEmpty, "no test holds the README's sample \(name)")

@@ -51,8 +51,9 @@ struct FakeMovieService: MovieService {
     // MovieService [singleton, 1 decorator(s)]
     // └─ String tagged "baseURL" [shared]
     // end snippet
-    let readme = try Snippets(
-      document: Snippets.repositoryRoot().appendingPathComponent("README.md"))
+    // ContainerTests is a package inside Kernel's: the README is one folder up.
+    let kernel = Snippets.repositoryRoot().deletingLastPathComponent()
+    let readme = try Snippets(document: kernel.appendingPathComponent("README.md"))
     #expect(output.all == Snippets.expectedOutput(of: try #require(readme.samples["container"])))
 
     #expect(try await movies.title(of: 1) == "logged movie 1 from http://127.0.0.1:8080/api/")
