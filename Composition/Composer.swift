@@ -145,18 +145,40 @@ struct Composer {
       }
       return try make(r)
     }
-    try container.register(ApiClient.self, scope: .session) { [config] r in
-      ApiClient(
-        context: try r.resolve(), transport: try r.resolve(),
-        adapters: [try r.resolve(CompositeAdapter.self)],
+    var authenticators: [String: Catalog.MakeAuthenticator] = [:]
+    for (name, described) in config.environments {
+      let key = "environments.\(name).auth"
+      let parameters = try Parameters.parse(described.auth, file: config.file, key: key)
+      guard let part = catalog.authenticators[parameters.name] else {
+        throw ConfigError.unknownName(
+          file: config.file, key: key, name: parameters.name,
+          valid: catalog.authenticators.keys.sorted())
+      }
+      authenticators[name] = try part.factory(parameters)
+      try parameters.refuseLabelsNotAsked()
+    }
+    try container.register(ApiClient.self, scope: .session) { [config, authenticators] r in
+      let context = try r.resolve((any ApiContext).self)
+      let environment = context.environment
+      let authentication = try authenticators[environment.name]?(r, environment).map {
+        Authentication(
+          $0, name: Self.authenticatorName(config.environments[environment.name]?.auth),
+          clock: try r.resolve(), wallClock: try r.resolve())
+      }
+      return ApiClient(
+        context: context, transport: try r.resolve(),
+        adapters: [try r.resolve(CompositeAdapter.self)], authentication: authentication,
         retriers: try retriers.map { try $0(r) }, clock: try r.resolve(),
         deadline: .seconds(config.timeouts.callSeconds),
         redirects: Redirects(secretHeaders: try r.resolve(TransportSettings.self).secretHeaders),
         trace: try r.resolve(Runtime.self).log)
     }
-    try container.register((any AuthService).self, scope: .session) { r in
-      ApiAuthService(client: try r.resolve())
-    }
+  }
+
+  /// The name an `auth:` entry registers its authenticator under: `oauth2` of
+  /// `oauth2(grant: password)`.
+  static func authenticatorName(_ written: String?) -> String {
+    String((written ?? "none").prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
   }
 
   /// A part the config names at `key`, looked up in `components` with its parameters read.
@@ -201,9 +223,20 @@ struct Composer {
         file: outside ? written?.file ?? config.file : config.file,
         key: written?.key ?? "environment", name: name, valid: config.environments.keys.sorted())
     }
+    let url = baseURL ?? described.baseURL
+    if authenticatorName(described.auth) != "basic",
+      let parsed = URL(string: url), HTTPRequest.basicAuthorization(in: parsed) != nil
+    {
+      // A user and password go only where `basic` sends them: refused rather than ignored.
+      let override = baseURL == nil ? nil : config.written("baseURL")
+      throw ConfigError.malformed(
+        file: override?.file ?? config.file, key: override?.key ?? "environments.\(name).baseURL",
+        value: Redaction.url(url),
+        expected: "without a user and password, unless environments.\(name).auth is basic")
+    }
     do {
       return try ApiEnvironment(
-        name: name, baseURL: baseURL ?? described.baseURL, tokenHeader: described.tokenHeader,
+        name: name, baseURL: url, tokenHeader: described.tokenHeader,
         tokenScheme: described.tokenScheme, allowsInsecureHTTP: described.insecure,
         values: described.values)
     } catch let error as ApiError {

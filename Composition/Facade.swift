@@ -132,19 +132,56 @@ public struct ApiAccess: Sendable {
   /// redacted) and whether its requests are answered in process rather than sent.
   public let environments: [(name: String, baseURL: String, inProcess: Bool)]
 
-  /// Whether a token is kept for the current environment (never the token itself).
-  public var isLoggedIn: Bool { get throws { try context.token != nil } }
+  /// How the current environment authenticates, and what is kept for it: never a secret.
+  public struct Credential: Sendable {
+    /// The authenticator's name in the config (`oauth2`), or `none`.
+    public let authenticator: String
+    /// What it is: `OAuth 2.0 (password grant)`.
+    public let kind: String
+    /// The origin the credential is for (`https://api.example:443`).
+    public let origin: String
+    /// Whether a credential is kept for the origin (from a login or a refresh).
+    public let isKept: Bool
+    /// Whether the config itself holds one (an API key, a password): no login is needed.
+    public let isConfigured: Bool
+    /// When the kept credential expires, if it says.
+    public let expiresAt: Date?
+  }
 
-  /// Fetches a token with the auth request and keeps it; returns the environment's name.
+  /// The current environment's authentication and credential, as `auth status` shows them.
+  public var credential: Credential {
+    get throws {
+      let client = try container.resolve(ApiClient.self)
+      let environment = try context.environment
+      guard let authentication = client.authentication else {
+        return Credential(
+          authenticator: "none", kind: "no authentication", origin: "\(environment.origin)",
+          isKept: false, isConfigured: false, expiresAt: nil)
+      }
+      let kept = authentication.credential(in: try context)
+      return Credential(
+        authenticator: authentication.name, kind: authentication.kind,
+        origin: "\(environment.origin)", isKept: kept != nil,
+        isConfigured: authentication.hasStandingCredential(for: environment),
+        expiresAt: kept.flatMap { authentication.expiry(of: $0).expiresAt })
+    }
+  }
+
+  /// Whether a credential is kept for the current environment (never the credential itself).
+  public var isLoggedIn: Bool { get throws { try credential.isKept } }
+
+  /// Logs in with the environment's authenticator (the password grant takes `username` and
+  /// `password`) and keeps the credential; returns the environment's name.
   @discardableResult
-  public func login() async throws -> String {
-    _ = try await container.resolve((any AuthService).self).authorize()
+  public func login(username: String? = nil, password: String? = nil) async throws -> String {
+    let client = try container.resolve(ApiClient.self)
+    try await client.login(Login(username: username, password: password))
     return try context.environment.name
   }
 
-  /// Forgets the current environment's token, and drops what the session built.
+  /// Forgets the current environment's credential, and drops what the session built.
   public func logout() throws {
-    try context.store(token: nil)
+    try context.store(credential: nil)
     container.reset(.session)
   }
 
@@ -157,7 +194,7 @@ public struct ApiAccess: Sendable {
     return true
   }
 
-  /// The api side's `Service` (`ApiClient.self`, `(any AuthService).self`), built on first
+  /// The api side's `Service` (`ApiClient.self`), built on first
   /// use; what the session built is made anew after `logout()` or `use(_:)`.
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
     try container.resolve(type)
@@ -177,6 +214,8 @@ public enum SampleServing {
   public typealias Server = FixtureServer
 
   public typealias Routes = FixtureRoutes
+  /// The OAuth 2.0 token endpoint `serve --oauth` adds.
+  public typealias OAuth = OAuthServer
 
   /// The routes of the JSON files under `folder`, read and checked (`FixtureRoutes.folder`).
   public static func fixtures(_ folder: URL) throws -> Routes { try .folder(folder) }

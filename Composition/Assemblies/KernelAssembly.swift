@@ -7,8 +7,9 @@ import Layers
 /// Kernel's own parts, registered through the public catalog like an app's, and present in
 /// every `KernelApp`:
 ///
-/// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`), `authToken`;
-/// - retriers `authRefresh`, `backoff` (its policy from `retry.*`);
+/// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`);
+/// - retriers `backoff` (its policy from `retry.*`);
+/// - authenticators `none`, `plainToken`, `oauth2`, `apiKey`, `basic` (see `authenticators`);
 /// - layers `logging`, `dedupe`, `memory(<capacity>, <seconds>)`, `cache(<policy>[, <seconds>])`;
 /// - the store (`cache(cacheOnly)`), which a `store` stack answers from;
 /// - contexts `memory`, `persistent` (`context.json` in the data dir);
@@ -21,9 +22,7 @@ public struct KernelAssembly: Assembly {
     catalog.adapter("defaultHeaders") { _ in
       { r in DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent) }
     }
-    catalog.adapter("authToken") { _ in { _ in AuthTokenAdapter() } }
-
-    catalog.retrier("authRefresh") { _ in { r in .authRefresh(clock: try r.resolve()) } }
+    Self.authenticators(into: &catalog)
     catalog.retrier("backoff") { _ in
       { r in
         let retry = try r.resolve(KernelConfig.self).retry

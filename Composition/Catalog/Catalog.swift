@@ -19,6 +19,10 @@ public struct Catalog: Sendable {
   public typealias Make<Part> = @Sendable (Resolver) throws -> Part
   /// Reads a config entry's parameters and returns how to build the part.
   public typealias Factory<Part> = @Sendable (Parameters) throws -> Make<Part>
+  /// Builds an environment's authenticator (its secrets are among `environment.values`); nil:
+  /// requests go without a credential.
+  public typealias MakeAuthenticator =
+    @Sendable (Resolver, ApiEnvironment) throws -> (any Authenticator)?
 
   struct Component<Part>: Sendable {
     let needs: Needs
@@ -31,6 +35,7 @@ public struct Catalog: Sendable {
   struct Parts: Sendable {
     var adapters: [String: Component<any RequestAdapter>] = [:]
     var retriers: [String: Component<any RequestRetrier>] = [:]
+    var authenticators: [String: AuthenticatorPart] = [:]
     var layers: [String: Component<any ServiceLayer>] = [:]
     var contexts: [String: Context] = [:]
     var transports: [String: TransportPart] = [:]
@@ -46,6 +51,7 @@ public struct Catalog: Sendable {
 
   var adapters: [String: Component<any RequestAdapter>] { parts.adapters }
   var retriers: [String: Component<any RequestRetrier>] { parts.retriers }
+  var authenticators: [String: AuthenticatorPart] { parts.authenticators }
   var layers: [String: Component<any ServiceLayer>] { parts.layers }
   var contexts: [String: Context] { parts.contexts }
   var transports: [String: TransportPart] { parts.transports }
@@ -74,6 +80,29 @@ public struct Catalog: Sendable {
   /// A request retrier the `retriers:` list may name.
   public mutating func retrier(_ name: String, _ factory: @escaping Factory<any RequestRetrier>) {
     parts.retriers[name] = Component(needs: .api, factory: factory)
+  }
+
+  /// An authenticator an environment's `auth:` may name (`oauth2(grant: password)`): its
+  /// parameters are read when the config is composed, and it is built for the environment in
+  /// use. `usage` shows its parameters in messages.
+  ///
+  /// ```swift
+  /// catalog.authenticator("session", usage: "session(route: <path>)") { p in
+  ///   let route = p.value("route", at: 0) ?? "session"
+  ///   return { _, environment in SessionAuthenticator(route: route) }
+  /// }
+  /// ```
+  public mutating func authenticator(
+    _ name: String, usage: String? = nil,
+    _ factory: @escaping @Sendable (Parameters) throws -> MakeAuthenticator
+  ) {
+    parts.authenticators[name] = AuthenticatorPart(factory: factory, usage: usage)
+  }
+
+  /// An authenticator as registered.
+  struct AuthenticatorPart: Sendable {
+    let factory: @Sendable (Parameters) throws -> MakeAuthenticator
+    let usage: String?
   }
 
   /// A layer any service's stack may name; `needs: .cache` when it uses the cache store.

@@ -98,6 +98,18 @@ public struct Parameters: Sendable, Equatable {
     return number
   }
 
+  /// One of `T`'s cases by its raw value (`grant: password`), or `fallback` when it was not
+  /// given; another word is an error listing the ones it takes.
+  public func oneOf<T: CaseIterable & RawRepresentable<String>>(
+    _ label: String, _ type: T.Type, at index: Int? = nil, default fallback: T
+  ) throws -> T {
+    guard let text = value(label, at: index) else { return fallback }
+    guard let chosen = T(rawValue: text) else {
+      throw invalid("one of \(T.allCases.map(\.rawValue).joined(separator: ", ")) for \(label)")
+    }
+    return chosen
+  }
+
   /// Refuses a label the component did not ask for while it read its parameters: a
   /// misspelling (`memory(capacty: 5)`) is an error naming the closest label it takes.
   func refuseLabelsNotAsked() throws {

@@ -30,38 +30,44 @@ enum BuiltInConfig {
     dataDir: ""
 
     # Api environments by name. Each has a base URL (plain http only to a loopback address unless
-    # `insecure: true`), the header carrying the auth token and the scheme put before it (empty
-    # for the bare token), and the transport that sends its requests: `http` (the default) or
-    # `sample` (the bundled API, answered in process; --base-url sends to a real server instead).
+    # `insecure: true`), its authenticator (`auth`: none, plainToken, oauth2, apiKey, basic, or an
+    # app's own; see the README's Authentication), the header carrying a plain token and the scheme
+    # put before it (empty for the bare token), and the transport that sends its requests: `http`
+    # (the default) or `sample` (the bundled API, answered in process; --base-url sends to a real
+    # server instead).
     environments:
       production:
         # The 2017 talk's original static API.
         baseURL: https://danielsaidi.com/demo_Alamofire_AlamofireObjectMapper_Realm/api/
+        auth: plainToken
         tokenHeader: Authorization
         tokenScheme: Bearer
       local:
         # `kernel serve` on this machine.
         baseURL: http://127.0.0.1:8080/api/
+        auth: plainToken
         tokenHeader: Authorization
         tokenScheme: Bearer
       sample:
         # Answered in process from the bundled data: no network, no server.
         baseURL: https://sample.kernel.invalid/api/
+        auth: plainToken
         tokenHeader: Authorization
         tokenScheme: Bearer
         transport: sample
 
-    # The api context, holding the current environment and the tokens: `memory` (forgotten when
+    # The api context, holding the current environment and the credentials: `memory` (forgotten when
     # the process ends) or `persistent` (context.json in the data dir, readable only by you).
     context: persistent
 
-    # Request adapters, in the order they run on every request: defaultHeaders, authToken.
-    adapters: [defaultHeaders, authToken]
+    # Request adapters, in the order they run on every request, before the environment's
+    # authenticator: defaultHeaders.
+    adapters: [defaultHeaders]
 
-    # Request retriers, asked in order when a request fails: authRefresh (refreshes the token
-    # once however many requests get a 401), backoff (retries idempotent requests on 408, 429,
-    # 5xx and transient connection errors).
-    retriers: [authRefresh, backoff]
+    # Request retriers, asked in order when a request fails (a refused credential is the
+    # authenticator's, before them): backoff (retries idempotent requests on 408, 429, 5xx and
+    # transient connection errors).
+    retriers: [backoff]
 
     # The backoff retrier's policy.
     retry:

@@ -136,7 +136,10 @@ public struct KernelConfig: Sendable, Equatable {
     public var insecure = false
     /// The catalog transport that sends its requests: `http` unless it names another.
     public var transport = "http"
-    /// The app's environment settings (`apiKey`), by name.
+    /// Its authenticator as written (`oauth2(grant: password)`): `none` unless it names one.
+    public var auth = "none"
+    /// The environment's other settings by name: the authenticators' (`apiKey`,
+    /// `clientSecret`, `username`, `password`) and the app's own.
     public var values: [String: String] = [:]
 
     /// The environment of the rows read for it: Kernel's own and the app's.
@@ -146,20 +149,23 @@ public struct KernelConfig: Sendable, Equatable {
       tokenScheme = read["tokenScheme"]?.text.flatMap { $0.isEmpty ? nil : $0 }
       if case .boolean(let flag)? = read["insecure"] { insecure = flag }
       transport = read["transport"]?.text ?? transport
-      let kernel = Set(AppSetting.kernel.filter { $0.scope == .environment }.map(\.name))
-      values = read.filter { !kernel.contains($0.key) }.compactMapValues(\.text)
+      auth = read["auth"]?.text ?? auth
+      let typed: Set = ["baseURL", "tokenHeader", "tokenScheme", "insecure", "transport", "auth"]
+      values = read.filter { !typed.contains($0.key) }.compactMapValues(\.text)
     }
 
     public init(
       baseURL: String, tokenHeader: String = AuthToken.defaultHeader,
       tokenScheme: String? = AuthToken.defaultScheme,
-      insecure: Bool = false, transport: String = "http", values: [String: String] = [:]
+      insecure: Bool = false, transport: String = "http", auth: String = "none",
+      values: [String: String] = [:]
     ) {
       self.baseURL = baseURL
       self.tokenHeader = tokenHeader
       self.tokenScheme = tokenScheme
       self.insecure = insecure
       self.transport = transport
+      self.auth = auth
       self.values = values
     }
   }

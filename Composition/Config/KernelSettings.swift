@@ -23,9 +23,9 @@ extension AppSetting {
       "context", .string, default: "persistent",
       doc: "the catalog context: `memory`, or `persistent` (`context.json` in the data dir, 0600)"),
     AppSetting(
-      "adapters", .list, default: "defaultHeaders, authToken", doc: "request adapters, in order"),
+      "adapters", .list, default: "defaultHeaders", doc: "request adapters, in order"),
     AppSetting(
-      "retriers", .list, default: "authRefresh, backoff", doc: "request retriers, in order"),
+      "retriers", .list, default: "backoff", doc: "request retriers, in order"),
     AppSetting(
       "retry.maxRetries", .integer, default: "2", range: 0...10,
       doc: "backoff retries after the first try"),
@@ -55,6 +55,21 @@ extension AppSetting {
     AppSetting(
       "tokenScheme", .string, scope: .environment, default: AuthToken.defaultScheme,
       doc: "written before the token; empty for none"),
+    AppSetting(
+      "auth", .string, scope: .environment, default: "none",
+      doc:
+        "its authenticator: `none`, `plainToken(route: auth)`, `oauth2(grant: password)`, `apiKey(header: X-Api-Key)`, `basic`, or an app's"
+    ),
+    AppSetting(
+      "clientSecret", .secret, scope: .environment,
+      doc: "the OAuth 2.0 client's secret (`oauth2`)"),
+    AppSetting(
+      "apiKey", .secret, scope: .environment, doc: "the key `apiKey` sends"),
+    AppSetting(
+      "username", .string, scope: .environment,
+      doc: "the user `basic` sends, when the base URL names none"),
+    AppSetting(
+      "password", .secret, scope: .environment, doc: "the password `basic` sends"),
     AppSetting(
       "insecure", .boolean, scope: .environment, default: "false",
       doc: "allow plain `http://` to a host that is not loopback"),

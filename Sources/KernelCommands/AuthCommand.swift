@@ -1,48 +1,103 @@
 import ArgumentParser
 import Composition
+import Foundation
 
-/// `kernel auth …`: the token of the current environment. Nothing ever prints the token.
+/// `kernel auth …`: the credential of the current environment, by its authenticator
+/// (`environments.<name>.auth`). Nothing ever prints a secret.
 struct AuthCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "auth", abstract: "Log in to the current api environment, or out; show the state.",
+    discussion: """
+      The environment's authenticator (environments.<name>.auth) says what a login is: \
+      plainToken fetches a token from its route; oauth2 with the password grant takes \
+      --username and the password, typed at the terminal without echo or piped in with \
+      --password-stdin (never an argument); oauth2 with client credentials, apiKey and basic \
+      need no login. The credential is kept for the environment's origin: in context.json in \
+      the data dir (0600) with the persistent context.
+      """,
     subcommands: [Login.self, Status.self, Logout.self])
 
   struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "login", abstract: "Fetch a token from the auth route and keep it.")
+      commandName: "login",
+      abstract: "Log in with the environment's authenticator and keep the credential.")
     @OptionGroup var global: GlobalOptions
+    @Option(help: "The user to log in as (OAuth 2.0's password grant).") var username: String?
+    @Flag(
+      name: .customLong("password-stdin"),
+      help: "Read the password from standard input, one line (with --username).")
+    var passwordStdin = false
+
+    func validate() throws {
+      if passwordStdin && username == nil {
+        throw ValidationError("--password-stdin goes with --username: whose password is it?")
+      }
+    }
 
     func run() async throws {
       let invocation = try Invocation(global)
       let api = try invocation.api()
-      let name = try await api.login()
+      let credential = try api.credential
+      let name = try api.current.name
+      if credential.isConfigured && username == nil {
+        try Reply.say(
+          invocation,
+          "\(name) sends its \(credential.kind) from the config; there is nothing to log in to.",
+          ["environment": name, "loggedIn": false, "authenticator": credential.authenticator])
+        return
+      }
+      var password: String?
+      if username != nil {
+        password =
+          passwordStdin
+          ? try SecretInput.line(naming: "password")
+          : try SecretInput.typed("Password: ", stdinFlag: "--password-stdin")
+      }
+      try await api.login(username: username, password: password)
       try Reply.say(
         invocation, "Logged in to \(name); \(AuthCommand.kept(invocation, api)).",
-        ["environment": name, "loggedIn": true])
+        ["environment": name, "loggedIn": true, "authenticator": credential.authenticator])
     }
   }
 
   struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "status", abstract: "Whether a token is kept (never the token).")
+      commandName: "status",
+      abstract: "The credential's kind, origin and expiry (never the credential).")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
       let invocation = try Invocation(global)
       let api = try invocation.api()
       let name = try api.current.name
-      let loggedIn = try api.isLoggedIn
-      let text =
-        loggedIn
-        ? "Logged in to \(name): a token is kept (redacted)."
-        : "Not logged in to \(name); \(invocation.app.name) auth login fetches a token."
-      try Reply.say(invocation, text, ["environment": name, "loggedIn": loggedIn])
+      let credential = try api.credential
+      let expiry = credential.expiresAt.map { $0.ISO8601Format() }
+      let text: String
+      if credential.isKept {
+        text =
+          "Logged in to \(name): \(credential.kind) for \(credential.origin)"
+          + (expiry.map { ", expires \($0)" } ?? "") + " (kept, redacted)."
+      } else if credential.isConfigured {
+        text = "\(name) sends its \(credential.kind) from the config to \(credential.origin)."
+      } else if credential.authenticator == "none" {
+        text = "\(name) uses no authentication (environments.\(name).auth is none)."
+      } else {
+        text =
+          "Not logged in to \(name); \(invocation.app.name) auth login logs in (\(credential.kind))."
+      }
+      var fields: [String: any Sendable] = [
+        "environment": name, "loggedIn": credential.isKept,
+        "authenticator": credential.authenticator, "kind": credential.kind,
+        "origin": credential.origin, "configured": credential.isConfigured,
+      ]
+      if let expiry { fields["expiresAt"] = expiry }
+      try Reply.say(invocation, text, fields)
     }
   }
 
   struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "logout", abstract: "Forget the current environment's token.")
+      commandName: "logout", abstract: "Forget the current environment's credential.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -56,7 +111,7 @@ struct AuthCommand: AsyncParsableCommand {
 
   static func kept(_ invocation: Invocation, _ api: ApiAccess) -> String {
     api.contextPersists
-      ? "the token is saved in \(invocation.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
-      : "the token is kept for this run only (context: \(invocation.config.context))"
+      ? "the credential is saved in \(invocation.runtime.dataDirectory.appendingPathComponent("context.json").path) (0600)"
+      : "the credential is kept for this run only (context: \(invocation.config.context))"
   }
 }

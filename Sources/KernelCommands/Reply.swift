@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Answers for people and for scripts.
@@ -77,47 +78,6 @@ public enum Reply {
     case ..<3600: "\(Int(seconds / 60)) min old"
     case ..<86400: "\(Int(seconds / 3600)) h old"
     default: "\(Int(seconds / 86400)) days old"
-    }
-  }
-}
-
-/// A value made of dictionaries, arrays, strings, numbers, booleans and nil, as `JSONEncoder`
-/// takes it.
-private enum JSONValue: Encodable {
-  case string(String)
-  case integer(Int)
-  case number(Double)
-  case boolean(Bool)
-  case array([JSONValue])
-  case object([String: JSONValue])
-  case null
-
-  init(_ value: Any) throws {
-    switch value {
-    case let text as String: self = .string(text)
-    case let flag as Bool: self = .boolean(flag)
-    case let number as Int: self = .integer(number)
-    case let number as Int64: self = .integer(Int(number))
-    case let number as Double: self = number.isFinite ? .number(number) : .null
-    case let list as [Any]: self = .array(try list.map(JSONValue.init))
-    case let fields as [String: Any]: self = .object(try fields.mapValues(JSONValue.init))
-    case let optional as Any? where optional == nil: self = .null
-    default:
-      throw EncodingError.invalidValue(
-        value, .init(codingPath: [], debugDescription: "\(type(of: value)) is not a JSON value"))
-    }
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    switch self {
-    case .string(let text): try container.encode(text)
-    case .integer(let number): try container.encode(number)
-    case .number(let number): try container.encode(number)
-    case .boolean(let flag): try container.encode(flag)
-    case .array(let list): try container.encode(list)
-    case .object(let fields): try container.encode(fields)
-    case .null: try container.encodeNil()
     }
   }
 }

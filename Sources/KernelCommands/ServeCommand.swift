@@ -20,7 +20,9 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: """
       With --fixtures DIR, DIR/api/books/7.json answers GET /api/books/7, and a file or folder \
       named {id} answers any one segment (DIR/api/books/{id}.json); only .json files are served, \
-      each checked to hold JSON first. GET /api/auth hands out tokens unless a file answers it. \
+      each checked to hold JSON first. GET /api/auth hands out tokens unless a file answers it; \
+      with --oauth, POST /api/oauth/token is an OAuth 2.0 token endpoint (client id kernel; the \
+      password grant for user u with password pw, client credentials, refresh with rotation). \
       An unknown path is a 404 naming it. Latency, faults and --require-auth apply to every route.
 
       Prints its base URL on the first line of stdout (with --port 0, the port the system \
@@ -42,8 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("require-auth"), help: "Every route but auth needs a token from it.")
   var requireAuth = false
   @Option(
-    name: .customLong("token-ttl"), help: "Seconds a token stays valid (with --require-auth).")
+    name: .customLong("token-ttl"),
+    help: "Seconds a token stays valid (with --require-auth; an OAuth token's expires_in).")
   var tokenTTL: Int?
+  @Flag(help: "Serve an OAuth 2.0 token endpoint at POST /api/oauth/token (see above).")
+  var oauth = false
   @Option(
     name: .customLong("extra-movies"), help: "Also serve generated movies with ids up to 15+N.")
   var extraMovies = 0
@@ -82,6 +87,11 @@ struct ServeCommand: AsyncParsableCommand {
     options.failFirst = failFirst
     options.requireAuth = requireAuth
     options.tokenLifetime = tokenTTL.map { .seconds($0) }
+    if oauth {
+      var server = SampleServing.OAuth()
+      if let tokenTTL { server.accessTokenLifetime = .seconds(tokenTTL) }
+      options.oauth = server
+    }
     options.extraMovies = extraMovies
     let name = "\(CommandLineApp.current.app.name) serve"
     let folder = fixtures.map {

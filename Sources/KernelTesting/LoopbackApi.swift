@@ -24,7 +24,8 @@ public struct LoopbackApi: Sendable {
   public static func start(
     _ route: Route = .http, options: SampleApiResponder.Options = .init(),
     transport configuration: PlatformTransport.Configuration = .init(),
-    adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+    adapters: [any RequestAdapter] = [.defaultHeaders],
+    authentication: Authentication? = .plainToken(),
     retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
     deadlineClock: any Clock<Duration> = ContinuousClock()
   ) async throws -> LoopbackApi {
@@ -37,8 +38,8 @@ public struct LoopbackApi: Sendable {
       case .inProcess: InProcessTransport.sample(server.responder)
       }
     let client = ApiClient(
-      context: context, transport: transport, adapters: adapters, retriers: retriers,
-      clock: clock)
+      context: context, transport: transport, adapters: adapters,
+      authentication: authentication, retriers: retriers, clock: clock)
     return LoopbackApi(server: server, context: context, client: client)
   }
 
@@ -53,14 +54,16 @@ public struct LoopbackApi: Sendable {
 public func withLoopbackApi<R>(
   _ route: LoopbackApi.Route = .http, options: SampleApiResponder.Options = .init(),
   transport: PlatformTransport.Configuration = .init(),
-  adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
+  adapters: [any RequestAdapter] = [.defaultHeaders],
+  authentication: Authentication? = .plainToken(),
   retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
   deadlineClock: any Clock<Duration> = ContinuousClock(),
   _ body: (LoopbackApi) async throws -> R
 ) async throws -> R {
   let api = try await LoopbackApi.start(
-    route, options: options, transport: transport, adapters: adapters, retriers: retriers,
-    clock: clock, deadlineClock: deadlineClock)
+    route, options: options, transport: transport, adapters: adapters,
+    authentication: authentication, retriers: retriers, clock: clock,
+    deadlineClock: deadlineClock)
   do {
     let result = try await body(api)
     await api.server.stop()

@@ -25,6 +25,9 @@ public final class SampleApiResponder: Sendable {
     public var retryAfter: Int?
     /// Movie routes answer 401 until a request carries a token `auth` handed out.
     public var requireAuth = false
+    /// An OAuth 2.0 token endpoint at `<basePath>oauth/token`, when set: its access tokens are
+    /// accepted as `Authorization: Bearer …` wherever auth is required.
+    public var oauth: OAuthServer?
     /// How long a token stays valid; forever when nil.
     public var tokenLifetime: Duration?
     /// Movies with ids from just past the bundled ones up to this many more are made up
@@ -57,6 +60,8 @@ public final class SampleApiResponder: Sendable {
     var inFlight = 0
     var peakInFlight = 0
     var expiredRefused: Set<String> = []
+    var refreshTokens: Set<String> = []
+    var grants: [String: Int] = [:]
   }
 
   /// Serves `routes`, or the bundled movie API when nil.
@@ -88,6 +93,14 @@ public final class SampleApiResponder: Sendable {
 
   /// Makes every token handed out so far invalid, as if each had expired.
   public func expireTokens() { state.withLock { $0.tokens.removeAll() } }
+
+  /// How many OAuth token requests of `grantType` (`password`, `refresh_token`,
+  /// `client_credentials`) were answered with a token.
+  public func grants(_ grantType: String) -> Int { state.withLock { $0.grants[grantType] ?? 0 } }
+
+  /// Makes every OAuth refresh token handed out so far invalid: the next refresh is answered
+  /// `invalid_grant`.
+  public func revokeRefreshTokens() { state.withLock { $0.refreshTokens.removeAll() } }
 
   // MARK: Answering
 
@@ -126,7 +139,8 @@ public final class SampleApiResponder: Sendable {
       let headers = options.retryAfter.map { ["Retry-After": String($0)] } ?? [:]
       return .error(503, "the fixture server is failing this request on purpose", headers: headers)
     }
-    if options.requireAuth && route != "auth" && !isAuthorized(request) {
+    let isTokenRoute = route == "auth" || (options.oauth != nil && route == OAuthServer.path)
+    if options.requireAuth && !isTokenRoute && !isAuthorized(request) {
       return .error(401, "a valid token is required: call auth first")
     }
     return await answer(request, from: routes.withLock { $0 })
@@ -143,6 +157,11 @@ public final class SampleApiResponder: Sendable {
     -> SampleResponse
   {
     let isTokenRoute = request.method == "GET" && request.path == options.basePath + "auth"
+    if let oauth = options.oauth, request.method == "POST",
+      request.path == options.basePath + OAuthServer.path
+    {
+      return issueOAuthToken(request, oauth)
+    }
     switch routes.match(request.method, request.path) {
     case .found(let answer, let parameters):
       var bound = request
@@ -170,6 +189,60 @@ public final class SampleApiResponder: Sendable {
       return token
     }
     return .staticFile(Data(token.utf8))
+  }
+
+  /// The token endpoint's answer (RFC 6749 4.3, 4.4, 6; errors as 5.2).
+  private func issueOAuthToken(_ request: SampleRequest, _ oauth: OAuthServer) -> SampleResponse {
+    let form = OAuthServer.form(request.body)
+    let (clientId, clientSecret) = OAuthServer.client(request, form: form)
+    guard clientId == oauth.clientId,
+      oauth.clientSecret == nil || clientSecret == oauth.clientSecret
+    else { return OAuthServer.error(401, "invalid_client", "unknown client or wrong secret") }
+    let grant = form["grant_type"] ?? ""
+    return state.withLock { state -> SampleResponse in
+      var refreshToken: String?
+      switch grant {
+      case "password":
+        guard let user = form["username"], let password = form["password"],
+          oauth.users[user] == password
+        else { return OAuthServer.error(400, "invalid_grant", "wrong user name or password") }
+        refreshToken = Self.newToken("refresh", &state)
+      case "client_credentials":
+        guard oauth.allowsClientCredentials else {
+          return OAuthServer.error(400, "unauthorized_client", "client credentials not allowed")
+        }
+      case "refresh_token":
+        guard let presented = form["refresh_token"], state.refreshTokens.contains(presented) else {
+          return OAuthServer.error(400, "invalid_grant", "the refresh token is not valid")
+        }
+        if oauth.rotatesRefreshTokens {
+          state.refreshTokens.remove(presented)
+          refreshToken = Self.newToken("refresh", &state)
+        }
+      default:
+        return OAuthServer.error(400, "unsupported_grant_type", "grant_type \(grant) is not served")
+      }
+      if let refreshToken { state.refreshTokens.insert(refreshToken) }
+      let access = Self.newToken("access", &state)
+      state.tokens.updateValue(stopwatch.elapsed + oauth.accessTokenLifetime, forKey: access)
+      state.grants[grant, default: 0] += 1
+      var answer: [String: Any] = [
+        "access_token": access, "token_type": "bearer",
+        "expires_in": Int(oauth.accessTokenLifetime.components.seconds),
+      ]
+      if let refreshToken { answer["refresh_token"] = refreshToken }
+      let body = try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])
+      return SampleResponse(
+        status: 200,
+        headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+        body: body ?? Data())
+    }
+  }
+
+  /// A token no other server hands out: `kind-N-<random hex>`.
+  private static func newToken(_ kind: String, _ state: inout State) -> String {
+    state.issued += 1
+    return "\(kind)-\(state.issued)-\(String(UInt64.random(in: 1 ... .max), radix: 16))"
   }
 
   private func isAuthorized(_ request: SampleRequest) -> Bool {

@@ -17,10 +17,13 @@ import Testing
       // snippet: api-client
       let client = ApiClient(
         context: context, transport: PlatformTransport(),
-        // Accept and User-Agent; the token, to the environment's own origin only
-        adapters: [.defaultHeaders, .authToken],
-        // one token refresh for any number of 401s; backoff for idempotent requests
-        retriers: [.authRefresh, .backoff])
+        // Accept and User-Agent
+        adapters: [.defaultHeaders],
+        // the talk's token (GET auth), to the environment's own origin only; one refresh
+        // for any number of 401s
+        authentication: .plainToken(),
+        // backoff for idempotent requests
+        retriers: [.backoff])
       // end snippet
       let movie = try await ApiMovieService(client: client).movie(id: 2)
       #expect(movie.name == "Rogue One: A Star Wars Story")

@@ -222,6 +222,6 @@ import Testing
     }
     #expect(failures.all.isEmpty)
     let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
-    #expect((saved?["tokens"] as? [String: Any])?.count == 50, "\(String(describing: saved))")
+    #expect((saved?["credentials"] as? [String: Any])?.count == 50, "\(String(describing: saved))")
   }
 }

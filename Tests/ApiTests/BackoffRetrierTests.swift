@@ -48,7 +48,8 @@ import Testing
 
   @Test func aPostIsNeverRetriedUnlessItSaysItIsIdempotent() async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+      harness in
       let calls = Counter()
       let bodies = Recorder<String>()
       harness.server.handle("POST", "/api/shelves") { request in
@@ -77,7 +78,8 @@ import Testing
 
   @Test func retryAfterIsWaitedOnTheClockBeforeTheNextTry() async throws {
     let clock = TestClock()
-    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+      harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
@@ -112,7 +114,8 @@ import Testing
 
   @Test func aRetryAfterPastTheCapGivesUpAtOnceWithAClearError() async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+      harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()
@@ -146,7 +149,8 @@ import Testing
   @Test(arguments: [400, 401, 404, 501])
   func statusesThatWillNotPassAreNotRetried(status: Int) async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+      harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()

@@ -116,15 +116,13 @@ import Testing
   }
 
   @Test func aTokenCanComeAtAKeyPath() async throws {
-    try await withLoopbackApi { harness in
+    let atKeyPath = PlainTokenAuthenticator(
+      request: .token(mapping: JSONMapping(keyPath: "info.token")))
+    try await withLoopbackApi(authentication: .plainToken(atKeyPath)) { harness in
       harness.server.handle("GET", "/api/auth") { _ in
         htmlResponse("{\"info\": {\"token\": \"abc123\"}}")
       }
-      let token = try await ApiAuthService(
-        client: harness.client, tokenMapping: JSONMapping(keyPath: "info.token")
-      )
-      .authorize()
-      #expect(token.secret == "abc123")
+      try await harness.client.login()
       #expect(harness.context.token?.secret == "abc123")
     }
   }
@@ -132,7 +130,7 @@ import Testing
   @Test func anEmptyTokenIsRefusedAndNothingIsStored() async throws {
     try await withLoopbackApi { harness in
       harness.server.handle("GET", "/api/auth") { _ in htmlResponse("  \n") }
-      let error = await apiError { try await ApiAuthService(client: harness.client).authorize() }
+      let error = await apiError { try await harness.client.login() }
       guard case .decoding(let route, _, let reason) = error, route == .auth else {
         Issue.record("expected a decoding error, got \(String(describing: error))")
         return

@@ -35,7 +35,8 @@ import Testing
   func authStoresThePlainTextTokenInTheContext(kind: LoopbackApi.Route) async throws {
     try await withLoopbackApi(kind) { harness in
       #expect(harness.context.token == nil)
-      let token = try await ApiAuthService(client: harness.client).authorize()
+      try await harness.client.login()
+      let token = try #require(harness.context.token)
       #expect(token.secret.hasPrefix("sample-1-"))
       #expect(harness.context.token == token)
       #expect(!token.description.contains(token.secret))

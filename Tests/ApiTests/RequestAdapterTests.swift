@@ -1,9 +1,10 @@
-import Api
 import Domain
 import Foundation
 import KernelTesting
 import SampleApi
 import Testing
+
+@testable import Api
 
 /// Notes its name and the try number on every adaptation.
 private struct NotingAdapter: RequestAdapter {
@@ -62,11 +63,9 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func theTokenGoesInTheEnvironmentsHeaderAndScheme() async throws {
-    try await withLoopbackApi { harness in
+    let talkStyle = PlainTokenAuthenticator(header: "AUTH_TOKEN", scheme: nil)
+    try await withLoopbackApi(authentication: .plainToken(talkStyle)) { harness in
       let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
-      let talkStyle = try ApiEnvironment(
-        name: "talk", baseURL: harness.server.baseURL, tokenHeader: "AUTH_TOKEN", tokenScheme: nil)
-      harness.context.use(talkStyle)
       harness.context.store(token: AuthToken("t0k3n"))
       _ = try? await harness.movies.movie(id: 1)
       #expect(seen.all.first?["auth_token"] == "t0k3n")
@@ -74,23 +73,24 @@ private struct RefusingAdapter: RequestAdapter {
     }
   }
 
-  @Test func theTokenAdapterNeverAddsTheTokenForAnotherOrigin() async throws {
+  @Test func theAuthenticationNeverAddsTheTokenForAnotherOrigin() async throws {
     try await withLoopbackApi { harness in
       harness.context.store(token: AuthToken("secret"))
       let client = harness.client
-      let adapter = AuthTokenAdapter()
+      let authentication = try #require(client.authentication)
       let attempt = try await firstAttempt(of: client)
       for other in [
         "http://127.0.0.1:1/api/movies/1", "https://127.0.0.1:\(harness.server.port)/api/",
         "http://localhost:\(harness.server.port)/api/",
       ] {
         let request = HTTPRequest(.get, try #require(URL(string: other)))
-        let adapted = try await adapter.adapt(request, for: attempt)
+        let adapted = try await authentication.authenticate(request, for: attempt)
         #expect(adapted.headerFields[.authorization] == nil, "\(other)")
       }
       let own = HTTPRequest(.get, Route.movie(id: 1).url(in: harness.context.environment))
       #expect(
-        try await adapter.adapt(own, for: attempt).headerFields[.authorization] == "Bearer secret")
+        try await authentication.authenticate(own, for: attempt).headerFields[.authorization]
+          == "Bearer secret")
     }
   }
 

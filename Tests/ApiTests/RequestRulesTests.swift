@@ -85,19 +85,35 @@ import Testing
     #expect(seen.requests.all.last?.authority == "api.example.com")
   }
 
-  @Test func aRouteOwnAuthorizationIsNeitherRemovedNorReplaced() async throws {
-    let withToken = InMemoryApiContext(environment: try local(), token: AuthToken("context"))
-    let withoutToken = InMemoryApiContext(environment: try local())
-    for context in [withToken, withoutToken] {
+  @Test func aRouteOwnAuthorizationIsKeptUnlessACredentialReplacesItAndTheTraceSaysSo()
+    async throws
+  {
+    let own = Route(.get, "movies/1", headerFields: [.authorization: "Basic cm91dGU6b3du"])
+    // No authentication, or one with no credential: the route's own header arrives intact.
+    for authentication in [nil, Authentication.plainToken()] {
       let transport = RecordingTransport { _, _ in ApiResponse(status: 200) }
-      let client = ApiClient(context: context, transport: transport, retriers: [])
-      _ = try await client.response(
-        for: Route(.get, "movies/1", headerFields: [.authorization: "Basic cm91dGU6b3du"]))
-      _ = try await client.response(for: .get("movies/2"))
-      let sent = transport.requests.all.map { $0.headerFields[.authorization] }
-      #expect(sent.first == "Basic cm91dGU6b3du")
-      #expect((sent.last ?? nil) == (context.token == nil ? nil : "Bearer context"))
+      let client = ApiClient(
+        context: InMemoryApiContext(environment: try local()), transport: transport,
+        authentication: authentication, retriers: [])
+      _ = try await client.response(for: own)
+      #expect(transport.requests.all.first?.headerFields[.authorization] == "Basic cm91dGU6b3du")
     }
+    // A credential replaces it, and the trace says so.
+    let trace = Recorder<String>()
+    let transport = RecordingTransport { _, _ in ApiResponse(status: 200) }
+    let client = ApiClient(
+      context: InMemoryApiContext(environment: try local(), token: AuthToken("context")),
+      transport: transport, authentication: .plainToken(), retriers: [],
+      trace: { trace.append($0) })
+    _ = try await client.response(for: own)
+    _ = try await client.response(for: .get("movies/2"))
+    let sent = transport.requests.all.map { $0.headerFields[.authorization] }
+    #expect(sent == ["Bearer context", "Bearer context"])
+    #expect(
+      trace.all.contains {
+        $0.contains(
+          "the route's own Authorization header was replaced by the plainToken credential")
+      })
   }
 
   @Test func anOriginFoundUnreachableFailsTheNextRequestsAtOnceForAWhile() async throws {
@@ -126,8 +142,8 @@ import Testing
       let client = ApiClient(
         context: context,
         transport: InProcessTransport { _, _ in ApiResponse(status: 200, body: body) },
-        retriers: [])
-      let error = await apiError { try await ApiAuthService(client: client).authorize() }
+        authentication: .plainToken(), retriers: [])
+      let error = await apiError { try await client.login() }
       guard case .decoding(_, _, let reason)? = error else {
         Issue.record("expected a refused token, got \(String(describing: error))")
         continue

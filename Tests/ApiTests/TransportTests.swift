@@ -36,7 +36,7 @@ import Testing
       token: AuthToken("secret-token"))
     return ApiClient(
       context: context, transport: PlatformTransport(),
-      adapters: [.defaultHeaders, .authToken, ShelfAdapter()], retriers: [])
+      adapters: [.defaultHeaders, ShelfAdapter()], authentication: .plainToken(), retriers: [])
   }
 
   @Test func aRedirectToAnotherPortCarriesNoCredentials() async throws {

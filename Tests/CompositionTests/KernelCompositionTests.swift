@@ -232,8 +232,8 @@ import Testing
         == "Config/kernel.yaml: profiles.layered.movies[0] is \"cache(cacheFirst, soon)\", but it must be a whole number above 0 for maxAge."
     )
     #expect(
-      failure { $0.retriers = ["authRefresh", "retryForever"] }
-        == "Config/kernel.yaml: retriers[1] names \"retryForever\", which is not one of: authRefresh, backoff."
+      failure { $0.retriers = ["backoff", "retryForever"] }
+        == "Config/kernel.yaml: retriers[1] names \"retryForever\", which is not one of: backoff."
     )
     #expect(
       failure({ _ in }, runtime: runtime(environment: "staging"))
@@ -255,7 +255,7 @@ import Testing
         == "Config/kernel.yaml: profiles.layered.movies[0] memory(capacty: 5) has no label capacty; did you mean capacity?"
     )
     #expect(
-      failure { $0.adapters = ["defaultHeaders(agent: x)", "authToken"] }
+      failure { $0.adapters = ["defaultHeaders(agent: x)"] }
         == "Config/kernel.yaml: adapters[0] defaultHeaders(agent: x) has no label agent; it takes none."
     )
     let insecure = failure(

@@ -51,7 +51,8 @@ import Testing
       contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"), encoding: .utf8)
     let token = try #require(
       (try JSONSerialization.jsonObject(with: Data(saved.utf8)) as? [String: Any])
-        .flatMap { $0["tokens"] as? [String: [String: String]] }?.values.first?["secret"])
+        .flatMap { $0["credentials"] as? [String: [String: Any]] }?.values.first?["value"]
+        .flatMap { $0 as? [String: String] }?["secret"])
     for run in [login, status, movies] {
       #expect(!run.stdout.contains(token) && !run.stderr.contains(token))
     }

@@ -50,7 +50,7 @@ import Testing
       """
       environment: local
       environments:
-        local: {baseURL: "http://reader:hunter2@127.0.0.1:8080/api/"}
+        local: {baseURL: "http://reader:hunter2@127.0.0.1:8080/api/", auth: basic}
       profiles:
         layered: {movies: [api]}
       """, to: "Config/kernel.yaml")

@@ -57,7 +57,7 @@ import Testing
     Scenario(
       name: "a 401 with WWW-Authenticate: Basic",
       answer: { _ in .send(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#]) },
-      layered: (77, "token"), api: nil),
+      layered: (77, "credential"), api: nil),
     Scenario(
       name: "Retry-After: 99999",
       answer: { _ in .send(status: 503, headers: ["Retry-After": "99999"]) },

@@ -21,7 +21,7 @@ import Testing
     let movies = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
     #expect(movies.status == 0, "\(movies)")
     #expect(movies.stderr.contains("→ 401"), "\(movies)")
-    #expect(movies.stderr.contains("retried now (authRefresh)"), "\(movies)")
+    #expect(movies.stderr.contains("retried now (authentication)"), "\(movies)")
     #expect(movies.stderr.contains("Authorization: <redacted>"), "\(movies)")
     let secondToken = try savedToken(kernel, for: second.baseURL)
     #expect(secondToken != firstToken)
@@ -52,7 +52,10 @@ import Testing
   @Test func aPasswordInTheBaseURLIsRedacted() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    let variables = ["KERNEL_BASE_URL": "http://reader:hunter2@127.0.0.1:9/api/"]
+    let variables = [
+      "KERNEL_BASE_URL": "http://reader:hunter2@127.0.0.1:9/api/",
+      "KERNEL_ENVIRONMENTS_LOCAL_AUTH": "basic",
+    ]
     let show = try await kernel.run(
       ["--environment", "local", "config", "show"], variables: variables)
     #expect(show.status == 0, "\(show)")
@@ -74,9 +77,9 @@ import Testing
   private func savedToken(_ kernel: Kernel, for baseURL: String) throws -> String {
     let data = try Data(contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"))
     let context = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-    let tokens = context?["tokens"] as? [String: [String: Any]]
+    let credentials = context?["credentials"] as? [String: [String: Any]]
     let origin = baseURL.replacingOccurrences(of: "/api/", with: "")
-    let local = tokens?[origin]
+    let local = credentials?[origin]?["value"] as? [String: Any]
     guard let secret = local?["secret"] as? String, !secret.isEmpty else {
       throw TestFailure("no token saved for local in \(String(decoding: data, as: UTF8.self))")
     }
@@ -94,8 +97,8 @@ import Testing
       profiles: {api: {movies: [api]}}
       environment: keyed
       environments:
-        keyed: {baseURL: "http://ghp_s3cret1@127.0.0.1:9/api/"}
-        tokened: {baseURL: "http://u:hunter2@127.0.0.1:9/api/", tokenHeader: X-Custom, tokenScheme: ""}
+        keyed: {baseURL: "http://ghp_s3cret1@127.0.0.1:9/api/", auth: basic}
+        tokened: {baseURL: "http://u:hunter2@127.0.0.1:9/api/", auth: basic, tokenHeader: X-Custom, tokenScheme: ""}
       """, to: "Config/kernel.yaml")
     var runs: [BuiltCommand.Run] = []
     for command in [
@@ -134,7 +137,7 @@ import Testing
       profiles: {api: {movies: [api]}}
       environment: local
       environments:
-        local: {baseURL: "\(server.baseURL)", tokenHeader: X-Custom, tokenScheme: ""}
+        local: {baseURL: "\(server.baseURL)", auth: plainToken, tokenHeader: X-Custom, tokenScheme: ""}
       """, to: "Config/kernel.yaml")
     let login = try await kernel.run(["--profile", "api", "auth", "login"])
     let movies = try await kernel.run(["-v", "--profile", "api", "movies", "get", "1"])

@@ -129,7 +129,8 @@ import Testing
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
     let client = ApiClient(
-      context: context, transport: PlatformTransport(), retriers: [.authRefresh])
+      context: context, transport: PlatformTransport(), authentication: .plainToken(),
+      retriers: [])
     let clock = TestWallClock()
     let service = LayeredMovieService(
       base: .api(client) { ApiMovieService(client: $0) },
@@ -139,7 +140,7 @@ import Testing
           clock: clock.wallClock)
       ])
 
-    try await ApiAuthService(client: client).authorize()
+    try await client.login()
     let first = try await service.movie(id: 1)
     clock.advance(600)
     server.responder.expireTokens()

@@ -196,7 +196,7 @@ import Testing
 
     let login = await kernel("auth", "login")
     #expect(login.code == 0)
-    #expect(login.output.hasPrefix("Logged in to sample; the token is saved in "))
+    #expect(login.output.hasPrefix("Logged in to sample; the credential is saved in "))
     let context = data.appendingPathComponent("context.json")
     let mode = try FileManager.default.attributesOfItem(atPath: context.path)[.posixPermissions]
     #expect((mode as? NSNumber)?.intValue == 0o600)
@@ -214,7 +214,7 @@ import Testing
   @Test func aMemoryContextKeepsTheTokenForOneRunOnly() async {
     let ran = await kernel("auth", "login", variables: ["KERNEL_CONTEXT": "memory"])
     #expect(ran.code == 0)
-    #expect(ran.output.contains("the token is kept for this run only (context: memory)"))
+    #expect(ran.output.contains("the credential is kept for this run only (context: memory)"))
     #expect(
       !FileManager.default.fileExists(atPath: data.appendingPathComponent("context.json").path))
   }

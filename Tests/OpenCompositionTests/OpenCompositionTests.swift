@@ -18,7 +18,7 @@ import Testing
     environments:
       staging: {baseURL: "\(staging.absoluteString)", apiKey: "k-staging"}
       other: {baseURL: "\(other.absoluteString)", apiKey: "k-other"}
-    adapters: [defaultHeaders, "apiKey(header: X-Library-Card)", authToken]
+    adapters: [defaultHeaders, "apiKey(header: X-Library-Card)"]
     retriers: [rateLimit, backoff]
     retry: {maxRetries: 1, baseDelayMs: 1}
     books: [api]
@@ -137,7 +137,7 @@ import Testing
     }
     #expect(
       "\(error.map { KernelApp.rootCause(of: $0) } ?? CancellationError())"
-        == "Config/books.yaml: retriers[1] names \"patience\", which is not one of: authRefresh, backoff, rateLimit."
+        == "Config/books.yaml: retriers[1] names \"patience\", which is not one of: backoff, rateLimit."
     )
     let misspelt = Self.yaml(staging: url, other: url)
       .replacingOccurrences(of: "[rateLimit, backoff]", with: "[\"rateLimit(maxx: 3)\", backoff]")

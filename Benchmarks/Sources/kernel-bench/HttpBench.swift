@@ -34,14 +34,15 @@ enum HttpBench {
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
     let movies = ApiMovieService(
-      client: ApiClient(context: context, transport: PlatformTransport()))
+      client: ApiClient(
+        context: context, transport: PlatformTransport(), authentication: .plainToken()))
     let url = Route.topGrossingMovies(year: 2016).url(in: context.environment)
 
     // Kernel's time broken down: the transport alone, the client (adapters, validation,
     // redirects) over it, and decoding the body alone.
     let transport = PlatformTransport()
     let bareRequest = HTTPRequest(.get, url)
-    let client = ApiClient(context: context, transport: transport)
+    let client = ApiClient(context: context, transport: transport, authentication: .plainToken())
     let body = try await transport.send(bareRequest, body: nil).body
     let route = Route.topGrossingMovies(year: 2016)
     var contenders: [String: @Sendable () async throws -> Int] = [
@@ -127,9 +128,10 @@ enum HttpBench {
     var failures = 0
     for _ in 0..<7 {
       let client = ApiClient(
-        context: InMemoryApiContext(environment: environment), transport: transport)
+        context: InMemoryApiContext(environment: environment), transport: transport,
+        authentication: .plainToken())
       let movies = ApiMovieService(client: client)
-      try await ApiAuthService(client: client).authorize()
+      try await client.login()
       server.responder.expireTokens()
       let before = server.responder.requests(to: "auth")
       let start = DispatchTime.now().uptimeNanoseconds

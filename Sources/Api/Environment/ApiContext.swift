@@ -2,48 +2,120 @@ import Domain
 import Foundation
 import Synchronization
 
-/// What every api service shares: the current environment and the token for it. Changing the
-/// environment takes effect on the next request of every service, with no re-resolving.
+/// What every api service shares: the current environment and the credential for it. Changing
+/// the environment takes effect on the next request of every service, with no re-resolving.
 public protocol ApiContext: AnyObject, Sendable {
   var environment: ApiEnvironment { get }
-  /// The token for the current environment's origin (scheme, host, port): a token belongs to
-  /// the origin it was issued for, never to a name, so it follows neither a switch to another
-  /// environment nor a base URL pointed elsewhere.
-  var token: AuthToken? { get }
+  /// The credential for the current environment's origin (scheme, host, port): a credential
+  /// belongs to the origin it was issued for, never to a name, so it follows neither a switch
+  /// to another environment nor a base URL pointed elsewhere.
+  var credential: StoredCredential? { get }
   func use(_ environment: ApiEnvironment) throws
-  func store(token: AuthToken?) throws
+  /// Keeps `credential` for the current environment's origin; nil drops it.
+  func store(credential: StoredCredential?) throws
 }
 
-/// The shared state of a context: the environment's name, and tokens by origin
+extension ApiContext {
+  /// The talk's plain token for the current origin, when that is the credential kept.
+  public var token: AuthToken? {
+    guard let credential, credential.authenticator == PlainTokenAuthenticator.name else {
+      return nil
+    }
+    return try? credential.value.decode(AuthToken.self)
+  }
+
+  /// Keeps `token` as the current origin's plain token (`PlainTokenAuthenticator`'s credential).
+  public func store(token: AuthToken?) throws {
+    try store(credential: token.flatMap { try? StoredCredential(PlainTokenAuthenticator.name, $0) })
+  }
+}
+
+/// A credential as the context keeps it: the name of the authenticator that issued it and its
+/// value as JSON. Its description never shows the value.
+public struct StoredCredential: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The authenticator that issued it, by the name it is registered under (`oauth2`).
+  public let authenticator: String
+  public let value: JSONValue
+
+  public init(authenticator: String, value: JSONValue) {
+    self.authenticator = authenticator
+    self.value = value
+  }
+
+  /// `credential`, issued by the authenticator registered as `authenticator`.
+  public init(_ authenticator: String, _ credential: some AuthenticationCredential) throws {
+    self.init(authenticator: authenticator, value: try JSONValue(encoding: credential))
+  }
+
+  public var description: String { "\(authenticator) credential (redacted)" }
+}
+
+/// The shared state of a context: the environment's name, and credentials by origin
 /// (`https://api.example:443`).
 struct ContextState: Sendable, Codable, Equatable {
   var environment: String
-  var tokens: [String: AuthToken] = [:]
+  var credentials: [String: StoredCredential] = [:]
 
-  /// Tokens saved by name before they were kept by origin cannot be proven to belong to one:
-  /// they are dropped (a login issues a new one).
-  var tokensByOrigin: [String: AuthToken] { tokens.filter { $0.key.contains("://") } }
+  private enum CodingKeys: String, CodingKey { case environment, credentials, tokens }
+
+  init(environment: String, credentials: [String: StoredCredential] = [:]) {
+    self.environment = environment
+    self.credentials = credentials
+  }
+
+  /// A file of an earlier version keeps plain tokens under `tokens`: read as plain-token
+  /// credentials. Tokens saved by name before they were kept by origin cannot be proven to
+  /// belong to one: they are dropped (a login issues a new one).
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    environment = try container.decode(String.self, forKey: .environment)
+    var credentials =
+      try container.decodeIfPresent([String: StoredCredential].self, forKey: .credentials) ?? [:]
+    let tokens = try container.decodeIfPresent([String: AuthToken].self, forKey: .tokens) ?? [:]
+    for (origin, token) in tokens where credentials[origin] == nil {
+      credentials[origin] = try StoredCredential(PlainTokenAuthenticator.name, token)
+    }
+    self.credentials = credentials.filter { $0.key.contains("://") }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(environment, forKey: .environment)
+    try container.encode(credentials, forKey: .credentials)
+  }
 }
 
 /// A context held in memory: for tests, and for runs that should not remember anything.
 public final class InMemoryApiContext: ApiContext {
-  private let state: Mutex<(environment: ApiEnvironment, tokens: [String: AuthToken])>
+  private let state: Mutex<(environment: ApiEnvironment, credentials: [String: StoredCredential])>
 
-  public init(environment: ApiEnvironment, token: AuthToken? = nil) {
-    var tokens: [String: AuthToken] = [:]
-    if let token { tokens[environment.origin.description] = token }
-    state = Mutex((environment, tokens))
+  public init(environment: ApiEnvironment, credential: StoredCredential? = nil) {
+    var credentials: [String: StoredCredential] = [:]
+    if let credential { credentials[environment.origin.description] = credential }
+    state = Mutex((environment, credentials))
+  }
+
+  /// A context holding the talk's plain `token` for `environment`.
+  public convenience init(environment: ApiEnvironment, token: AuthToken?) {
+    self.init(
+      environment: environment,
+      credential: token.flatMap { try? StoredCredential(PlainTokenAuthenticator.name, $0) })
   }
 
   public var environment: ApiEnvironment { state.withLock { $0.environment } }
 
-  public var token: AuthToken? {
-    state.withLock { $0.tokens[$0.environment.origin.description] }
+  public var credential: StoredCredential? {
+    state.withLock { $0.credentials[$0.environment.origin.description] }
   }
 
   public func use(_ environment: ApiEnvironment) { state.withLock { $0.environment = environment } }
 
+  public func store(credential: StoredCredential?) {
+    state.withLock { $0.credentials[$0.environment.origin.description] = credential }
+  }
+
+  /// Keeps `token` as the current origin's plain token; in memory, this cannot fail.
   public func store(token: AuthToken?) {
-    state.withLock { $0.tokens[$0.environment.origin.description] = token }
+    store(credential: token.flatMap { try? StoredCredential(PlainTokenAuthenticator.name, $0) })
   }
 }

@@ -19,9 +19,6 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   public let values: [String: String]
   /// The origin (scheme, host, port) requests to this environment go to.
   public let origin: Origin
-  /// `Basic …` for a user and password written in the base URL, sent unless an adapter
-  /// authorized otherwise.
-  let basicAuthorization: String?
 
   private enum CodingKeys: String, CodingKey {
     case name, baseURL, tokenHeader, tokenScheme, allowsInsecureHTTP, values
@@ -77,7 +74,6 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     self.allowsInsecureHTTP = allowsInsecureHTTP
     self.values = values
     origin = Origin(baseURL)
-    basicAuthorization = HTTPRequest.basicAuthorization(in: baseURL)
   }
 
   /// Same as `init(name:baseURL:...)` from text, naming the environment when the URL is bad.

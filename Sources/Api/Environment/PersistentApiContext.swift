@@ -8,28 +8,29 @@ import Synchronization
   import Darwin
 #endif
 
-/// A context saved as JSON in the data dir, so the chosen environment and the tokens survive
+/// A context saved as JSON in the data dir, so the chosen environment and the credentials survive
 /// a restart. Opening it writes nothing; the first change creates the file, with permissions
 /// 0600 (its folder 0700) and replaced atomically: written beside it, flushed, renamed over it.
 ///
 /// Every change is a read-modify-write of the file under an exclusive lock held across
 /// processes (`flock` on its folder, so no lock file is left beside it): a change reads what is on disk now,
-/// changes its own part (the saved environment, or one origin's token), and writes, so no
+/// changes its own part (the saved environment, or one origin's credential), and writes, so no
 /// process puts back what another removed (`auth logout` beside `env use`).
 ///
 /// A file that is not a saved context is reported through `warn`, moved aside and replaced
 /// with the defaults. A file that cannot be read (permission denied) is left as it is: this run
 /// uses the defaults, and a change fails in one sentence rather than replace it.
 ///
-/// The file: `{"environment": "<name>", "tokens": {"<origin>": "<token>"}}`, a token kept by the
-/// origin (`http://127.0.0.1:8080`) it was issued for. A file readable by others is tightened
+/// The file: `{"environment": "<name>", "credentials": {"<origin>": {"authenticator": "oauth2",
+/// "value": {…}}}}`, a credential kept by the origin (`http://127.0.0.1:8080`) it was issued for. A file readable by others is tightened
 /// to 0600 when it is read, with a warning.
 public final class PersistentApiContext: ApiContext {
   public let file: URL
   private let environments: [String: ApiEnvironment]
-  /// The environment in use, the one saved (they differ after `override(with:)`), the tokens.
+  /// The environment in use, the one saved (they differ after `override(with:)`), the
+  /// credentials.
   private let state:
-    Mutex<(environment: ApiEnvironment, saved: String, tokens: [String: AuthToken])>
+    Mutex<(environment: ApiEnvironment, saved: String, credentials: [String: StoredCredential])>
 
   /// Opens `file`, or starts from `defaultEnvironment` when there is none. `environments` are
   /// the ones a saved name may refer to (the config's); a saved name not among them falls back
@@ -54,13 +55,13 @@ public final class PersistentApiContext: ApiContext {
             + " using \(defaultEnvironment.name).")
       }
     }
-    state = Mutex((environment, environment.name, loaded?.tokensByOrigin ?? [:]))
+    state = Mutex((environment, environment.name, loaded?.credentials ?? [:]))
   }
 
   public var environment: ApiEnvironment { state.withLock { $0.environment } }
 
-  public var token: AuthToken? {
-    state.withLock { $0.tokens[$0.environment.origin.description] }
+  public var credential: StoredCredential? {
+    state.withLock { $0.credentials[$0.environment.origin.description] }
   }
 
   public func use(_ environment: ApiEnvironment) throws {
@@ -73,9 +74,9 @@ public final class PersistentApiContext: ApiContext {
     state.withLock { $0.environment = environment }
   }
 
-  public func store(token: AuthToken?) throws {
+  public func store(credential: StoredCredential?) throws {
     let origin = environment.origin.description
-    try save { $0.tokens[origin] = token }
+    try save { $0.credentials[origin] = credential }
   }
 
   /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
@@ -125,7 +126,7 @@ public final class PersistentApiContext: ApiContext {
   }
 
   /// Applies `change` to the state on disk under the cross-process lock, writes it, and keeps
-  /// the tokens it ends with; the environment in use stays this process's own.
+  /// the credentials it ends with; the environment in use stays this process's own.
   private func save(_ change: (inout ContextState) -> Void) throws {
     try createFolder()
     let lock = open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -141,12 +142,14 @@ public final class PersistentApiContext: ApiContext {
           file: file.path, reason: "it could not be locked (\(String(cString: strerror(errno))))")
       }
     }
-    var current = state.withLock { ContextState(environment: $0.saved, tokens: $0.tokens) }
+    var current = state.withLock {
+      ContextState(environment: $0.saved, credentials: $0.credentials)
+    }
     if FileManager.default.fileExists(atPath: file.path) {
       do {
         let data = try Data(contentsOf: file)
         if let onDisk = try? JSONDecoder().decode(ContextState.self, from: data) {
-          current = ContextState(environment: onDisk.environment, tokens: onDisk.tokensByOrigin)
+          current = onDisk
         }
       } catch {
         throw ApiError.contextStorage(
@@ -160,7 +163,7 @@ public final class PersistentApiContext: ApiContext {
     let saved = current
     state.withLock {
       $0.saved = saved.environment
-      $0.tokens = saved.tokens
+      $0.credentials = saved.credentials
     }
   }
 

@@ -23,6 +23,9 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   public var isIdempotent: Bool
   /// Fetches credentials: a 401 to it is final, never a reason to refresh the token.
   public var isAuthentication: Bool
+  /// The statuses answered as the route's value; any other is a failure that retriers judge.
+  /// 2xx unless the route says otherwise (a token endpoint reads its 400 and 401 answers).
+  public var acceptableStatus: Range<Int> = 200..<300
 
   public init(
     _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [],
@@ -109,8 +112,8 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The request for this route in `environment`, without its body: method, the URL
-  /// `url(in:)` gives, and the route's header fields (the client adds the Basic authorization
-  /// of a user and password in the base URL after the adapters).
+  /// `url(in:)` gives, and the route's header fields (a user and password in the base URL go
+  /// only as the `basic` authenticator's credential).
   public func request(in environment: ApiEnvironment) -> HTTPRequest {
     HTTPRequest(method, url(in: environment), headerFields: headerFields)
   }

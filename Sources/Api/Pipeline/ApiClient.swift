@@ -3,18 +3,22 @@ import Foundation
 import HTTPTypes
 
 /// The request pipeline every api service uses: route → URL in the context's current
-/// environment → adapters → transport → validation → (retriers, and again) → decoding.
+/// environment → adapters → authentication → transport → validation → (authentication's
+/// refresh, retriers, and again) → decoding.
 /// Transport failures become `ApiError`s naming the route. Redirects are followed here, by
 /// `redirects`, whatever the transport.
 ///
-/// Each try is built anew from the route and the current environment, then adapted, so a
-/// retry carries the newest token. The retriers decide in order (see `RequestRetrier`); at most
+/// Each try is built anew from the route and the current environment, then adapted and
+/// authenticated, so a retry carries the newest credential. The retriers decide in order (see `RequestRetrier`); at most
 /// `maxAttempts` tries are made in all, whatever they decide. A delay a retrier asks for is
 /// waited on `clock`, so a test advances a test clock instead of sleeping.
 public final class ApiClient: Sendable {
   public let context: any ApiContext
   public let transport: any Transport
   public let adapter: CompositeAdapter
+  /// Puts the environment's credential on its requests and refreshes it (see `Authentication`);
+  /// nil: requests go as adapted, and a 401 is the api's answer.
+  public let authentication: Authentication?
   public let retrier: CompositeRetrier
   public let maxAttempts: Int
   /// Waits out retry delays and times each try.
@@ -32,8 +36,8 @@ public final class ApiClient: Sendable {
   /// Which redirects are followed, and what a request to another origin leaves behind.
   public let redirects: Redirects
   /// The header names no trace shows and no request redirected to another origin carries,
-  /// lower-cased, made once: the standard credentials, `redirects.secretHeaders` and every
-  /// adapter's. The current environment's token header is added where they are used
+  /// lower-cased, made once: the standard credentials, `redirects.secretHeaders`, every
+  /// adapter's and the authentication's. The current environment's token header is added where they are used
   /// (`secrets(for:)`): an environment may change under a client.
   public let secretHeaders: Set<String>
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
@@ -45,8 +49,8 @@ public final class ApiClient: Sendable {
 
   public init(
     context: any ApiContext, transport: any Transport,
-    adapters: [any RequestAdapter] = [.defaultHeaders, .authToken],
-    retriers: [any RequestRetrier] = [.authRefresh, .backoff], maxAttempts: Int = 8,
+    adapters: [any RequestAdapter] = [.defaultHeaders], authentication: Authentication? = nil,
+    retriers: [any RequestRetrier] = [.backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
     deadlineClock: any Clock<Duration> = ContinuousClock(), redirects: Redirects = Redirects(),
     unreachableFor: Duration = .seconds(30), trace: (@Sendable (String) -> Void)? = nil
@@ -54,6 +58,7 @@ public final class ApiClient: Sendable {
     self.context = context
     self.transport = transport
     self.adapter = CompositeAdapter(adapters)
+    self.authentication = authentication
     self.retrier = CompositeRetrier(retriers)
     self.maxAttempts = max(1, maxAttempts)
     self.clock = clock
@@ -61,18 +66,20 @@ public final class ApiClient: Sendable {
     self.deadlineClock = deadlineClock
     self.redirects = redirects
     self.secretHeaders = Redirects.credentials.union(redirects.secretHeaders)
-      .union(adapter.secretHeaders)
+      .union(adapter.secretHeaders).union(authentication?.secretHeaders ?? [])
     self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
     self.trace = trace
     self.conditional = nil
   }
 
   private init(
-    _ other: ApiClient, offering offered: CacheValidators, into received: ReceivedValidators
+    _ other: ApiClient, authentication: Authentication?,
+    conditional: (offered: CacheValidators, received: ReceivedValidators)?
   ) {
     context = other.context
     transport = other.transport
     adapter = other.adapter
+    self.authentication = authentication
     retrier = other.retrier
     maxAttempts = other.maxAttempts
     clock = other.clock
@@ -82,7 +89,14 @@ public final class ApiClient: Sendable {
     secretHeaders = other.secretHeaders
     unreachable = other.unreachable
     trace = other.trace
-    conditional = (offered, received)
+    self.conditional = conditional
+  }
+
+  /// This client as an authenticator sends its own requests (token, refresh) with: no
+  /// authentication, no cached copy's validators; the same transport, adapters, retriers,
+  /// redirect rule and deadline.
+  var forAuthentication: ApiClient {
+    ApiClient(self, authentication: nil, conditional: nil)
   }
 
   /// This client for one call a cache layer makes conditional: its GET requests carry
@@ -93,10 +107,13 @@ public final class ApiClient: Sendable {
     client: ApiClient, received: ReceivedValidators
   ) {
     let received = ReceivedValidators()
-    return (ApiClient(self, offering: validators ?? CacheValidators(), into: received), received)
+    let client = ApiClient(
+      self, authentication: authentication,
+      conditional: (validators ?? CacheValidators(), received))
+    return (client, received)
   }
 
-  /// The validated (2xx) response of `route`, within the deadline.
+  /// The validated response of `route` (a status it accepts, 2xx by default), within the deadline.
   public func response(for route: Route) async throws -> ApiResponse {
     guard let deadline else { return try await tries(for: route) }
     return try await withThrowingTaskGroup(of: ApiResponse?.self) { group in
@@ -138,16 +155,15 @@ public final class ApiClient: Sendable {
       let offered = conditional.flatMap { $0.offered.isEmpty ? nil : $0.offered }
       if let offered { Self.offer(offered, to: &request) }
       request = try await adapter.adapt(request, for: attempt)
-      // A user and password in the environment's URL, unless an adapter authorized otherwise.
-      if request.headerFields[.authorization] == nil {
-        request.headerFields[.authorization] = environment.basicAuthorization
+      if let authentication {
+        request = try await authentication.authenticate(request, for: attempt)
       }
       let outcome: AttemptOutcome
       let started = Stopwatch(clock)
       do {
         let response: ApiResponse
         (request, response) = try await following(request, body: route.body)
-        if (200..<300).contains(response.status) {
+        if route.acceptableStatus.contains(response.status) {
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))
           conditional?.received.set(response.validators)
           return response
@@ -164,7 +180,7 @@ public final class ApiClient: Sendable {
         trace?(traceLine(request, outcome, since: started, then: "; no tries left"))
         throw gaveUp(request, outcome, route: route)
       }
-      let (decision, retrier) = await retrier.decide(request, for: attempt, after: outcome)
+      let (decision, retrier) = await decide(request, for: attempt, after: outcome)
       if let trace {
         let next =
           switch decision {
@@ -183,6 +199,19 @@ public final class ApiClient: Sendable {
       }
       attempt = attempt.next(decidedBy: retrier)
     }
+  }
+
+  /// The authentication's decision about a refused credential, else the retriers'.
+  private func decide(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+    async -> (decision: RetryDecision, by: String)
+  {
+    if let authentication, case .response(let response) = outcome,
+      let decision = await authentication.recover(request, from: response, for: attempt)
+    {
+      return (decision, Authentication.retrierName)
+    }
+    if outcome.status == 401 { return (.doNotRetry, "") }
+    return await retrier.decide(request, for: attempt, after: outcome)
   }
 
   /// The error a request fails with once no more tries are made; a transport failure that says
@@ -222,6 +251,18 @@ public final class ApiClient: Sendable {
       current = next
       hops += 1
     }
+  }
+
+  /// Logs in to the current environment with its authentication (`auth login`), and keeps the
+  /// credential for its origin.
+  @discardableResult
+  public func login(_ login: Login = Login()) async throws -> StoredCredential {
+    guard let authentication else {
+      throw AuthenticationError.loginRequired(
+        "environment \(context.environment.name) has no authenticator, so there is nothing to"
+          + " log in to")
+    }
+    return try await authentication.login(login, through: self)
   }
 
   /// The value of `request`: its route sent, validated, and its body decoded.
@@ -299,6 +340,13 @@ public final class ApiClient: Sendable {
 
   static func apiError(_ outcome: AttemptOutcome, route: Route) -> ApiError {
     switch outcome {
+    case .response(let response) where response.status == 401:
+      // A refusal no authenticator took up: the api's answer, with the scheme it asks for.
+      .authenticationFailed(
+        route: route,
+        reason: "the api answered HTTP 401"
+          + (response.headerFields[.wwwAuthenticate].flatMap { $0.split(separator: " ").first }
+            .map { ", asking for \($0)" } ?? ""))
     case .response(let response):
       .status(route: route, code: response.status, excerpt: ApiError.excerpt(response.body))
     case .failure(.cannotConnect(let host, let reason)):

@@ -87,10 +87,10 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .contextStorage(let file, let reason):
       "The api context file \(file) could not be used: \(reason)."
     case .authenticationFailed(let route, let reason):
-      "\(route) was refused for want of a valid token: \(reason)."
+      "\(route) was refused for want of a valid credential: \(reason)."
     case .excessiveRefresh(let route, let count, let seconds):
-      "\(route) needed a new token, but \(count) were already fetched in the last \(seconds) seconds;"
-        + " something keeps invalidating tokens, so no more are fetched for now."
+      "\(route) needed a new credential, but \(count) were already fetched in the last"
+        + " \(seconds) seconds; something keeps invalidating them, so no more are fetched for now."
     case .retryAfterTooLong(let route, let seconds, let cap):
       "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"
         + " try again later."

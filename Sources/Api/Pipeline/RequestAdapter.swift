@@ -64,48 +64,9 @@ public struct DefaultHeadersAdapter: RequestAdapter {
   }
 }
 
-/// Puts the context's token on requests to the current environment's own origin, in the
-/// environment's header and scheme (`Authorization: Bearer …`, or a bare `AUTH_TOKEN: …`).
-/// A header the route set itself is its own: it is never removed or replaced. A request to any
-/// other origin never gets the context's token.
-public struct AuthTokenAdapter: RequestAdapter {
-  public init() {}
-
-  public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
-    let environment = attempt.context.environment
-    // Every try is built anew from its route, so a header here is the route's (or an earlier
-    // adapter's) and stays as it is.
-    guard request.value(of: environment.tokenHeader) == nil, environment.isOrigin(of: request),
-      let token = attempt.context.token
-    else { return request }
-    var adapted = request
-    adapted.set(environment.tokenHeader, Self.headerValue(token, in: environment))
-    return adapted
-  }
-
-  /// `Bearer <token>`, or the bare token when the environment has no scheme.
-  public static func headerValue(_ token: AuthToken, in environment: ApiEnvironment) -> String {
-    environment.tokenScheme.map { "\($0) \(token.secret)" } ?? token.secret
-  }
-
-  /// The token a request carries for `environment`, if any.
-  static func token(in request: HTTPRequest, for environment: ApiEnvironment) -> AuthToken? {
-    guard var value = request.value(of: environment.tokenHeader) else { return nil }
-    if let scheme = environment.tokenScheme, value.hasPrefix(scheme + " ") {
-      value.removeFirst(scheme.count + 1)
-    }
-    return AuthToken(value)
-  }
-}
-
 extension RequestAdapter where Self == DefaultHeadersAdapter {
   /// `Accept` and `User-Agent`.
   public static var defaultHeaders: Self { DefaultHeadersAdapter() }
-}
-
-extension RequestAdapter where Self == AuthTokenAdapter {
-  /// The context's token, on requests to the environment's own origin only.
-  public static var authToken: Self { AuthTokenAdapter() }
 }
 
 /// The package's version, as the `User-Agent` names it.

@@ -65,10 +65,13 @@ import Testing
     #expect(try await books.run(["env", "list"]).stdout.contains("* staging"))
     #expect(try await books.run(["env", "use", "local"]).status == 0)
 
-    let server = try await ServedCommand(books, ["--fixtures", Self.fixtures, "--require-auth"])
+    let server = try await ServedCommand(
+      books, ["--fixtures", Self.fixtures, "--require-auth", "--oauth"])
     defer { server.terminate() }
     let url = ["--base-url", server.baseURL]
-    let login = try await books.run(url + ["auth", "login"])
+    // OAuth 2.0's password grant, from the app's config; the password is piped, never an argument.
+    let login = try await books.run(
+      url + ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
     #expect(login.stdout.hasPrefix("Logged in to local;"), "\(login)")
     #expect(try await books.run(url + ["get", "1"]).status == 0)
     let status = try await books.run(url + ["auth", "status", "--format", "json"])

@@ -1,9 +1,3 @@
-/// Obtains a token for the current api environment and keeps it where requests find it.
-public protocol AuthService: Sendable {
-  @discardableResult
-  func authorize() async throws -> AuthToken
-}
-
 /// A bearer token. Its description never shows the secret, so it cannot leak into a log line
 /// or an error message by interpolation; read `secret` only to put it on a request.
 public struct AuthToken: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -13,7 +13,7 @@ final class Count: Sendable {
   var current: Int { value.withLock { $0 } }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct AuthRefreshRetrierTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthenticationTests {
   private static var requireAuth: SampleApiResponder.Options {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
@@ -37,9 +37,10 @@ final class Count: Sendable {
 
   @Test(arguments: LoopbackApi.Route.allCases)
   func fiftyRequestsWithAnExpiredTokenCauseOneRefresh(kind: LoopbackApi.Route) async throws {
-    try await withLoopbackApi(kind, options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+    try await withLoopbackApi(kind, options: Self.requireAuth, retriers: [.backoff]) {
       harness in
-      let old = try await ApiAuthService(client: harness.client).authorize()
+      try await harness.client.login()
+      let old = harness.context.token
       harness.server.responder.expireTokens()
 
       let results = await storm(harness)
@@ -51,7 +52,7 @@ final class Count: Sendable {
   }
 
   @Test func whenTheRefreshFailsAllFiftyFailAndAuthIsCalledOnce() async throws {
-    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh, .backoff]) {
+    try await withLoopbackApi(options: Self.requireAuth, retriers: [.backoff]) {
       harness in
       harness.context.store(token: AuthToken("expired-long-ago"))
       let authCalls = Counter()
@@ -77,7 +78,7 @@ final class Count: Sendable {
   }
 
   @Test func newCredentialsAllowARefreshAgain() async throws {
-    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+    try await withLoopbackApi(options: Self.requireAuth) { harness in
       harness.context.store(token: AuthToken("stale"))
       let fail = Mutex(true)
       harness.server.handle("GET", "/api/auth") { _ in
@@ -97,9 +98,9 @@ final class Count: Sendable {
   {
     let clock = TestClock()
     try await withLoopbackApi(
-      options: Self.requireAuth, retriers: [.authRefresh(clock: clock)]
+      options: Self.requireAuth, authentication: .plainToken(clock: clock)
     ) { harness in
-      try await ApiAuthService(client: harness.client).authorize()
+      try await harness.client.login()
       for round in 1...5 {
         harness.server.responder.expireTokens()
         let fetched = try await harness.movies.movie(id: round)
@@ -127,8 +128,8 @@ final class Count: Sendable {
     var options = Self.requireAuth
     options.tokenLifetime = .seconds(2)
     options.clock = server
-    try await withLoopbackApi(options: options, retriers: [.authRefresh]) { harness in
-      try await ApiAuthService(client: harness.client).authorize()
+    try await withLoopbackApi(options: options) { harness in
+      try await harness.client.login()
       _ = try await harness.movies.movie(id: 1)
       server.advance(by: .milliseconds(1999))
       _ = try await harness.movies.movie(id: 2)
@@ -141,20 +142,20 @@ final class Count: Sendable {
   }
 
   @Test func aRequestThatFailedWithAnOlderTokenIsReplayedWithoutARefresh() async throws {
-    /// Sends the first try with a stale token, as a request that left before a refresh would.
-    struct StaleFirstTry: RequestAdapter {
-      func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
-        var stale = request
-        if attempt.number == 1 {
-          stale.headerFields[.authorization] = "Bearer from-before"
+    // The handler plays the server's part: it refuses the first try, which carried the old token.
+    try await withLoopbackApi { harness in
+      try await harness.client.login()
+      let fresh = harness.context.token
+      // The request leaves with a token older than the one a refresh stores meanwhile.
+      harness.context.store(token: AuthToken("from-before"))
+      let tries = Counter()
+      harness.server.handle("GET", "/api/movies/3") { request in
+        if tries.increment() == 1 {
+          harness.context.store(token: fresh)
+          return htmlResponse("{}", status: 401)
         }
-        return stale
+        return await harness.server.responder.original(request)
       }
-    }
-    try await withLoopbackApi(
-      options: Self.requireAuth, adapters: [.authToken, StaleFirstTry()], retriers: [.authRefresh]
-    ) { harness in
-      try await ApiAuthService(client: harness.client).authorize()
       let fetched = try await harness.movies.movie(id: 3)
       #expect(fetched.id == 3)
       #expect(harness.server.responder.requests(to: "movies/3") == 2)
@@ -163,20 +164,20 @@ final class Count: Sendable {
   }
 
   @Test func aTokenRefusedRightAfterARefreshFailsInsteadOfLooping() async throws {
-    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+    try await withLoopbackApi(options: Self.requireAuth) { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse("{}", status: 401) }
       let error = await apiError { try await harness.movies.movie(id: 1) }
       guard case .authenticationFailed(let route, let reason) = error, route == .movie(id: 1) else {
         Issue.record("expected authenticationFailed, got \(String(describing: error))")
         return
       }
-      #expect(reason.contains("refreshed token"))
+      #expect(reason.contains("fresh from a refresh"))
       #expect(harness.server.responder.requests(to: "auth") == 1)
     }
   }
 
   @Test func cancellingWhileWaitingForARefreshEndsIt() async throws {
-    try await withLoopbackApi(options: Self.requireAuth, retriers: [.authRefresh]) { harness in
+    try await withLoopbackApi(options: Self.requireAuth) { harness in
       let authReached = Counter()
       let never = TestClock()
       harness.server.handle("GET", "/api/auth") { _ in
@@ -192,7 +193,7 @@ final class Count: Sendable {
   @Test func aCancelledRequestNeverStartsARefresh() async throws {
     let server = TestClock()
     try await withLoopbackApi(
-      options: heldBack(by: server, Self.requireAuth), retriers: [.authRefresh]
+      options: heldBack(by: server, Self.requireAuth)
     ) { harness in
       let task = Task { try await harness.movies.movie(id: 1) }
       await server.waitForSleepers()

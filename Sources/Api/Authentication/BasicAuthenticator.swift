@@ -1,0 +1,38 @@
+import Domain
+import Foundation
+import HTTPTypes
+
+/// HTTP Basic: a user and password from the environment's base URL
+/// (`https://user:password@host/api/`) or its `username` and `password` settings, sent only to
+/// its origin. It needs no login and is never fetched: a refused password is the api's answer.
+/// Config: `basic`.
+public struct BasicAuthenticator: Authenticator {
+  public struct Credentials: AuthenticationCredential, CustomStringConvertible {
+    public let authorization: String
+    public var description: String { "Basic credentials (redacted)" }
+  }
+
+  public init() {}
+
+  public var kind: String { "HTTP Basic" }
+
+  public func standingCredential(for environment: ApiEnvironment) -> Credentials? {
+    if let user = environment.values["username"], !user.isEmpty {
+      let pair = "\(user):\(environment.values["password"] ?? "")"
+      return Credentials(authorization: "Basic " + Data(pair.utf8).base64EncodedString())
+    }
+    return HTTPRequest.basicAuthorization(in: environment.baseURL).map {
+      Credentials(authorization: $0)
+    }
+  }
+
+  public func apply(_ credential: Credentials, to request: inout HTTPRequest) {
+    request.headerFields[.authorization] = credential.authorization
+  }
+
+  public func refresh(_ current: Credentials?, in context: AuthenticationContext) async throws
+    -> Credentials
+  {
+    try configuredCredential(replacing: current, in: context, setting: "username")
+  }
+}

@@ -1,0 +1,193 @@
+import Domain
+import Foundation
+import HTTPTypes
+
+/// OAuth 2.0 (RFC 6749) against the environment's token endpoint: the resource owner password
+/// grant (4.3, `auth login --username U`) or client credentials (4.4, no login), a bearer token
+/// (RFC 6750) on every request, and refresh with the `refresh_token` grant (6), keeping a
+/// rotated refresh token when the server sends one. An `invalid_grant` answer to a refresh
+/// drops the credential: the user logs in again. Config:
+/// `oauth2(tokenURL: oauth/token, grant: password, clientId: ID, scope: S, clientAuth: form)`,
+/// with the client secret in `environments.<name>.clientSecret`.
+public struct OAuth2Authenticator: Authenticator {
+  public enum Grant: String, Sendable, CaseIterable {
+    case password, clientCredentials
+  }
+
+  /// How the client authenticates to the token endpoint (2.3.1): in the form body, or as HTTP
+  /// Basic.
+  public enum ClientAuthentication: String, Sendable, CaseIterable {
+    case form, basic
+  }
+
+  /// An access token and what came with it. Its description never shows a token.
+  public struct Token: AuthenticationCredential, CustomStringConvertible {
+    public let accessToken: String
+    public let tokenType: String
+    public let refreshToken: String?
+    public let issuedAt: Date?
+    public let expiresAt: Date?
+    public let scope: String?
+
+    public var description: String {
+      "\(tokenType) token (redacted)\(refreshToken == nil ? "" : " with a refresh token")"
+    }
+  }
+
+  /// The token endpoint: a path below the environment's base URL (`oauth/token`) or an absolute
+  /// URL on its origin.
+  public let tokenURL: String
+  public let grant: Grant
+  public let clientId: String?
+  public let clientSecret: String?
+  public let scope: String?
+  public let clientAuthentication: ClientAuthentication
+
+  public init(
+    tokenURL: String = "oauth/token", grant: Grant, clientId: String? = nil,
+    clientSecret: String? = nil, scope: String? = nil,
+    clientAuthentication: ClientAuthentication = .form
+  ) {
+    self.tokenURL = tokenURL
+    self.grant = grant
+    self.clientId = clientId
+    self.clientSecret = clientSecret
+    self.scope = scope
+    self.clientAuthentication = clientAuthentication
+  }
+
+  public var kind: String {
+    switch grant {
+    case .password: "OAuth 2.0 (password grant)"
+    case .clientCredentials: "OAuth 2.0 (client credentials)"
+    }
+  }
+
+  public func apply(_ credential: Token, to request: inout HTTPRequest) {
+    // RFC 6750 names the scheme Bearer; servers answer `bearer` as often.
+    let scheme = credential.tokenType.lowercased() == "bearer" ? "Bearer" : credential.tokenType
+    request.headerFields[.authorization] = "\(scheme) \(credential.accessToken)"
+  }
+
+  public func login(_ login: Login, in context: AuthenticationContext) async throws -> Token {
+    switch grant {
+    case .clientCredentials:
+      return try await token(["grant_type": "client_credentials"], keeping: nil, in: context)
+    case .password:
+      guard let username = login.username, !username.isEmpty, let password = login.password
+      else {
+        throw AuthenticationError.loginRequired(
+          "the password grant needs a user name and a password")
+      }
+      return try await token(
+        ["grant_type": "password", "username": username, "password": password], keeping: nil,
+        in: context)
+    }
+  }
+
+  public func refresh(_ current: Token?, in context: AuthenticationContext) async throws -> Token {
+    if let refreshToken = current?.refreshToken {
+      return try await token(
+        ["grant_type": "refresh_token", "refresh_token": refreshToken], keeping: refreshToken,
+        in: context)
+    }
+    switch grant {
+    case .clientCredentials:
+      return try await token(["grant_type": "client_credentials"], keeping: nil, in: context)
+    case .password:
+      throw AuthenticationError.loginRequired(
+        current == nil
+          ? "no one is logged in to \(context.environment.name); log in with auth login"
+          : "the access token expired and came with no refresh token; log in again")
+    }
+  }
+
+  /// What the token endpoint answers (5.1), or its error (5.2).
+  private struct Answer: Decodable {
+    let accessToken: String?
+    let tokenType: String?
+    let expiresIn: Double?
+    let refreshToken: String?
+    let scope: String?
+    let error: String?
+    let errorDescription: String?
+  }
+
+  /// Posts `fields` (with the scope and the client's own) to the token endpoint; a refresh token
+  /// the answer does not rotate is `kept`.
+  private func token(
+    _ fields: [String: String], keeping kept: String?, in context: AuthenticationContext
+  ) async throws -> Token {
+    var fields = fields
+    if let scope, fields["grant_type"] != "refresh_token" { fields["scope"] = scope }
+    var route = try tokenRoute(in: context.environment)
+    switch clientAuthentication {
+    case .form:
+      if let clientId { fields["client_id"] = clientId }
+      if let clientSecret { fields["client_secret"] = clientSecret }
+    case .basic:
+      // 2.3.1: each part form-encoded, then joined and base64-encoded.
+      let pair =
+        Route.queryEncoded(clientId ?? "") + ":" + Route.queryEncoded(clientSecret ?? "")
+      route.headerFields[.authorization] = "Basic " + Data(pair.utf8).base64EncodedString()
+    }
+    route.body = Data(
+      fields.sorted { $0.key < $1.key }
+        .map { Route.queryEncoded($0.key) + "=" + Route.queryEncoded($0.value) }
+        .joined(separator: "&").utf8)
+    let response = try await context.client.response(for: route)
+    let answer: Answer
+    do {
+      let decoder = JSONDecoder()
+      decoder.keyDecodingStrategy = .convertFromSnakeCase
+      answer = try decoder.decode(Answer.self, from: response.body)
+    } catch {
+      throw AuthenticationError.invalidAnswer(
+        "\(route) answered HTTP \(response.status) with no OAuth 2.0 JSON")
+    }
+    if let error = answer.error {
+      let detail = answer.errorDescription.map { " (\($0))" } ?? ""
+      if error == "invalid_grant" {
+        throw fields["grant_type"] == "refresh_token"
+          ? AuthenticationError.revoked("the refresh token was refused (invalid_grant\(detail))")
+          : AuthenticationError.loginRequired("the login was refused (invalid_grant\(detail))")
+      }
+      throw AuthenticationError.invalidAnswer("\(route) answered \(error)\(detail)")
+    }
+    guard (200..<300).contains(response.status), let access = answer.accessToken,
+      !access.isEmpty
+    else {
+      throw AuthenticationError.invalidAnswer(
+        "\(route) answered HTTP \(response.status) without an access_token")
+    }
+    return Token(
+      accessToken: access, tokenType: answer.tokenType ?? "Bearer",
+      refreshToken: answer.refreshToken ?? kept, issuedAt: context.now,
+      expiresAt: answer.expiresIn.map { context.now.addingTimeInterval($0) },
+      scope: answer.scope ?? scope)
+  }
+
+  /// `POST tokenURL`, form-encoded, answered in JSON: its 400 and 401 are answers to read, not
+  /// failures to retry. An absolute `tokenURL` must be on the environment's origin.
+  func tokenRoute(in environment: ApiEnvironment) throws -> Route {
+    var path = tokenURL
+    if let url = URL(string: tokenURL), url.scheme != nil {
+      guard Origin(url) == environment.origin else {
+        throw AuthenticationError.invalidAnswer(
+          "the token URL \(Redaction.url(tokenURL)) is not on \(environment.origin), the"
+            + " environment's origin; a credential is never sent elsewhere")
+      }
+      // A path relative to the base URL's folder that reaches the token URL's path.
+      let base = environment.baseURL.path.split(separator: "/", omittingEmptySubsequences: true)
+      path =
+        String(repeating: "../", count: base.count)
+        + url.path.drop { $0 == "/" } + (url.query.map { "?\($0)" } ?? "")
+    }
+    var route = Route(
+      .post, path, headerFields: [.contentType: "application/x-www-form-urlencoded"],
+      isAuthentication: true)
+    route.headerFields[.accept] = "application/json"
+    route.acceptableStatus = 200..<500
+    return route
+  }
+}
