@@ -75,15 +75,16 @@ struct AuthCommand: AsyncParsableCommand {
       let text: String
       if credential.isKept {
         text =
-          "Logged in to \(name): \(credential.kind) for \(credential.origin)"
-          + (expiry.map { ", expires \($0)" } ?? "") + " (kept, redacted)."
+          "Logged in to \(name) with \(credential.kind) for \(credential.origin)"
+          + (expiry.map { "; it expires \($0)" } ?? "") + "."
       } else if credential.isConfigured {
         text = "\(name) sends its \(credential.kind) from the config to \(credential.origin)."
       } else if credential.authenticator == "none" {
         text = "\(name) uses no authentication (environments.\(name).auth is none)."
       } else {
         text =
-          "Not logged in to \(name); \(invocation.app.name) auth login logs in (\(credential.kind))."
+          "Not logged in to \(name), which uses \(credential.kind);"
+          + " \(invocation.app.name) auth login logs in."
       }
       var fields: [String: any Sendable] = [
         "environment": name, "loggedIn": credential.isKept,

@@ -141,7 +141,9 @@ public final class SampleApiResponder: Sendable {
     }
     let isTokenRoute = route == "auth" || (options.oauth != nil && route == OAuthServer.path)
     if options.requireAuth && !isTokenRoute && !isAuthorized(request) {
-      return .error(401, "a valid token is required: call auth first")
+      return .error(
+        401, "a valid token is required: call auth first",
+        headers: ["WWW-Authenticate": #"Bearer realm="sample""#])
     }
     return await answer(request, from: routes.withLock { $0 })
   }
@@ -157,16 +159,16 @@ public final class SampleApiResponder: Sendable {
     -> SampleResponse
   {
     let isTokenRoute = request.method == "GET" && request.path == options.basePath + "auth"
-    if let oauth = options.oauth, request.method == "POST",
-      request.path == options.basePath + OAuthServer.path
-    {
-      return issueOAuthToken(request, oauth)
-    }
+    let isOAuthRoute =
+      options.oauth != nil && request.method == "POST"
+      && request.path == options.basePath + OAuthServer.path
     switch routes.match(request.method, request.path) {
     case .found(let answer, let parameters):
       var bound = request
       bound.parameters = parameters
       return await answer(bound)
+    case _ where isOAuthRoute:
+      return issueOAuthToken(request, options.oauth ?? OAuthServer())
     case .wrongMethod where isTokenRoute, .none where isTokenRoute:
       return issueToken()
     case .wrongMethod(let allowed):

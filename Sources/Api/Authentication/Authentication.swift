@@ -347,7 +347,7 @@ private final class Engine<A: Authenticator>: CredentialEngine {
   /// another version: the credential is then as good as none).
   private func credential(_ stored: StoredCredential) -> A.Credential? {
     if let (last, credential) = decoded.withLock({ $0 }), last == stored { return credential }
-    guard let credential = try? stored.value.decode(A.Credential.self) else { return nil }
+    guard let credential = try? stored.decode(A.Credential.self) else { return nil }
     decoded.withLock { $0 = (stored, credential) }
     return credential
   }

@@ -153,3 +153,8 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     }
   }
 }
+
+extension AuthenticationError: ClassifiedError {
+  /// A failed login or refresh: exit 77, like every refused credential.
+  public var failure: ServiceFailure { .authentication }
+}

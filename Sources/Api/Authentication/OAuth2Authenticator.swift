@@ -97,7 +97,7 @@ public struct OAuth2Authenticator: Authenticator {
     case .password:
       throw AuthenticationError.loginRequired(
         current == nil
-          ? "no one is logged in to \(context.environment.name); log in with auth login"
+          ? "no one is logged in to \(context.environment.name); log in first (auth login)"
           : "the access token expired and came with no refresh token; log in again")
     }
   }
@@ -149,8 +149,8 @@ public struct OAuth2Authenticator: Authenticator {
       let detail = answer.errorDescription.map { " (\($0))" } ?? ""
       if error == "invalid_grant" {
         throw fields["grant_type"] == "refresh_token"
-          ? AuthenticationError.revoked("the refresh token was refused (invalid_grant\(detail))")
-          : AuthenticationError.loginRequired("the login was refused (invalid_grant\(detail))")
+          ? AuthenticationError.revoked("the refresh token was refused: invalid_grant\(detail)")
+          : AuthenticationError.loginRequired("the login was refused: invalid_grant\(detail)")
       }
       throw AuthenticationError.invalidAnswer("\(route) answered \(error)\(detail)")
     }

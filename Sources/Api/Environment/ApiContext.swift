@@ -21,7 +21,7 @@ extension ApiContext {
     guard let credential, credential.authenticator == PlainTokenAuthenticator.name else {
       return nil
     }
-    return try? credential.value.decode(AuthToken.self)
+    return try? credential.decode(AuthToken.self)
   }
 
   /// Keeps `token` as the current origin's plain token (`PlainTokenAuthenticator`'s credential).
@@ -42,9 +42,20 @@ public struct StoredCredential: Sendable, Hashable, Codable, CustomStringConvert
     self.value = value
   }
 
-  /// `credential`, issued by the authenticator registered as `authenticator`.
+  /// `credential`, issued by the authenticator registered as `authenticator`; its dates as
+  /// ISO 8601 text.
   public init(_ authenticator: String, _ credential: some AuthenticationCredential) throws {
-    self.init(authenticator: authenticator, value: try JSONValue(encoding: credential))
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    self.init(
+      authenticator: authenticator, value: try JSONValue(encoding: credential, with: encoder))
+  }
+
+  /// The value as the credential type `type`, read as `init(_:_:)` wrote it.
+  public func decode<C: AuthenticationCredential>(_ type: C.Type) throws -> C {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try value.decode(type, with: decoder)
   }
 
   public var description: String { "\(authenticator) credential (redacted)" }

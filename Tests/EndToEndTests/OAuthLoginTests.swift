@@ -1,0 +1,71 @@
+import Foundation
+import KernelTesting
+import SampleApi
+import Testing
+
+/// OAuth 2.0's password grant end to end: the built `kernel` logs in with a password piped on
+/// standard input, then runs movie commands across the access token's expiry. The server runs
+/// in this process on a test clock, so the expiry is a step of the clock, not a wait.
+@Suite(.timeLimit(.minutes(2))) struct OAuthLoginTests {
+  @Test func aPipedPasswordLogsInAndMovieCommandsRunAcrossTheTokensExpiry() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let clock = TestClock()
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.clock = clock
+    var oauth = OAuthServer()
+    oauth.accessTokenLifetime = .seconds(600)
+    options.oauth = oauth
+    try await withFixtureServer(options: options) { server in
+      try kernel.write(
+        """
+        profile: api
+        profiles: {api: {movies: [api]}}
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
+        """, to: "Config/kernel.yaml")
+      let notYet = try await kernel.run(["movies", "get", "1"])
+      #expect(notYet.status == 77, "\(notYet)")
+      #expect(notYet.stderr.contains("log in first (auth login)"), "\(notYet)")
+
+      let wrong = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "nope\n")
+      #expect(wrong.status == 77, "\(wrong)")
+      #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong)")
+      #expect(wrong.stderr.contains("invalid_grant"), "\(wrong)")
+
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      #expect(login.stdout.hasPrefix("Logged in to local; the credential is saved in "), "\(login)")
+      let status = try await kernel.run(["auth", "status", "--format", "json"])
+      #expect(status.json?["loggedIn"] as? Bool == true, "\(status)")
+      #expect(status.json?["kind"] as? String == "OAuth 2.0 (password grant)", "\(status)")
+      #expect(status.json?["expiresAt"] is String, "\(status)")
+      #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
+
+      // Past the expiry on the server's clock: a 401, one refresh, and the replay.
+      clock.advance(by: .seconds(601))
+      let across = try await kernel.run(["-v", "movies", "get", "2"])
+      #expect(across.status == 0, "\(across)")
+      #expect(across.stderr.contains("→ 401"), "\(across)")
+      #expect(across.stderr.contains("retried now (authentication)"), "\(across)")
+      #expect(server.responder.grants("refresh_token") == 1)
+
+      // A refresh token the server no longer knows: one sentence, exit 77, nothing kept.
+      server.responder.revokeRefreshTokens()
+      clock.advance(by: .seconds(601))
+      let revoked = try await kernel.run(["movies", "get", "3"])
+      #expect(revoked.status == 77, "\(revoked)")
+      #expect(revoked.stderr.contains("log in again"), "\(revoked)")
+      let context = try String(
+        contentsOf: kernel.dataDirectory.appendingPathComponent("context.json"), encoding: .utf8)
+      #expect(!context.contains("refresh-"), "\(context)")
+      for run in [wrong, login, status, across, revoked] {
+        #expect(!run.stdout.contains("pw\n") && !run.stderr.contains("access-"), "\(run)")
+      }
+    }
+  }
+}
