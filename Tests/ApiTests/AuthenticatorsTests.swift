@@ -169,6 +169,32 @@ import Testing
     }
   }
 
+  @Test func aRefusedBasicPasswordIsTheAnswerInOneSentenceAndNothingElseIsSent() async throws {
+    try await withFixtureServer { server in
+      let seen = Recorder<[String: String]>()
+      server.handle("GET", "/api/movies/1") { request in
+        seen.append(request.headers)
+        return SampleResponse(
+          status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#], body: Data())
+      }
+      var parts = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
+      parts.user = "reader"
+      parts.password = "wrong"
+      let environment = try ApiEnvironment(name: "local", baseURL: try #require(parts.url))
+      let client = ApiClient(
+        context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+        authentication: Authentication(BasicAuthenticator(), name: "basic"))
+      let error = await apiError { try await ApiMovieService(client: client).movie(id: 1) }
+      #expect(
+        error?.description
+          == "GET movies/1 was refused for want of a valid credential: the api refused the HTTP"
+          + " Basic user and password (HTTP 401).")
+      #expect(server.responder.totalRequests == 1)
+      let basic = "Basic " + Data("reader:wrong".utf8).base64EncodedString()
+      #expect(seen.all.map { $0["authorization"] } == [basic])
+    }
+  }
+
   @Test func withNoAuthenticatorA401IsTheAnswerAndNothingElseIsSent() async throws {
     try await withLoopbackApi(options: Self.options(TestClock()), authentication: nil) { api in
       let error = await apiError { try await api.movies.movie(id: 1) }

@@ -14,7 +14,7 @@ public struct BasicAuthenticator: Authenticator {
 
   public init() {}
 
-  public var kind: String { "HTTP Basic" }
+  public var kind: String { "HTTP Basic user and password" }
 
   public func standingCredential(for environment: ApiEnvironment) -> Credentials? {
     if let user = environment.values["username"], !user.isEmpty {
