@@ -33,8 +33,9 @@ enum SecretInput {
     }
     var silent = original
     silent.c_lflag &= ~tcflag_t(ECHO)
-    Terminal.error(prompt)
+    // Echo goes off before the prompt shows, so nothing typed after it is ever echoed.
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+    Terminal.prompt(prompt)
     defer {
       tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
       Terminal.error("")

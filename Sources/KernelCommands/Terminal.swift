@@ -38,6 +38,11 @@ public enum Terminal {
 
   public static func warn(_ text: String) { error("warning: \(text)") }
 
+  /// Asks on stderr, leaving the cursor after `text` for the answer.
+  public static func prompt(_ text: String) {
+    output.diagnostic(TerminalText.escaped(text))
+  }
+
   /// Whether progress is shown: stderr is a terminal.
   public static var showsProgress: Bool { output.showsProgress }
 

@@ -173,7 +173,8 @@ public struct BuiltCommand: Sendable {
     process.standardOutput = Pipe()
     process.standardError = terminal?.child ?? Pipe()
     let stdin = input.map { _ in Pipe() }
-    process.standardInput = stdin ?? FileHandle.nullDevice
+    process.standardInput =
+      terminal.flatMap { $0.isInput ? $0.child : nil } ?? stdin ?? FileHandle.nullDevice
     try process.run()
     terminal?.started()
     if let stdin, let input {

@@ -9,16 +9,20 @@ import Foundation
 /// An app's built command (`kernel`, `books`), run as a separate process with a private home,
 
 /// A pseudo-terminal for a child's stderr, so it behaves as on a user's terminal (progress);
-/// everything the child writes there is collected.
+/// everything the child writes there is collected. Made `asInput`, it is the child's stdin too,
+/// and a test types at it (`type`) once the child asks (`waitUntilShown`).
 public final class PseudoTerminal: @unchecked Sendable {
   // `data` and `ended` are guarded by `condition`; `child` is only used before `started()`.
   public let child: FileHandle
+  /// Whether the child reads its standard input from this terminal.
+  public let isInput: Bool
   private let primary: Int32
   private let condition = NSCondition()
   private var data = Data()
   private var ended = false
 
-  public init() throws {
+  public init(asInput: Bool = false) throws {
+    isInput = asInput
     // Glibc's Swift module leaves out the XSI pseudo-terminal calls: look them up in libc.
     typealias OpenCall = @convention(c) (Int32) -> Int32
     typealias NameCall = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
@@ -54,6 +58,19 @@ public final class PseudoTerminal: @unchecked Sendable {
       }
       close(primary)
     }
+  }
+
+  /// Types `text` at the terminal, as a user at the keyboard would.
+  public func type(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(primary, $0.baseAddress, $0.count) }
+  }
+
+  /// Waits until the child has written `marker`, or has exited.
+  public func waitUntilShown(_ marker: String) {
+    condition.lock()
+    defer { condition.unlock() }
+    while !ended && !String(decoding: data, as: UTF8.self).contains(marker) { condition.wait() }
   }
 
   /// Everything the child wrote, once it has exited.

@@ -7,6 +7,19 @@ import Testing
 /// standard input, then runs movie commands across the access token's expiry. The server runs
 /// in this process on a test clock, so the expiry is a step of the clock, not a wait.
 @Suite(.timeLimit(.minutes(2))) struct OAuthLoginTests {
+  /// The movie service on the api alone, in an environment that logs in to `server` with
+  /// OAuth 2.0's password grant.
+  static func configure(_ kernel: Kernel, for server: FixtureServer) throws {
+    try kernel.write(
+      """
+      profile: api
+      profiles: {api: {movies: [api]}}
+      environment: local
+      environments:
+        local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
+      """, to: "Config/kernel.yaml")
+  }
+
   @Test func aPipedPasswordLogsInAndMovieCommandsRunAcrossTheTokensExpiry() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
@@ -18,14 +31,7 @@ import Testing
     oauth.accessTokenLifetime = .seconds(600)
     options.oauth = oauth
     try await withFixtureServer(options: options) { server in
-      try kernel.write(
-        """
-        profile: api
-        profiles: {api: {movies: [api]}}
-        environment: local
-        environments:
-          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
-        """, to: "Config/kernel.yaml")
+      try Self.configure(kernel, for: server)
       let notYet = try await kernel.run(["movies", "get", "1"])
       #expect(notYet.status == 77, "\(notYet)")
       #expect(notYet.stderr.contains("log in first (auth login)"), "\(notYet)")
@@ -66,6 +72,32 @@ import Testing
       for run in [wrong, login, status, across, revoked] {
         #expect(!run.stdout.contains("pw\n") && !run.stderr.contains("access-"), "\(run)")
       }
+    }
+  }
+}
+
+extension OAuthLoginTests {
+  /// Typed at a terminal, the password is read with echo off: the terminal shows the prompt,
+  /// never what was typed.
+  @Test func aPasswordTypedAtTheTerminalIsNotEchoed() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    var oauth = OAuthServer()
+    oauth.users = ["u": "pw-typed"]
+    options.oauth = oauth
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(kernel, for: server)
+      let terminal = try PseudoTerminal(asInput: true)
+      let running = try kernel.launch(
+        ["auth", "login", "--username", "u"], terminal: terminal)
+      await onThreadOfItsOwn { terminal.waitUntilShown("Password: ") }
+      terminal.type("pw-typed\n")
+      let run = try await running.finish(within: .seconds(30))
+      let shown = await onThreadOfItsOwn { terminal.text() }
+      #expect(run.status == 0, "\(run) \(shown)")
+      #expect(shown.hasPrefix("Password: "), "\(shown)")
+      #expect(!shown.contains("pw-typed"), "\(shown)")
     }
   }
 }
