@@ -145,7 +145,8 @@ struct Composer {
       }
       return try make(r)
     }
-    var authenticators: [String: Catalog.MakeAuthenticator] = [:]
+    var authenticators: [String: (name: String, sendsUser: Bool, make: Catalog.MakeAuthenticator)] =
+      [:]
     for (name, described) in config.environments {
       let key = "environments.\(name).auth"
       let parameters = try Parameters.parse(described.auth, file: config.file, key: key)
@@ -154,16 +155,31 @@ struct Composer {
           file: config.file, key: key, name: parameters.name,
           valid: catalog.authenticators.keys.sorted())
       }
-      authenticators[name] = try part.factory(parameters)
+      authenticators[name] = (
+        parameters.name, part.sendsBaseURLCredentials, try part.factory(parameters)
+      )
       try parameters.refuseLabelsNotAsked()
     }
-    try container.register(ApiClient.self, scope: .session) { [config, authenticators] r in
+    try container.register(ApiClient.self, scope: .session) { [config, runtime, authenticators] r in
       let context = try r.resolve((any ApiContext).self)
       let environment = context.environment
-      let authentication = try authenticators[environment.name]?(r, environment).map {
-        Authentication(
-          $0, name: Self.authenticatorName(config.environments[environment.name]?.auth),
-          clock: try r.resolve(), wallClock: try r.resolve())
+      let chosen = authenticators[environment.name]
+      if chosen?.sendsUser != true, HTTPRequest.basicAuthorization(in: environment.baseURL) != nil {
+        // A user and password go only with an authenticator that sends them: refused, not
+        // silently left unsent.
+        let override = runtime.baseURL == nil ? nil : config.written("baseURL")
+        throw ConfigError.malformed(
+          file: override?.file ?? config.file,
+          key: override?.key ?? "environments.\(environment.name).baseURL",
+          value: environment.displayURL,
+          expected: "without a user and password, unless environments.\(environment.name).auth"
+            + " sends them (basic)")
+      }
+      let authentication = try chosen.flatMap { chosen in
+        try chosen.make(r, environment).map {
+          Authentication(
+            $0, name: chosen.name, clock: try r.resolve(), wallClock: try r.resolve())
+        }
       }
       return ApiClient(
         context: context, transport: try r.resolve(),
@@ -173,12 +189,6 @@ struct Composer {
         redirects: Redirects(secretHeaders: try r.resolve(TransportSettings.self).secretHeaders),
         trace: try r.resolve(Runtime.self).log)
     }
-  }
-
-  /// The name an `auth:` entry registers its authenticator under: `oauth2` of
-  /// `oauth2(grant: password)`.
-  static func authenticatorName(_ written: String?) -> String {
-    String((written ?? "none").prefix { $0 != "(" }).trimmingCharacters(in: .whitespaces)
   }
 
   /// A part the config names at `key`, looked up in `components` with its parameters read.
@@ -223,20 +233,9 @@ struct Composer {
         file: outside ? written?.file ?? config.file : config.file,
         key: written?.key ?? "environment", name: name, valid: config.environments.keys.sorted())
     }
-    let url = baseURL ?? described.baseURL
-    if authenticatorName(described.auth) != "basic",
-      let parsed = URL(string: url), HTTPRequest.basicAuthorization(in: parsed) != nil
-    {
-      // A user and password go only where `basic` sends them: refused rather than ignored.
-      let override = baseURL == nil ? nil : config.written("baseURL")
-      throw ConfigError.malformed(
-        file: override?.file ?? config.file, key: override?.key ?? "environments.\(name).baseURL",
-        value: Redaction.url(url),
-        expected: "without a user and password, unless environments.\(name).auth is basic")
-    }
     do {
       return try ApiEnvironment(
-        name: name, baseURL: url, tokenHeader: described.tokenHeader,
+        name: name, baseURL: baseURL ?? described.baseURL, tokenHeader: described.tokenHeader,
         tokenScheme: described.tokenScheme, allowsInsecureHTTP: described.insecure,
         values: described.values)
     } catch let error as ApiError {

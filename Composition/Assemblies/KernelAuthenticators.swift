@@ -57,6 +57,8 @@ extension KernelAssembly {
         ApiKeyAuthenticator(placement, key: environment.values["apiKey"])
       }
     }
-    catalog.authenticator("basic") { _ in { _, _ in BasicAuthenticator() } }
+    catalog.authenticator("basic", sendsBaseURLCredentials: true) { _ in
+      { _, _ in BasicAuthenticator() }
+    }
   }
 }

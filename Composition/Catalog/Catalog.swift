@@ -92,17 +92,22 @@ public struct Catalog: Sendable {
   ///   return { _, environment in SessionAuthenticator(route: route) }
   /// }
   /// ```
+  /// `sendsBaseURLCredentials`: it sends the user and password a base URL holds
+  /// (`https://user:password@host/`); with any other authenticator such a base URL is a config
+  /// error, not credentials silently left unsent.
   public mutating func authenticator(
-    _ name: String, usage: String? = nil,
+    _ name: String, usage: String? = nil, sendsBaseURLCredentials: Bool = false,
     _ factory: @escaping @Sendable (Parameters) throws -> MakeAuthenticator
   ) {
-    parts.authenticators[name] = AuthenticatorPart(factory: factory, usage: usage)
+    parts.authenticators[name] = AuthenticatorPart(
+      factory: factory, usage: usage, sendsBaseURLCredentials: sendsBaseURLCredentials)
   }
 
   /// An authenticator as registered.
   struct AuthenticatorPart: Sendable {
     let factory: @Sendable (Parameters) throws -> MakeAuthenticator
     let usage: String?
+    let sendsBaseURLCredentials: Bool
   }
 
   /// A layer any service's stack may name; `needs: .cache` when it uses the cache store.

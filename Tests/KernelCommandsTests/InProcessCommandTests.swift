@@ -285,6 +285,24 @@ import Testing
     #expect(ran.errors.contains("api, layered, offline"))
   }
 
+  /// A user and password in a base URL go only with `auth: basic`: with another authenticator
+  /// they are a config error naming where they were written, never silently left unsent.
+  @Test func aUserInABaseURLWithoutBasicAuthIsAConfigError() async {
+    let url = "http://reader:hunter2@127.0.0.1:9/api/"
+    let refused = await kernel("--environment", "local", "--base-url", url, "auth", "status")
+    #expect(refused.code == 78)
+    #expect(
+      refused.errors.contains("--base-url")
+        && refused.errors.contains("unless environments.local.auth sends them (basic)"),
+      "\(refused.errors)")
+    #expect(!refused.errors.contains("hunter2"))
+    let basic = await kernel(
+      "--environment", "local", "--base-url", url, "--environments-local-auth", "basic", "auth",
+      "status")
+    #expect(basic.code == 0, "\(basic.errors)")
+    #expect(basic.output.contains("sends its HTTP Basic user and password from the config"))
+  }
+
   /// A full disk is exit 74 and one sentence; a reader that has gone is 141, quietly.
   @Test(arguments: [
     (
