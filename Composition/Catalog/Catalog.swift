@@ -120,8 +120,8 @@ public struct Catalog: Sendable {
   }
 
   /// An api context `context:` may name. It resolves `Environments` for the configured ones.
-  /// `persists`: it keeps the environment and token in the data dir, so commands create the
-  /// dir before using it and say the token is saved there.
+  /// `persists`: it keeps the environment and credentials in the data dir, so commands create
+  /// the dir before using it and say the credential is saved there.
   public mutating func context(
     _ name: String, persists: Bool = false, _ make: @escaping Make<any ApiContext>
   ) {

@@ -31,9 +31,9 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case envelopeFailure(route: Route, message: String)
   /// The saved api context could not be read or written.
   case contextStorage(file: String, reason: String)
-  /// A 401 that a token refresh could not cure.
+  /// A refused credential that no refresh could cure, or a login or refresh that failed.
   case authenticationFailed(route: Route, reason: String)
-  /// More token refreshes than allowed in a short time: something keeps invalidating tokens.
+  /// More credential refreshes than allowed in a short time: something keeps invalidating them.
   case excessiveRefresh(route: Route, count: Int, seconds: Int)
   /// The server asked to retry later than this client waits.
   case retryAfterTooLong(route: Route, seconds: Int, cap: Int)

@@ -4,7 +4,7 @@ import Foundation
 public struct Attempt: Sendable {
   public let route: Route
   /// The client sending it: its context holds the environment and token, and a retrier may
-  /// send through it (the auth refresh calls the `auth` route).
+  /// send through it.
   public let client: ApiClient
   /// 1 for the first try, 2 for the first retry, and so on.
   public let number: Int
