@@ -52,6 +52,9 @@ struct Composer {
     }
     let needs = plans.reduce(into: Needs()) { $0.formUnion($1.plan.needs) }
     let container = try base()
+    // The cache is partitioned by the environment's origin, so a stack on the store alone
+    // knows the environment too.
+    if !needs.intersection([.api, .cache]).isEmpty { try registerEnvironments(in: container) }
     if needs.contains(.api) { try registerApi(in: container) }
     if needs.contains(.cache) {
       try registerCache(
@@ -65,6 +68,7 @@ struct Composer {
 
   func composeApi() throws -> Container {
     let container = try base()
+    try registerEnvironments(in: container)
     try registerApi(in: container)
     return container
   }
@@ -85,7 +89,8 @@ struct Composer {
 
   // MARK: The api side
 
-  private func registerApi(in container: Container) throws {
+  /// The configured environments, the one in use, and the api context holding it.
+  private func registerEnvironments(in container: Container) throws {
     let environments = try Environments(
       all: Self.environments(config),
       configured: Self.environment(config.environment, in: config, baseURL: nil),
@@ -101,7 +106,9 @@ struct Composer {
         valid: catalog.contexts.keys.sorted())
     }
     try container.register((any ApiContext).self, scope: .singleton, factory: context.make)
+  }
 
+  private func registerApi(in container: Container) throws {
     let adapters = try config.adapters.enumerated().map { index, written in
       try Self.prepare(
         written, from: catalog.adapters, file: config.file, key: "adapters[\(index)]")
@@ -128,7 +135,7 @@ struct Composer {
       TransportSettings(
         requestTimeout: .seconds(config.timeouts.requestSeconds),
         resourceTimeout: .seconds(config.timeouts.resourceSeconds),
-        secretHeaders: Set(environments.all.map { $0.tokenHeader.lowercased() })
+        secretHeaders: Set(try r.resolve(Environments.self).all.map { $0.tokenHeader.lowercased() })
           .union(try r.resolve(CompositeAdapter.self).secretHeaders))
     }
     let http = catalog.transports["http"]?.make

@@ -95,7 +95,9 @@ public struct KernelAssembly: Assembly {
   /// The `cache` layer with `policy`, over the cache store in the data dir.
   static func cache(_ policy: CachePolicy, _ r: Resolver) throws -> any ServiceLayer {
     CachingLayer(
-      store: try r.resolve(), policy: policy, clock: try r.resolve(), background: try r.resolve(),
+      store: try r.resolve(), policy: policy,
+      partition: try r.resolve((any ApiContext).self).environment.origin.description,
+      clock: try r.resolve(), background: try r.resolve(),
       warn: try r.resolve(Runtime.self).warn)
   }
 

@@ -82,9 +82,10 @@ import Testing
     _ = try await running.finish(within: .seconds(10))
     #expect(running.process.terminationReason == .uncaughtSignal)
 
-    let offline = try await kernel.run([
-      "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
-    ])
+    let offline = try await kernel.run(
+      local + [
+        "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
+      ])
     #expect(offline.movieNames == ProfilesTests.tenOf2016, "\(offline)")
     let again = try await kernel.run(local + ["movies", "get", "1", "1999", "2000"])
     #expect(again.status == 0, "\(again)")
@@ -114,7 +115,7 @@ import Testing
     #expect(warnings.isEmpty, "\(warnings)")
 
     let offline = try await kernel.run(
-      ["--profile", "offline", "movies", "get"] + (1...600).map(String.init) + [
+      local + ["--profile", "offline", "movies", "get"] + (1...600).map(String.init) + [
         "--format", "json",
       ])
     #expect(offline.status == 0, "\(offline.stderr)")

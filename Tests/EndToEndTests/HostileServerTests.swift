@@ -1,5 +1,6 @@
 import Foundation
 import KernelTesting
+import SampleApi
 import Testing
 
 /// The built `kernel` against a server that answers badly on purpose: each answer ends within
@@ -67,17 +68,18 @@ import Testing
   @Test(arguments: scenarios) func endsCleanlyAndKeepsTheCache(_ scenario: Scenario) async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    // The ten of 2016 cached from the in-process sample api.
-    let seeded = try await kernel.run(["movies", "top-grossing", "--year", "2016"])
-    #expect(seeded.status == 0, "\(seeded)")
-
+    // The first answer to the route is the ten of 2016, whole, and cached for this server's
+    // origin; every later one is the scenario's.
+    let ten = await SampleApiResponder().original(SampleRequest(path: Self.route)).body
+    let answered = Counter()
     let elsewhere = try HostileServer(host: "127.0.0.2") { _ in
       .send(status: 404, body: Data("not here".utf8))
     }
     defer { elsewhere.stop() }
     let server = try HostileServer { request in
-      request.path.hasSuffix("/auth")
-        ? .send(status: 200, body: Data(Self.token.utf8)) : scenario.answer(elsewhere.baseURL)
+      if request.path.hasSuffix("/auth") { return .send(status: 200, body: Data(Self.token.utf8)) }
+      return answered.increment() == 1
+        ? .send(status: 200, body: ten) : scenario.answer(elsewhere.baseURL)
     }
     defer { server.stop() }
     let local = ["--environment", "local", "--base-url", server.baseURL]
@@ -87,6 +89,8 @@ import Testing
     ]
     let login = try await kernel.run(local + ["auth", "login"], variables: variables)
     #expect(login.status == 0, "\(login)")
+    let seeded = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
+    #expect(seeded.status == 0, "\(seeded)")
 
     var profiles = [("layered", scenario.layered)]
     if let api = scenario.api { profiles.append(("api", api)) }
@@ -112,9 +116,10 @@ import Testing
       #expect(!request.headers.values.contains { $0.contains(Self.token) }, "\(request)")
     }
 
-    let offline = try await kernel.run([
-      "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
-    ])
+    let offline = try await kernel.run(
+      local + [
+        "--profile", "offline", "movies", "top-grossing", "--year", "2016", "--format", "json",
+      ])
     #expect(offline.movieNames == ProfilesTests.tenOf2016, "\(offline)")
     #expect(try await kernel.integrityCheck() == "ok")
   }

@@ -90,6 +90,29 @@ private final class ValidatingSource: Sendable {
     #expect(base.calls == 2)
   }
 
+  @Test func onePartitionsCopyNeverAnswersForAnotherNorOffersItsValidators() async throws {
+    let store = InMemoryCacheStore()
+    let staging = ValidatingSource([dory])
+    let stagingLayer = CachingLayer(
+      store: store, policy: .networkFirst, partition: "https://staging.example:443")
+    _ = try await LayeredMovieService(base: staging.source, layers: [stagingLayer]).movie(id: 1)
+
+    let production = ValidatingSource([civilWar])
+    let productionLayer = CachingLayer(
+      store: store, policy: .cacheOnly, partition: "https://api.example:443")
+    let offline = LayeredMovieService(base: nil, layers: [productionLayer])
+    await #expect(throws: CacheMiss.self) { try await offline.movie(id: 1) }
+
+    let layered = LayeredMovieService(
+      base: production.source,
+      layers: [
+        CachingLayer(store: store, policy: .networkFirst, partition: "https://api.example:443")
+      ])
+    #expect(try await layered.movie(id: 1) == civilWar)
+    #expect(production.offered.all == [nil])  // staging's ETag was not offered
+    #expect(try await offline.movie(id: 1) == civilWar)
+  }
+
   @Test func cacheThenNetworkGivesTheCopyThenTheAnswerEachTagged() async throws {
     let clock = TestWallClock()
     let base = ScriptedMovieService([dory])

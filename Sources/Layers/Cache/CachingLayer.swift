@@ -5,13 +5,18 @@ import Synchronization
 /// Stores what the layers below answer and answers from a `CacheStore`, under a `CachePolicy`.
 ///
 /// A call is answered from the store only with the entry stored under its own key (its own
-/// result, its own time). A failed call below never deletes anything. The stored copy's
+/// result, its own time) in the layer's `partition`: the api's origin (and whatever identity an
+/// app adds), so one environment's copy, or its validators, never serve another. A failed call below never deletes anything. The stored copy's
 /// validators are offered below to the call below (see `Source`); a 304 serves the copy and makes it
 /// new. A store that cannot be read or written never costs the answer: the layer warns once
 /// per cause and goes on as if nothing were stored (`cacheOnly` reports the failure instead).
 public struct CachingLayer: ServiceLayer {
   public let store: any CacheStore
   public let policy: CachePolicy
+  /// Whose answers these are: `https://api.example:443` for the environment in use, with an
+  /// app's identity (`https://api.example:443 user 42`) when answers are private. Every key
+  /// this layer reads or writes starts with it.
+  public let partition: String
   let clock: WallClock
   let background: BackgroundWork
   let warnings: Warnings
@@ -21,12 +26,13 @@ public struct CachingLayer: ServiceLayer {
   ///     it exits (`BackgroundWork.settle`).
   ///   - warn: hears, once per cause, that the store could not be read or written.
   public init(
-    store: any CacheStore, policy: CachePolicy, clock: WallClock = .system,
+    store: any CacheStore, policy: CachePolicy, partition: String = "", clock: WallClock = .system,
     background: BackgroundWork = BackgroundWork(),
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     self.store = store
     self.policy = policy
+    self.partition = partition
     self.clock = clock
     self.background = background
     self.warnings = Warnings(warn)
@@ -76,7 +82,7 @@ public struct CachingLayer: ServiceLayer {
   {
     let entry: CacheEntry?
     do {
-      entry = try await store.entry(for: call.key)
+      entry = try await store.entry(for: key(of: call))
     } catch {
       if policy == .cacheOnly { throw error }
       warnings.warn("\(Self.clause(error)); asking the api instead.")
@@ -110,18 +116,24 @@ public struct CachingLayer: ServiceLayer {
       await keep {
         try await store.store(
           CacheEntry(
-            key: call.key, payload: try codec.encode(answer.value), storedAt: clock.now(),
+            key: key(of: call), payload: try codec.encode(answer.value), storedAt: clock.now(),
             validators: answer.validators))
       }
       return answer
     } catch is NotModified {
       guard let stored else { throw CacheMiss(what: call.summary) }
       await keep {
-        try await store.renew(call.key, storedAt: clock.now(), validators: stored.validators)
+        try await store.renew(
+          key(of: call), storedAt: clock.now(), validators: stored.validators)
       }
       return Answer(
         value: stored.value, origin: .cache, age: 0, validators: stored.validators)
     }
+  }
+
+  /// The store's key for `call`: the partition, a space, the call's own key.
+  func key<Value>(of call: ServiceCall<Value>) -> String {
+    partition.isEmpty ? call.key : partition + " " + call.key
   }
 
   /// Runs a write; a failure is a warning, never the caller's error: the answer is still good.

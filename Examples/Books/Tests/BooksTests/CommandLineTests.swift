@@ -26,7 +26,8 @@ import Testing
     let json = try await books.run(url + ["get", "2", "--format", "json"])
     await server.stop()
 
-    let offline = try await books.run(["shelf"], variables: ["BOOKS_PROFILE": "offline"])
+    // Offline, with the same base URL: the cache keeps each origin's answers apart.
+    let offline = try await books.run(url + ["shelf"], variables: ["BOOKS_PROFILE": "offline"])
     #expect(offline.status == 0, "\(offline)")
     let lines = { (run: BuiltCommand.Run) in run.stdout.split(separator: "\n").dropLast() }
     #expect(
@@ -38,14 +39,15 @@ import Testing
     #expect(offline.stdout.contains("3 books from cache,"))
     // The app's own setting, by its flag, before or after the command.
     let first = try await books.run(
-      ["--per-page", "1", "shelf"], variables: ["BOOKS_PROFILE": "offline"])
+      url + ["--per-page", "1", "shelf"], variables: ["BOOKS_PROFILE": "offline"])
     #expect(lines(first) == ["1  Dune, Frank Herbert"], "\(first)")
     let shown = try await books.run(["config", "show", "--per-page", "1"])
     #expect(
       shown.stdout.split(separator: "\n").contains {
         $0.hasPrefix("perPage ") && $0.hasSuffix("(flag --per-page)")
       }, "\(shown)")
-    let cached = try await books.run(["--profile", "offline", "get", "2", "--format", "json"])
+    let cached = try await books.run(
+      url + ["--profile", "offline", "get", "2", "--format", "json"])
     #expect(json.stdout.replacingOccurrences(of: "network", with: "cache") == cached.stdout)
     #expect(cached.json?["origin"] as? String == "cache")
   }

@@ -1,0 +1,76 @@
+import Foundation
+import KernelTesting
+import SampleApi
+import Synchronization
+import Testing
+
+/// The cache keeps environments apart: an answer staging gave never answers for production,
+/// under the offline profile or the layered one, and production is never sent staging's
+/// validators.
+@Suite(.timeLimit(.minutes(2))) struct CachePartitionTests {
+  /// A server answering `movies/1` with a movie named `name` and the ETag `"name"`, keeping the
+  /// `If-None-Match` of every request.
+  private static func server(naming name: String, seen: Recorder<String>) async throws
+    -> FixtureServer
+  {
+    let server = try await FixtureServer.start()
+    server.handle("GET", "/api/movies/1") { request in
+      seen.append(request.headers["if-none-match"] ?? "none")
+      let movie =
+        #"{"id": 1, "name": "\#(name)", "year": 2016, "releaseDate": "2016-06-17","#
+        + #" "grossing": 1, "rating": 1.0, "cast": []}"#
+      return SampleResponse(
+        status: 200, headers: ["Content-Type": "application/json", "ETag": "\"\(name)\""],
+        body: Data(movie.utf8))
+    }
+    return server
+  }
+
+  @Test func aStagingCopyNeverAnswersForProductionOfflineOrLayered() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let stagingSeen = Recorder<String>()
+    let productionSeen = Recorder<String>()
+    let staging = try await Self.server(naming: "Staging Dory", seen: stagingSeen)
+    let production = try await Self.server(naming: "Production Dory", seen: productionSeen)
+    try kernel.write(
+      """
+      profile: layered
+      environment: staging
+      environments:
+        staging: {baseURL: "\(staging.baseURL.absoluteString)"}
+        production: {baseURL: "\(production.baseURL.absoluteString)"}
+      profiles:
+        layered: {movies: ["cache(networkFirst)", api]}
+        offline: {movies: [store]}
+      """, to: "Config/kernel.yaml")
+    let json = ["--format", "json"]
+    let fromStaging = try await kernel.run(["movies", "get", "1"] + json)
+    #expect(fromStaging.movieNames == ["Staging Dory"], "\(fromStaging)")
+
+    // Offline in production: nothing of production's is cached, and staging's is not its.
+    let offline = try await kernel.run(
+      ["--environment", "production", "--profile", "offline", "movies", "get", "1"] + json)
+    #expect(offline.status == 69, "\(offline)")
+    #expect(offline.stdout.isEmpty, "\(offline)")
+
+    // After env use, the layered stack asks production, without staging's ETag.
+    #expect(try await kernel.run(["env", "use", "production"]).status == 0)
+    let layered = try await kernel.run(["movies", "get", "1"] + json)
+    #expect(layered.movieNames == ["Production Dory"], "\(layered)")
+    #expect(productionSeen.all == ["none"])
+
+    // Each environment's copy answers for it alone, offline too.
+    let productionOffline = try await kernel.run(
+      ["--profile", "offline", "movies", "get", "1"] + json)
+    #expect(productionOffline.movieNames == ["Production Dory"], "\(productionOffline)")
+    let stagingOffline = try await kernel.run(
+      ["--environment", "staging", "--profile", "offline", "movies", "get", "1"] + json)
+    #expect(stagingOffline.movieNames == ["Staging Dory"], "\(stagingOffline)")
+    // And staging, asked again, is offered its own ETag only.
+    _ = try await kernel.run(["--environment", "staging", "movies", "get", "1"] + json)
+    #expect(stagingSeen.all == ["none", "\"Staging Dory\""])
+    await staging.stop()
+    await production.stop()
+  }
+}
