@@ -74,3 +74,22 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 }
+
+extension JSONValue {
+  /// The value at `path` (object keys; a number is an array's index), or nil when there is none.
+  public subscript(path: [String]) -> JSONValue? {
+    var current = self
+    for key in path {
+      switch current {
+      case .object(let fields):
+        guard let next = fields[key] else { return nil }
+        current = next
+      case .array(let list):
+        guard let index = Int(key), list.indices.contains(index) else { return nil }
+        current = list[index]
+      default: return nil
+      }
+    }
+    return current
+  }
+}

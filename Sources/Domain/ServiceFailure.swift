@@ -5,7 +5,9 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case unreachable
   /// It was reached but could not answer now (5xx after its retries).
   case unavailable
-  /// It refused the request (4xx other than authentication), e.g. an unknown movie id.
+  /// What was asked for does not exist there (404, 410): an unknown movie id.
+  case notFound
+  /// It refused the request (4xx other than authentication and not found).
   case rejected
   /// Authentication failed or was refused.
   case authentication

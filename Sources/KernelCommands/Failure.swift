@@ -4,7 +4,8 @@ import Domain
 import Foundation
 
 /// Turns any error into one sentence on stderr and the contract's exit code (sysexits):
-/// 64 usage, 65 bad data, 69 unreachable, 77 authentication, 78 config, 70 anything else.
+/// 64 usage, 65 bad data or a refused request, 66 not found, 69 unreachable or unavailable,
+/// 77 authentication, 78 config, 70 anything else.
 public enum Failure {
   /// Prints what `thrown` calls for and returns its exit code.
   static func report(_ thrown: any Error) -> Int32 {
@@ -56,6 +57,7 @@ public enum Failure {
     switch failure {
     case .unreachable, .unavailable, .cancelled: 69
     case .rejected, .badData: 65
+    case .notFound: 66
     case .authentication: 77
     case .configuration: 78
     }

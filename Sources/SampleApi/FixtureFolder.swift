@@ -14,6 +14,8 @@ extension FixtureRoutes {
   ///
   /// - `DIR/api/books/7.json` answers `GET /api/books/7` with the file, as `application/json`;
   ///   `DIR/api/books.json` answers `GET /api/books`.
+  /// - A file name may end in a query, one file per page: `DIR/api/books?page=2.json` answers
+  ///   `GET /api/books?page=2` (and `books.json` every other page).
   /// - A folder or file named `{name}` matches any one segment: `DIR/api/books/{id}.json`
   ///   answers every book that has no file of its own.
   /// - Only `.json` files are served; hidden files and folders are skipped. Every file must be

@@ -5,8 +5,11 @@ import Foundation
 /// (`folder(_:)`), or the bundled movie API (`sampleMovies`).
 ///
 /// A pattern is a path from the root; a segment in braces matches any one segment and its value
-/// is in `SampleRequest.parameters`. When several patterns match, the one with more literal
-/// segments wins (`/api/books/7` over `/api/books/{id}`), then the one added last.
+/// is in `SampleRequest.parameters`. A pattern may end in a query (`/api/books?page=2`): it then
+/// matches only requests whose query has each of those values (other parameters may come too).
+/// When several patterns match, the one with more literal segments and query values wins
+/// (`/api/books/7` over `/api/books/{id}`, `/api/books?page=2` over `/api/books`), then the one
+/// added last.
 ///
 /// ```swift
 /// var routes = FixtureRoutes()
@@ -21,9 +24,13 @@ public struct FixtureRoutes: Sendable {
   struct Route: Sendable {
     let method: String
     let segments: [Segment]
+    /// The query values the request must have.
+    let query: [String: String]
     let pattern: String
     let answer: Answer
-    var literals: Int { segments.count { if case .literal = $0 { true } else { false } } }
+    var literals: Int {
+      segments.count { if case .literal = $0 { true } else { false } } + query.count
+    }
   }
 
   enum Segment: Sendable, Equatable {
@@ -41,9 +48,12 @@ public struct FixtureRoutes: Sendable {
   /// Answers `method pattern` with `answer`, replacing a route of the same method and pattern.
   public mutating func add(_ method: String, _ pattern: String, _ answer: @escaping Answer) {
     let method = method.uppercased()
-    let segments = Self.segments(pattern)
-    routes.removeAll { $0.method == method && $0.segments == segments }
-    routes.append(Route(method: method, segments: segments, pattern: pattern, answer: answer))
+    let parsed = SampleRequest(path: pattern)
+    let segments = Self.segments(parsed.path)
+    routes.removeAll { $0.method == method && $0.segments == segments && $0.query == parsed.query }
+    routes.append(
+      Route(
+        method: method, segments: segments, query: parsed.query, pattern: pattern, answer: answer))
   }
 
   /// Adds every route of `other`; its routes win over equal ones here.
@@ -59,12 +69,14 @@ public struct FixtureRoutes: Sendable {
     case none
   }
 
-  func match(_ method: String, _ path: String) -> Match {
+  func match(_ method: String, _ path: String, query: [String: String] = [:]) -> Match {
     let parts = Self.parts(path)
     var best: (route: Route, parameters: [String: String])?
     var methods: Set<String> = []
     for route in routes.reversed() {
-      guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+      guard let parameters = Self.bind(route.segments, to: parts),
+        route.query.allSatisfy({ query[$0.key] == $0.value })
+      else { continue }
       guard route.method == method else {
         methods.insert(route.method)
         continue

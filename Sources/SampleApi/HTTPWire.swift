@@ -59,13 +59,12 @@ enum HTTPWire {
       throw Refusal(status: 413, message: "a body over \(bodyLimit) bytes")
     }
     let target = String(requestLine[1])
-    let rawPath = String(target.prefix { $0 != "?" })
     let connection = headers["connection"]?.lowercased() ?? ""
     let keepAlive =
       requestLine[2] == "HTTP/1.1"
       ? !connection.contains("close") : connection.contains("keep-alive")
     let request = SampleRequest(
-      method: String(requestLine[0]), path: rawPath.removingPercentEncoding ?? rawPath,
+      method: String(requestLine[0]), path: target,
       headers: headers)
     return (Parsed(request: request, keepAlive: keepAlive), length)
   }

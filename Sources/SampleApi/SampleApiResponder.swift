@@ -162,7 +162,7 @@ public final class SampleApiResponder: Sendable {
     let isOAuthRoute =
       options.oauth != nil && request.method == "POST"
       && request.path == options.basePath + OAuthServer.path
-    switch routes.match(request.method, request.path) {
+    switch routes.match(request.method, request.path, query: request.query) {
     case .found(let answer, let parameters):
       var bound = request
       bound.parameters = parameters

@@ -8,14 +8,22 @@ public struct SampleRequest: Sendable {
   /// Header values by lower-cased name.
   public var headers: [String: String]
   public var body: Data
+  /// The query's values by name, percent-decoded (`?q=a%2Bb` is `["q": "a+b"]`); the last of
+  /// a repeated name.
+  public var query: [String: String]
   /// The values of the route pattern's `{name}` segments, by name: `["id": "7"]`.
   public var parameters: [String: String] = [:]
 
+  /// A request for `path`, which may end in its query (`/api/books?page=2`).
   public init(
     method: String = "GET", path: String, headers: [String: String] = [:], body: Data = Data()
   ) {
     self.method = method.uppercased()
-    self.path = path
+    let parts = URLComponents(string: "http://h" + path)
+    self.query = Dictionary(
+      (parts?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+    let bare = String(path.prefix { $0 != "?" })
+    self.path = parts == nil ? bare : bare.removingPercentEncoding ?? bare
     self.headers = Dictionary(
       headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
     self.body = body

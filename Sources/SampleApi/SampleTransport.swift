@@ -11,10 +11,9 @@ extension InProcessTransport {
     InProcessTransport { request, body in
       var headers: [String: String] = [:]
       for field in request.headerFields { headers[field.name.canonicalName] = field.value }
-      let path = request.path.map { String($0.prefix { $0 != "?" }) } ?? "/"
       let sample = SampleRequest(
-        method: request.method.rawValue, path: path.removingPercentEncoding ?? path,
-        headers: headers, body: body ?? Data())
+        method: request.method.rawValue, path: request.path ?? "/", headers: headers,
+        body: body ?? Data())
       let response = await responder.respond(to: sample)
       return ApiResponse(status: response.status, headers: response.headers, body: response.body)
     }

@@ -353,6 +353,11 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
           DELETE FROM cache_entry WHERE payload IS NULL;
           """)
     }
+    // Copies stored before keys began with the environment's origin answer no call now, and
+    // their dates, kept as seconds since 1970, read back a little off: they go.
+    migrator.registerMigration("v3: keys by origin, dates exact") { db in
+      try db.execute(sql: "DELETE FROM cache_entry")
+    }
     return migrator
   }
 

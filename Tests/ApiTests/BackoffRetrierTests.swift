@@ -37,7 +37,8 @@ import Testing
     let clock = ImmediateClock()
     try await withLoopbackApi(options: options, retriers: [Self.exact], clock: clock) { harness in
       let error = await apiError { try await harness.movies.movie(id: 1) }
-      guard case .status(let route, 503, _) = error, route == .movie(id: 1) else {
+      guard case .status(let failure) = error, failure.status == 503, failure.route == .movie(id: 1)
+      else {
         Issue.record("expected the last 503, got \(String(describing: error))")
         return
       }
@@ -61,7 +62,8 @@ import Testing
       let error = await apiError {
         try await harness.client.send(.data(.post("shelves", body: body)))
       }
-      guard case .status(let route, 503, _) = error, route.method == .post else {
+      guard case .status(let failure) = error, failure.status == 503, failure.route.method == .post
+      else {
         Issue.record("expected a 503 to the POST, got \(String(describing: error))")
         return
       }

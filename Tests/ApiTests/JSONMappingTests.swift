@@ -47,7 +47,7 @@ import Testing
     ),
     (
       good.replacingOccurrences(of: "2016-06-17", with: "2016-13-45"), "releaseDate",
-      "expected a day as yyyy-MM-dd, found \"2016-13-45\""
+      "expected an ISO 8601 date, found \"2016-13-45\""
     ),
     (
       good.replacingOccurrences(of: "\"name\": \"Finding Dory\"", with: "\"name\": null"), "name",
@@ -100,13 +100,13 @@ import Testing
   @Test(arguments: ["1", "true"])
   func anEnvelopeThatSucceedsGivesItsData(success: String) async throws {
     let body = "{\"success\": \(success), \"data\": \(Self.good)}"
-    let movie = try await decodeMovie(body, mapping: JSONMapping(envelope: true)).get()
+    let movie = try await decodeMovie(body, mapping: .successEnvelope).get()
     #expect(movie.name == "Finding Dory")
   }
 
   @Test func anEnvelopeThatFailsIsAnErrorWithItsMessage() async throws {
     let body = "{\"success\": 0, \"message\": \"movie locked\"}"
-    let result = try await decodeMovie(body, mapping: JSONMapping(envelope: true))
+    let result = try await decodeMovie(body, mapping: .successEnvelope)
     guard case .failure(.envelopeFailure(let route, let message)) = result else {
       Issue.record("expected an envelope failure, got \(result)")
       return

@@ -45,18 +45,21 @@ import Testing
   }
 
   @Test(arguments: LoopbackApi.Route.allCases)
-  func anUnknownMovieIsARejectionNamingTheRoute(kind: LoopbackApi.Route) async throws {
+  func anUnknownMovieIsNotFoundNamingTheRouteAndTheServersMessage(kind: LoopbackApi.Route)
+    async throws
+  {
     try await withLoopbackApi(kind) { harness in
       let error = await apiError { try await harness.movies.movie(id: 999) }
-      guard case .status(let route, let code, let excerpt) = error else {
+      guard case .status(let failure) = error else {
         Issue.record("expected a status error, got \(String(describing: error))")
         return
       }
-      #expect(route == .movie(id: 999))
-      #expect(code == 404)
-      #expect(excerpt.contains("no movie with id 999"))
-      #expect(error?.failure == .rejected)
-      #expect(error?.description.hasPrefix("GET movies/999 answered HTTP 404") == true)
+      #expect(failure.route == .movie(id: 999))
+      #expect(failure.status == 404)
+      #expect(failure.message == "no movie with id 999")
+      #expect(error?.failure == .notFound)
+      #expect(
+        error?.description == "GET movies/999 was not found (HTTP 404): no movie with id 999.")
     }
   }
 
@@ -67,7 +70,9 @@ import Testing
     try await withLoopbackApi(kind, options: options) { harness in
       let error = await apiError { try await harness.movies.topRatedMovies(year: 2016) }
       #expect(error?.failure == .unavailable)
-      guard case .status(let route, 503, _) = error, route == .topRatedMovies(year: 2016) else {
+      guard case .status(let failure) = error, failure.status == 503,
+        failure.route == .topRatedMovies(year: 2016)
+      else {
         Issue.record("expected a 503 for the route, got \(String(describing: error))")
         return
       }

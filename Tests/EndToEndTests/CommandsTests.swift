@@ -128,13 +128,13 @@ extension CommandsTests {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let run = try await kernel.run(["--profile", "api", "movies", "get", "1", "999", "2"])
-    #expect(run.status == 65, "\(run)")
+    #expect(run.status == 66, "\(run)")
     #expect(run.stdout.contains("Finding Dory") && run.stdout.contains("2 movies from the api"))
     #expect(
       run.stderr.hasPrefix("Movie 999 of 3 could not be had, the others are shown: ")
         && run.stderr.contains("HTTP 404"), "\(run)")
     let none = try await kernel.run(["--profile", "api", "movies", "get", "998", "999"])
-    #expect(none.status == 65 && none.stdout.isEmpty, "\(none)")
+    #expect(none.status == 66 && none.stdout.isEmpty, "\(none)")
     #expect(none.stderr.hasPrefix("No movie could be had: "), "\(none)")
   }
 }

@@ -36,7 +36,7 @@ import Testing
       : try await kernel.run(
         ["--profile", "api", "--environment", "local", "movies", "get", "1"],
         variables: ["KERNEL_BASE_URL": other.baseURL])
-    #expect(elsewhere.status == 65, "\(elsewhere)")
+    #expect(elsewhere.status == 66, "\(elsewhere)")
     #expect(!other.requests.isEmpty)
     for request in other.requests {
       #expect(!request.headers.values.contains { $0.contains(Self.token) }, "\(request)")

@@ -54,7 +54,7 @@ import Testing
       answer: { elsewhere in
         .send(status: 302, headers: ["Location": elsewhere + "movies/topGrossing/2016"])
       },
-      layered: (65, "404"), api: nil),
+      layered: (66, "404"), api: nil),
     Scenario(
       name: "a 401 with WWW-Authenticate: Basic",
       answer: { _ in .send(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#]) },
@@ -140,7 +140,7 @@ import Testing
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
     #expect(try await kernel.run(local + ["auth", "login"]).status == 0)
     let run = try await kernel.run(local + ["movies", "get", "1"])
-    #expect(run.status == 65, "\(run)")
+    #expect(run.status == 66, "\(run)")
     #expect(server.requests.contains { $0.headers["authorization"] == "Bearer \(Self.token)" })
     #expect(elsewhere.requests.map(\.path) == ["/api/movies/1"])
     #expect(elsewhere.requests.allSatisfy { $0.headers["authorization"] == nil })

@@ -69,7 +69,7 @@ import Testing
     let service = try layered(server, .networkFirst, database: try .inMemory())
     let error = await #expect(throws: ApiError.self) { try await service.movie(id: 999) }
     await server.stop()
-    #expect(error?.failure == .rejected)
+    #expect(error?.failure == .notFound)
   }
 
   @Test(arguments: [

@@ -123,7 +123,7 @@ private final class GatedMovies: MovieService {
         rating: Double(id % 100), cast: [MovieActor(name: "Actor \(id)")])
     }
     let whole = JSONEncoder()
-    whole.dateEncodingStrategy = .secondsSince1970
+    whole.dateEncodingStrategy = .deferredToDate
     let codec = CacheCodec<[Movie]>.json
     let encoded = try codec.encode(movies)
     let parsed = try JSONSerialization.jsonObject(with: encoded) as? NSArray

@@ -28,7 +28,7 @@ public func fuzzCommandLine(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int3
   return 0
 }
 
-private let allowed: Set<Int32> = [0, 64, 65, 69, 77, 78]
+private let allowed: Set<Int32> = [0, 64, 65, 66, 69, 77, 78]
 
 /// Whether `word` stays inside the private folders: no absolute, home or parent paths, no NUL.
 private func isContained(_ word: String) -> Bool {

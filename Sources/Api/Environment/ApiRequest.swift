@@ -14,25 +14,62 @@ public struct ApiRequest<Response>: Sendable, CustomStringConvertible {
   public var route: Route
   /// Turns a validated (2xx) body into the response; errors name the route.
   public var decode: @Sendable (Data, Route) throws -> Response
+  /// Reads the body of an answer the route does not accept: what it says went wrong, and the
+  /// app's own error value when the request names one (see `HTTPFailure`). Nil: the message at
+  /// `JSONMapping.body`'s message key paths, else an excerpt.
+  public var readFailure: (@Sendable (Data) -> (message: String?, decoded: (any Sendable)?))?
 
-  public init(_ route: Route, decode: @escaping @Sendable (Data, Route) throws -> Response) {
+  public init(
+    _ route: Route, decode: @escaping @Sendable (Data, Route) throws -> Response,
+    readFailure: (@Sendable (Data) -> (message: String?, decoded: (any Sendable)?))? = nil
+  ) {
     self.route = route
     self.decode = decode
+    self.readFailure = readFailure
   }
 
   public var description: String { route.description }
 }
 
 extension ApiRequest where Response: Decodable & Sendable {
-  /// JSON at `mapping`'s key path, inside an envelope or not.
+  /// JSON at `mapping`'s key path, inside an envelope or not; a refused answer's message is
+  /// read at the mapping's message key paths.
   public init(_ route: Route, mapping: JSONMapping = .body) {
-    self.init(route) { data, route in try mapping.decode(Response.self, from: data, route: route) }
+    self.init(
+      route, decode: { data, route in try mapping.decode(Response.self, from: data, route: route) },
+      readFailure: { body in (mapping.message(in: body), nil) })
+  }
+
+  /// JSON as `mapping` says; a refused answer's body is decoded as `errorBody` (the whole body,
+  /// with the mapping's strategies), kept in the `HTTPFailure`, and its description, when it
+  /// has one, is the failure's message.
+  ///
+  /// ```swift
+  /// struct Problem: Decodable, Sendable, CustomStringConvertible {
+  ///   struct Detail: Decodable, Sendable { let message: String }
+  ///   let error: Detail
+  ///   var description: String { error.message }
+  /// }
+  /// ApiRequest<Book>(.get("books/9"), mapping: mapping, errorBody: Problem.self)
+  /// ```
+  public init<ErrorBody: Decodable & Sendable>(
+    _ route: Route, mapping: JSONMapping = .body, errorBody: ErrorBody.Type
+  ) {
+    self.init(
+      route, decode: { data, route in try mapping.decode(Response.self, from: data, route: route) },
+      readFailure: { body in
+        guard let decoded = try? mapping.decoder().decode(ErrorBody.self, from: body) else {
+          return (mapping.message(in: body), nil)
+        }
+        let message = (decoded as? any CustomStringConvertible)?.description
+        return (message ?? mapping.message(in: body), decoded)
+      })
   }
 }
 
 extension ApiRequest where Response == Data {
   /// The body as it came.
-  public static func data(_ route: Route) -> Self { ApiRequest(route) { data, _ in data } }
+  public static func data(_ route: Route) -> Self { ApiRequest(route, decode: { data, _ in data }) }
 }
 
 extension ApiRequest where Response == String {
@@ -43,40 +80,42 @@ extension ApiRequest where Response == String {
   /// that nothing is saved: an empty one, one with spaces or control characters, and one over
   /// `maximumTokenBytes` (the body itself is refused past four times that, before decoding).
   public static func token(_ route: Route = .auth, mapping: JSONMapping? = nil) -> Self {
-    ApiRequest(route) { data, route in
-      guard data.count <= 4 * maximumTokenBytes else {
-        throw ApiError.decoding(
-          route: route, field: "",
-          reason:
-            "the answer is \(data.count) bytes, too large to hold a token (at most \(maximumTokenBytes))"
-        )
-      }
-      let token: String
-      if let mapping {
-        token = try mapping.decode(String.self, from: data, route: route)
-      } else {
-        guard let text = String(data: data, encoding: .utf8) else {
-          throw ApiError.decoding(route: route, field: "", reason: "the token is not UTF-8 text")
+    ApiRequest(
+      route,
+      decode: { data, route in
+        guard data.count <= 4 * maximumTokenBytes else {
+          throw ApiError.decoding(
+            route: route, field: "",
+            reason:
+              "the answer is \(data.count) bytes, too large to hold a token (at most \(maximumTokenBytes))"
+          )
         }
-        token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-      }
-      guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-        throw ApiError.decoding(
-          route: route, field: "", reason: "the token is empty or contains spaces")
-      }
-      guard !token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-      else {
-        throw ApiError.decoding(
-          route: route, field: "", reason: "the token contains control characters")
-      }
-      guard token.utf8.count <= maximumTokenBytes else {
-        throw ApiError.decoding(
-          route: route, field: "",
-          reason:
-            "the token is \(token.utf8.count) bytes, more than the \(maximumTokenBytes) a token may have"
-        )
-      }
-      return token
-    }
+        let token: String
+        if let mapping {
+          token = try mapping.decode(String.self, from: data, route: route)
+        } else {
+          guard let text = String(data: data, encoding: .utf8) else {
+            throw ApiError.decoding(route: route, field: "", reason: "the token is not UTF-8 text")
+          }
+          token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+          throw ApiError.decoding(
+            route: route, field: "", reason: "the token is empty or contains spaces")
+        }
+        guard !token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+          throw ApiError.decoding(
+            route: route, field: "", reason: "the token contains control characters")
+        }
+        guard token.utf8.count <= maximumTokenBytes else {
+          throw ApiError.decoding(
+            route: route, field: "",
+            reason:
+              "the token is \(token.utf8.count) bytes, more than the \(maximumTokenBytes) a token may have"
+          )
+        }
+        return token
+      })
   }
 }

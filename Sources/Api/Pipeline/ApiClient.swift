@@ -273,10 +273,19 @@ public final class ApiClient: Sendable {
   /// The answer to `request` as a value: its body decoded, with the status, header fields and
   /// validators it came with.
   public func response<Value>(_ request: ApiRequest<Value>) async throws -> Response<Value> {
-    let response = try await response(for: request.route)
+    let response: ApiResponse
+    do {
+      response = try await self.response(for: request.route)
+    } catch ApiError.status(var failure) {
+      if let read = request.readFailure?(failure.body) {
+        failure.message = read.message ?? failure.message
+        failure.decodedBody = read.decoded
+      }
+      throw ApiError.status(failure)
+    }
     return Response(
       value: try request.decode(response.body, request.route), status: response.status,
-      headerFields: response.headerFields)
+      headerFields: response.headerFields, body: response.body)
   }
 
   /// The value of `route` decoded from its body by `mapping`.
@@ -348,7 +357,10 @@ public final class ApiClient: Sendable {
           + (response.headerFields[.wwwAuthenticate].flatMap { $0.split(separator: " ").first }
             .map { ", asking for \($0)" } ?? ""))
     case .response(let response):
-      .status(route: route, code: response.status, excerpt: ApiError.excerpt(response.body))
+      .status(
+        HTTPFailure(
+          route: route, status: response.status, headerFields: response.headerFields,
+          body: response.body))
     case .failure(.cannotConnect(let host, let reason)):
       .unreachable(route: route, host: host, reason: reason)
     case .failure(.unknownHost(let host)):

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import HTTPTypes
 
 /// Everything the API layer reports. Each description is one sentence naming the route (or
 /// environment, or file), what went wrong and, where there is one, what to do.
@@ -12,8 +13,9 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case timedOut(route: Route, host: String)
   /// The whole call, retries included, ran past its deadline (`ApiClient.deadline`).
   case deadlineExceeded(route: Route, seconds: Int)
-  /// The server answered with a status outside 2xx.
-  case status(route: Route, code: Int, excerpt: String)
+  /// The server answered with a status the request does not accept: kept whole, with the
+  /// message its body carries.
+  case status(HTTPFailure)
   /// A redirect was not followed: it would have dropped the request's body, or looped.
   case redirectRefused(route: String, location: String, reason: String)
   /// The answer's body was larger than the transport takes.
@@ -44,9 +46,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .unreachable, .timedOut, .deadlineExceeded: .unreachable
     case .authenticationFailed, .excessiveRefresh: .authentication
     case .retryAfterTooLong, .transportUnavailable: .unavailable
-    case .status(_, let code, _) where code == 401 || code == 403: .authentication
-    case .status(_, let code, _) where code >= 500 || code == 408 || code == 429: .unavailable
-    case .status, .redirectRefused, .envelopeFailure: .rejected
+    case .status(let failure): failure.kind
+    case .redirectRefused, .envelopeFailure: .rejected
     case .decoding, .tooLarge, .headerTooLarge: .badData
     case .invalidRoute: .rejected
     }
@@ -67,8 +68,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .deadlineExceeded(let route, let seconds):
       "\(route) did not finish within \(seconds) s, retries included; the server is too slow"
         + " (the limit is timeouts.callSeconds)."
-    case .status(let route, let code, let excerpt):
-      "\(route) answered HTTP \(code)\(excerpt.isEmpty ? "" : ": \(excerpt)")."
+    case .status(let failure): failure.description
     case .redirectRefused(let route, let location, let reason):
       "\(route) was redirected to \(location) and not followed: \(reason)."
     case .tooLarge(let route, let host, let limit):
@@ -103,5 +103,64 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       .split(whereSeparator: \.isNewline).joined(separator: " ")
       .trimmingCharacters(in: .whitespaces)
     return text.count > limit ? String(text.prefix(limit)) + "…" : text
+  }
+}
+
+/// An answer whose status the request does not accept (2xx by default), kept whole: its
+/// status, header fields and body, the message the body carries and, when the request names
+/// the type of its error bodies (`ApiRequest(_:mapping:errorBody:)`), that body decoded.
+///
+/// ```swift
+/// catch ApiError.status(let failure) where failure.status == 422 {
+///   let problem = failure.decoded(as: Problem.self)
+/// }
+/// ```
+public struct HTTPFailure: Sendable, CustomStringConvertible {
+  public var route: Route
+  public var status: Int
+  public var headerFields: HTTPFields
+  public var body: Data
+  /// What the body says went wrong: the error body's own description, or the string at one of
+  /// the mapping's message key paths (`{"error": {"message": …}}`), or an excerpt of the body.
+  public var message: String
+  /// The error body as the request's `errorBody` type, when it names one and the body is one.
+  public var decodedBody: (any Sendable)?
+
+  public init(
+    route: Route, status: Int, headerFields: HTTPFields = [:], body: Data = Data(),
+    message: String? = nil, decodedBody: (any Sendable)? = nil
+  ) {
+    self.route = route
+    self.status = status
+    self.headerFields = headerFields
+    self.body = body
+    self.message = message ?? JSONMapping.body.message(in: body) ?? ApiError.excerpt(body)
+    self.decodedBody = decodedBody
+  }
+
+  /// The error body as `type`, or nil when it was not decoded as one.
+  public func decoded<T>(as type: T.Type) -> T? { decodedBody as? T }
+
+  /// 404 and 410 are `notFound`; 401 and 403 `authentication`; 5xx, 408 and 429 `unavailable`;
+  /// any other `rejected`.
+  public var kind: ServiceFailure {
+    switch status {
+    case 404, 410: .notFound
+    case 401, 403: .authentication
+    case 408, 429, 500...: .unavailable
+    default: .rejected
+    }
+  }
+
+  /// `GET books/9 was not found (HTTP 404): no book has id 9.`, and for other 4xx and 5xx a
+  /// sentence that says which side failed.
+  public var description: String {
+    let said = message.isEmpty ? "" : ": \(message)"
+    return switch status {
+    case 404, 410: "\(route) was not found (HTTP \(status))\(said)."
+    case 500...: "\(route) failed at the api (HTTP \(status))\(said); try again later."
+    case 400..<500: "\(route) was refused by the api (HTTP \(status))\(said)."
+    default: "\(route) answered HTTP \(status)\(said)."
+    }
   }
 }

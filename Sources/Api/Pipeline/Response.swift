@@ -1,18 +1,32 @@
 import Domain
+import Foundation
 import HTTPTypes
 
-/// What a call learned, as a value: the decoded value with the status, header fields and
-/// validators of the answer it came from (Get's `Response<T>`).
+/// What a call learned, as a value: the decoded value with the status, header fields, body and
+/// validators of the answer it came from (Get's `Response<T>`), so what lies beside the value
+/// (`meta.next_page`, a `Link` header) can be read too.
 public struct Response<Value> {
   public var value: Value
   public var status: Int
   public var headerFields: HTTPFields
+  /// The whole body the value was decoded from.
+  public var body: Data
 
-  public init(value: Value, status: Int, headerFields: HTTPFields = [:]) {
+  public init(value: Value, status: Int, headerFields: HTTPFields = [:], body: Data = Data()) {
     self.value = value
     self.status = status
     self.headerFields = headerFields
+    self.body = body
   }
+
+  /// The JSON value at `keyPath` in the body (`"meta.next_page"`), nil when there is none.
+  public func field(_ keyPath: String) -> JSONValue? {
+    guard let json = try? JSONDecoder().decode(JSONValue.self, from: body) else { return nil }
+    return json[keyPath.split(separator: ".").map(String.init)]
+  }
+
+  /// The targets of the `Link` header (RFC 8288) by relation: `links["next"]`.
+  public var links: [String: String] { Link.targets(in: headerFields) }
 
   /// Its `ETag` and `Last-Modified`.
   public var validators: CacheValidators { CacheValidators(headerFields) }

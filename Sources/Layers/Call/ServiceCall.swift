@@ -74,19 +74,21 @@ public struct CacheCodec<Value: Sendable>: Sendable {
 }
 
 extension CacheCodec where Value: Codable {
-  /// JSON, with dates as seconds since 1970 so a stored copy reads the same on every platform;
-  /// decoded with the same settings it was encoded with.
+  /// JSON, with each date as `Date`'s own number (seconds since 2001 as a `Double`, written
+  /// in full), so a stored copy decodes to a value equal to the one stored, sub-second digits
+  /// included, on every platform: seconds since 1970 add 978,307,200 and lose the last bits.
+  /// Decoded with the same settings it was encoded with.
   public static var json: Self {
     CacheCodec(
       encode: { value in
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = .deferredToDate
         if let list = value as? any SliceEncodable { return try list.encoded(by: encoder) }
         return try encoder.encode(value)
       },
       decode: { data in
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.dateDecodingStrategy = .deferredToDate
         return try decoder.decode(Value.self, from: data)
       })
   }
