@@ -116,9 +116,15 @@ let package = Package(
     // The container's tests are a package of their own, ContainerTests/, so they build without
     // GRDB, Yams and the composition.
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+    // zlib and brotli's encoder, for the tests' servers that send coded bodies.
+    .systemLibrary(
+      name: "CCompression", path: "Tests/CCompression",
+      providers: [.apt(["zlib1g-dev", "libbrotli-dev"]), .brew(["zlib", "brotli"])]),
     .testTarget(
       name: "ApiTests",
-      dependencies: ["Api", "SampleApi", "Domain", "Composition", "KernelTesting"]),
+      dependencies: [
+        "Api", "SampleApi", "Domain", "Composition", "KernelTesting", "CCompression",
+      ]),
     .testTarget(name: "LayersTests", dependencies: ["Layers", "Domain", "KernelTesting"]),
     // The policy matrix runs on both cache stores, so it lives here with the SQLite one.
     .testTarget(

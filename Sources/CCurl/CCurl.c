@@ -132,6 +132,10 @@ int kernel_curl_easy_setopt_callback(void *easy, int option, kernel_curl_data_ca
   return curl.easy_setopt(easy, option, callback);
 }
 
+int kernel_curl_easy_setopt_seek(void *easy, int option, kernel_curl_seek_callback callback) {
+  return curl.easy_setopt(easy, option, callback);
+}
+
 int kernel_curl_easy_getinfo_long(void *easy, int info, long *value) {
   return curl.easy_getinfo(easy, info, value);
 }

@@ -113,6 +113,17 @@ public enum Terminal {
     #else
       let who = RUSAGE_SELF.rawValue
     #endif
+    #if !canImport(Darwin)
+      // The peak of this process's own memory since it started. `ru_maxrss` also keeps the
+      // resident size of the process that forked it, up to the moment it ran this program.
+      if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Int(
+          line.dropFirst(6).trimmingCharacters(in: .whitespaces).prefix { $0.isNumber })
+      {
+        return kilobytes / (1 << 10)
+      }
+    #endif
     guard getrusage(Int32(who), &usage) == 0 else { return 0 }
     #if canImport(Darwin)
       return usage.ru_maxrss / (1 << 20)  // bytes

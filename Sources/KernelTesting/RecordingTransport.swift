@@ -19,9 +19,9 @@ public struct RecordingTransport: Transport {
     base = InProcessTransport(handler)
   }
 
-  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
+  public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
     requests.append(request)
-    bodies.append(body)
+    bodies.append(try? body?.data())
     return try await base.send(request, body: body)
   }
 

@@ -60,7 +60,7 @@ import Testing
       }
       let body = Data(#"{"name": "to read"}"#.utf8)
       let error = await apiError {
-        try await harness.client.send(.data(.post("shelves", body: body)))
+        try await harness.client.send(.data(.post("shelves", body: .bytes(body))))
       }
       guard case .status(let failure) = error, failure.status == 503, failure.route.method == .post
       else {
@@ -71,7 +71,8 @@ import Testing
       #expect(clock.sleeps.isEmpty)
       // With an idempotency key it may be sent again, body and all.
       _ = await apiError {
-        try await harness.client.send(.data(.post("shelves", body: body, isIdempotent: true)))
+        try await harness.client.send(
+          .data(.post("shelves", body: .bytes(body), isIdempotent: true)))
       }
       #expect(calls.value == 4)
       #expect(bodies.all.count == 4 && bodies.all.allSatisfy { $0 == #"{"name": "to read"}"# })

@@ -47,7 +47,7 @@ import Testing
   @Test func aGetOrHeadWithABodyIsRefusedBeforeAnythingIsSent() async throws {
     let (client, transport) = client(try local())
     for method in [HTTPRequest.Method.get, .head] {
-      let route = Route(method, "movies/1", body: Data("{}".utf8))
+      let route = Route(method, "movies/1", body: .bytes(Data("{}".utf8)))
       let error = await apiError { try await client.response(for: route) }
       #expect("\(error.map(String.init(describing:)) ?? "")".contains("carries no body"))
       #expect(error?.failure == .rejected)

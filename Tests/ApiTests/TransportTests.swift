@@ -93,7 +93,8 @@ import Testing
     }
     let error = await apiError {
       try await client(of: server).response(
-        for: .post("submit", body: Data("{\"rating\": 5}".utf8)))
+        for: .post(
+          "submit", body: .bytes(Data("{\"rating\": 5}".utf8), contentType: "application/json")))
     }
     await server.stop()
 
@@ -287,7 +288,7 @@ import Testing
       var request = HTTPRequest(.put, server.baseURL.appendingPathComponent("shelf"))
       request.headerFields[.contentType] = "application/json"
       let body = Data(String(repeating: "x", count: 5000).utf8)
-      let response = try await CurlTransport().send(request, body: body)
+      let response = try await CurlTransport().send(request, body: .bytes(body))
       await server.stop()
       #expect(response.status == 200)
       let received = try #require(seen.all.first)

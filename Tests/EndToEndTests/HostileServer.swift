@@ -36,30 +36,7 @@ final class HostileServer: Sendable {
   init(host: String = "127.0.0.1", answer: @escaping @Sendable (Request) -> Answer) throws {
     self.host = host
     self.answer = answer
-    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-      close(socket)
-      throw TestFailure("\(host) is not an IPv4 address")
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard bound == 0, listen(socket, 64) == 0 else {
-      close(socket)
-      throw TestFailure("could not listen on \(host): errno \(errno)")
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-    }
-    listener = socket
-    port = UInt16(bigEndian: address.sin_port)
+    (listener, port) = try loopbackListener(host: host)
     Thread.detachNewThread { [self] in acceptLoop() }
   }
 

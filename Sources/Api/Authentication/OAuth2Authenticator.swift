@@ -128,13 +128,12 @@ public struct OAuth2Authenticator: Authenticator {
     case .basic:
       // 2.3.1: each part form-encoded, then joined and base64-encoded.
       let pair =
-        Route.queryEncoded(clientId ?? "") + ":" + Route.queryEncoded(clientSecret ?? "")
+        RequestBody.formEncoded(clientId ?? "") + ":"
+        + RequestBody.formEncoded(clientSecret ?? "")
       route.headerFields[.authorization] = "Basic " + Data(pair.utf8).base64EncodedString()
     }
-    route.body = Data(
-      fields.sorted { $0.key < $1.key }
-        .map { Route.queryEncoded($0.key) + "=" + Route.queryEncoded($0.value) }
-        .joined(separator: "&").utf8)
+    route.body = .form(
+      fields.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
     let response = try await context.client.response(for: route)
     let answer: Answer
     do {
@@ -184,7 +183,7 @@ public struct OAuth2Authenticator: Authenticator {
         + url.path.drop { $0 == "/" } + (url.query.map { "?\($0)" } ?? "")
     }
     var route = Route(
-      .post, path, headerFields: [.contentType: "application/x-www-form-urlencoded"],
+      .post, path,
       isAuthentication: true)
     route.headerFields[.accept] = "application/json"
     route.acceptableStatus = 200..<500

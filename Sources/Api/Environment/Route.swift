@@ -7,7 +7,7 @@ import HTTPTypes
 /// an address outside the environment and no route is special to the client.
 ///
 /// ```swift
-/// let route = Route.post("books", body: try JSONEncoder().encode(book))
+/// let route = Route.post("books", body: try .json(book, encoder: mapping.encoder()))
 /// let shelf = Route.get("books", query: [URLQueryItem(name: "page", value: "2")])
 /// ```
 public struct Route: Sendable, Hashable, CustomStringConvertible {
@@ -17,7 +17,9 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   public var query: [URLQueryItem]
   /// Sent as given; adapters run after and may add or replace fields.
   public var headerFields: HTTPFields
-  public var body: Data?
+  /// Its body, from an encoder (`RequestBody.json`, `.form`, `.multipart`, `.bytes`); its
+  /// content type is sent unless `headerFields` name one.
+  public var body: RequestBody?
   /// Safe to send twice: only such requests are retried by backoff. GET, HEAD, PUT, DELETE,
   /// OPTIONS and TRACE are by default; a POST with an idempotency key may say so.
   public var isIdempotent: Bool
@@ -29,7 +31,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
 
   public init(
     _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [],
-    headerFields: HTTPFields = [:], body: Data? = nil, isIdempotent: Bool? = nil,
+    headerFields: HTTPFields = [:], body: RequestBody? = nil, isIdempotent: Bool? = nil,
     isAuthentication: Bool = false
   ) {
     self.method = method
@@ -47,26 +49,18 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     Route(.get, path, query: query)
   }
 
-  /// A POST of `body` (JSON unless `contentType` says otherwise); not retried by backoff.
-  public static func post(
-    _ path: String, body: Data, contentType: String = "application/json",
-    isIdempotent: Bool = false
-  ) -> Route {
-    Route(
-      .post, path, headerFields: [.contentType: contentType], body: body,
-      isIdempotent: isIdempotent)
+  /// A POST of `body`; not retried by backoff unless it says it is idempotent (it carries an
+  /// idempotency key the server honours).
+  public static func post(_ path: String, body: RequestBody, isIdempotent: Bool = false) -> Route {
+    Route(.post, path, body: body, isIdempotent: isIdempotent)
   }
 
-  public static func put(_ path: String, body: Data, contentType: String = "application/json")
-    -> Route
-  {
-    Route(.put, path, headerFields: [.contentType: contentType], body: body)
+  public static func put(_ path: String, body: RequestBody) -> Route {
+    Route(.put, path, body: body)
   }
 
-  public static func patch(_ path: String, body: Data, contentType: String = "application/json")
-    -> Route
-  {
-    Route(.patch, path, headerFields: [.contentType: contentType], body: body)
+  public static func patch(_ path: String, body: RequestBody) -> Route {
+    Route(.patch, path, body: body)
   }
 
   public static func delete(_ path: String) -> Route { Route(.delete, path) }
@@ -112,10 +106,13 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The request for this route in `environment`, without its body: method, the URL
-  /// `url(in:)` gives, and the route's header fields (a user and password in the base URL go
-  /// only as the `basic` authenticator's credential).
+  /// `url(in:)` gives, the route's header fields, and its body's content type unless they name
+  /// one (a user and password in the base URL go only as the `basic` authenticator's
+  /// credential).
   public func request(in environment: ApiEnvironment) -> HTTPRequest {
-    HTTPRequest(method, url(in: environment), headerFields: headerFields)
+    var fields = headerFields
+    if fields[.contentType] == nil, let type = body?.contentType { fields[.contentType] = type }
+    return HTTPRequest(method, url(in: environment), headerFields: fields)
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

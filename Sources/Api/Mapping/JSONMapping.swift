@@ -123,7 +123,7 @@ public struct JSONMapping: Sendable, Hashable {
     case .iso8601:
       encoder.dateEncodingStrategy = .custom { date, encoder in
         var container = encoder.singleValueContainer()
-        try container.encode(date.formatted(Self.iso8601Style))
+        try container.encode(Self.iso8601String(date))
       }
     case .day:
       encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -175,8 +175,20 @@ public struct JSONMapping: Sendable, Hashable {
     return nil
   }
 
-  /// ISO 8601 with milliseconds in UTC: how `.iso8601` writes dates.
-  public static let iso8601Style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+  /// ISO 8601 with or without fractional seconds: how `.iso8601` reads dates.
+  static let iso8601Style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+  /// `date` in ISO 8601 with milliseconds in UTC (`2026-11-25T10:00:07.123Z`): how `.iso8601`
+  /// writes dates. Rounded to the nearest millisecond: `Date`'s binary fraction of `.123` is
+  /// `.12299…`, which the format style would cut to `.122`.
+  public static func iso8601String(_ date: Date) -> String {
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    let seconds = (milliseconds / 1000).rounded(.down)
+    let fraction = Int(milliseconds - seconds * 1000)
+    let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+    let digits = String(fraction + 1000).dropFirst()
+    return whole.dropLast() + "." + digits + "Z"
+  }
 
   /// An ISO 8601 date and time (with or without fractional seconds), or a calendar day.
   @Sendable static func iso8601(_ decoder: any Decoder) throws -> Date {

@@ -231,7 +231,7 @@ public final class ApiClient: Sendable {
 
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
   /// request sent and its response.
-  private func following(_ request: HTTPRequest, body: Data?) async throws -> (
+  private func following(_ request: HTTPRequest, body: RequestBody?) async throws -> (
     HTTPRequest, ApiResponse
   ) {
     var current = request
@@ -241,7 +241,7 @@ public final class ApiClient: Sendable {
       let response = try await transport.send(current, body: body)
       guard
         let next = try redirects.next(
-          after: response, to: current, hasBody: !(body ?? Data()).isEmpty, hops: hops,
+          after: response, to: current, hasBody: !(body?.isEmpty ?? true), hops: hops,
           environment: context.environment, secret: secrets(for: context.environment))
       else { return (current, response) }
       trace?(
@@ -371,6 +371,7 @@ public final class ApiClient: Sendable {
     case .failure(.tooLarge(let host, let limit)): .tooLarge(route: route, host: host, limit: limit)
     case .failure(.headerTooLarge(let host)): .headerTooLarge(route: route, host: host)
     case .failure(.unavailable(let reason)): .transportUnavailable(route: route, reason: reason)
+    case .failure(.bodyUnreadable(let reason)): .invalidRoute(route: route, reason: reason)
     }
   }
 }

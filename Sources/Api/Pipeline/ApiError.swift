@@ -72,7 +72,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .redirectRefused(let route, let location, let reason):
       "\(route) was redirected to \(location) and not followed: \(reason)."
     case .tooLarge(let route, let host, let limit):
-      "\(route) from \(host) answered more than \(limit) bytes, more than this client takes."
+      "\(route) from \(host) answered a body of more than \(limit) bytes once decoded, more than"
+        + " this client takes."
     case .headerTooLarge(let route, let host):
       "\(route) from \(host) answered with a header larger than this client takes (100 KB);"
         + " the server sent too much in its headers, and sending again will not help."

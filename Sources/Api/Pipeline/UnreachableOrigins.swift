@@ -40,7 +40,7 @@ public final class UnreachableOrigins: Sendable {
     case .cannotConnect, .timedOut, .unknownHost:
       let now = stopwatch.elapsed
       known.withLock { $0[origin] = (error, now) }
-    case .redirectRefused, .tooLarge, .headerTooLarge, .unavailable: break
+    case .redirectRefused, .tooLarge, .headerTooLarge, .unavailable, .bodyUnreadable: break
     }
   }
 }

@@ -88,9 +88,10 @@ final class CurlEngine: @unchecked Sendable {
       kernel_curl_multi_add_handle(multi, easy) == 0
     else {
       transfer.cleanUp()
-      transfer.finish(
-        .failure(
-          TransportError.cannotConnect(host: transfer.host, reason: "libcurl refused the request")))
+      let failure =
+        transfer.bodyFailure.map { TransportError.bodyUnreadable(reason: $0.description) }
+        ?? TransportError.cannotConnect(host: transfer.host, reason: "libcurl refused the request")
+      transfer.finish(.failure(failure))
       return
     }
     active[easy] = transfer

@@ -14,7 +14,13 @@ import Synchronization
 /// - `connectTimeout` bounds making a connection; `stallTimeout` ends an exchange that receives
 ///   nothing for that long; `resourceTimeout` bounds the whole exchange, kept on `clock` so a
 ///   test can pass it by advancing a test clock.
-/// - A body over `maximumBodyBytes` ends the exchange with `TransportError.tooLarge`.
+/// - `Accept-Encoding` names every content coding this libcurl decodes (gzip and deflate;
+///   brotli and zstd where it was built with them), and a body so coded arrives decoded, without
+///   its `Content-Encoding` and `Content-Length`.
+/// - A body over `maximumBodyBytes`, counted after decoding (a gzip bomb is refused however small
+///   it is on the wire), ends the exchange with `TransportError.tooLarge`.
+/// - A request's body is read as it is sent, a chunk at a time (`BodyReader`): a file is never
+///   read whole.
 /// - Cancelling the calling task ends the request at once: its transfer is removed and its
 ///   connection closed.
 /// - IPv4 and IPv6 addresses, literal (`http://[::1]:8080/`) or by name.
@@ -84,7 +90,7 @@ public final class CurlTransport: Transport {
     }
   }
 
-  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
+  public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
     try Task.checkCancellation()
     guard let url = request.target, let host = request.origin?.host else {
       throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
@@ -123,7 +129,7 @@ final class CurlTransfer: @unchecked Sendable {
   let request: HTTPRequest
   let url: String
   let host: String
-  let body: Data?
+  let body: RequestBody?
   let configuration: CurlTransport.Configuration
   /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
   let deadlineByLibcurl: Bool
@@ -133,6 +139,10 @@ final class CurlTransfer: @unchecked Sendable {
   var received = Data()
   var fields = HTTPFields()
   var tooLarge = false
+  /// Reads the request's body as libcurl asks for it; touched only on the engine's thread.
+  var reader: BodyReader?
+  /// Why the body could not be read, when that ended the transfer.
+  var bodyFailure: BodyUnreadable?
   /// How many header bytes arrived, so an "out of memory" after them is read as a head too large.
   var headerBytes = 0
 
@@ -140,7 +150,7 @@ final class CurlTransfer: @unchecked Sendable {
     (nil, false))
 
   init(
-    request: HTTPRequest, url: String, host: String, body: Data?,
+    request: HTTPRequest, url: String, host: String, body: RequestBody?,
     configuration: CurlTransport.Configuration, deadlineByLibcurl: Bool
   ) {
     self.request = request
@@ -184,6 +194,16 @@ final class CurlTransfer: @unchecked Sendable {
     return data.count
   }
 
+  /// The next bytes of the request's body for libcurl; 0 at its end, or `abort` when a file
+  /// cannot be read (the transfer then ends with error 42).
+  func send(into buffer: UnsafeMutableRawBufferPointer, abort: Int) -> Int {
+    guard let reader else { return 0 }
+    do { return try reader.read(into: buffer) } catch {
+      bodyFailure = error as? BodyUnreadable ?? BodyUnreadable(file: "?", reason: "\(error)")
+      return abort
+    }
+  }
+
   /// One header line from libcurl; a status line starts a new head (after a `100 Continue`).
   func receiveHeader(_ data: UnsafeRawBufferPointer) {
     headerBytes += data.count
@@ -212,6 +232,9 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// What a finished transfer means, by libcurl's result code.
   func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
+    if let bodyFailure, code == 42 {
+      return .failure(TransportError.bodyUnreadable(reason: bodyFailure.description))
+    }
     if tooLarge || code == 63 {
       return .failure(TransportError.tooLarge(host: host, limit: configuration.maximumBodyBytes))
     }
@@ -228,6 +251,11 @@ final class CurlTransfer: @unchecked Sendable {
       }
       guard (100..<1000).contains(status) else {
         return .failure(TransportError.cannotConnect(host: host, reason: "the answer was not HTTP"))
+      }
+      // libcurl decoded the body: the coding and the length on the wire no longer describe it.
+      if fields[.contentEncoding] != nil {
+        fields[.contentEncoding] = nil
+        fields[.contentLength] = nil
       }
       return .success(
         ApiResponse(HTTPResponse(status: .init(code: status), headerFields: fields), body: received)
@@ -272,6 +300,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
     kernel_curl_easy_setopt_offset(
       easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
+    // "": every coding this libcurl decodes, listed in Accept-Encoding and decoded on arrival.
+    _ = "".withCString {
+      kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_ACCEPT_ENCODING), $0)
+    }
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_WRITEDATA), context)
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_WRITEFUNCTION)) {
       data, size, count, context in
@@ -299,12 +331,35 @@ final class CurlTransfer: @unchecked Sendable {
         kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_CUSTOMREQUEST), $0)
       }
     }
-    if let body, !body.isEmpty || request.method == .post {
+    if let body, request.method != .get, request.method != .head {
+      let length: Int64
+      do { length = try body.length() } catch {
+        bodyFailure = error as? BodyUnreadable
+        return false
+      }
       if request.headerFields[.contentType] == nil { lines.append("Content-Type:") }
-      kernel_curl_easy_setopt_offset(
-        easy, Int32(KERNEL_CURLOPT_POSTFIELDSIZE_LARGE), Int64(body.count))
-      _ = body.withUnsafeBytes {
-        kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_COPYPOSTFIELDS), $0.baseAddress)
+      // POST sends a body of the length given, read by the callbacks below; the method itself
+      // is CUSTOMREQUEST's.
+      long(Int32(KERNEL_CURLOPT_POST), 1)
+      kernel_curl_easy_setopt_offset(easy, Int32(KERNEL_CURLOPT_POSTFIELDSIZE_LARGE), length)
+      reader = BodyReader(body)
+      kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_READDATA), context)
+      kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_READFUNCTION)) {
+        data, size, count, context in
+        guard let data, let context else { return 0 }
+        // CURL_READFUNC_ABORT.
+        return CurlTransfer.of(context).send(
+          into: UnsafeMutableRawBufferPointer(start: data, count: size * count),
+          abort: 0x1000_0000)
+      }
+      // libcurl rewinds the body to send it again on a connection it had to open anew.
+      kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_SEEKDATA), context)
+      kernel_curl_easy_setopt_seek(easy, Int32(KERNEL_CURLOPT_SEEKFUNCTION)) {
+        context, offset, origin in
+        // Only back to the start (SEEK_SET, 0); 2 is CURL_SEEKFUNC_CANTSEEK.
+        guard let context, offset == 0, origin == 0 else { return 2 }
+        CurlTransfer.of(context).reader?.rewind()
+        return 0
       }
     }
     for line in lines { headerList = line.withCString { kernel_curl_slist_append(headerList, $0) } }

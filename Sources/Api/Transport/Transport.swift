@@ -10,7 +10,9 @@ import HTTPTypes
 /// header fields) and its body; the platform's transport converts at its edge: `CurlTransport`
 /// on Linux, `URLSessionTransport` on Apple platforms.
 public protocol Transport: Sendable {
-  func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse
+  /// Sends `request` with `body` (read from its first byte: a retry or a redirect sends it
+  /// again), and returns the answer, its body decoded of any content coding.
+  func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse
   /// Throws `TransportError.unavailable` when this transport cannot send from this system
   /// (its library cannot be loaded), without sending anything: what `doctor` checks. None by
   /// default.
@@ -76,27 +78,36 @@ public enum TransportError: Error, Sendable, Equatable {
   /// The transport cannot work on this system (its library is missing): one sentence saying
   /// what to install.
   case unavailable(reason: String)
+  /// The request's body could not be read (its file is gone or unreadable): nothing was sent
+  /// whole, and sending again will not help.
+  case bodyUnreadable(reason: String)
 
   /// Whether the same request may succeed if sent again.
   public var isTransient: Bool {
     switch self {
     case .cannotConnect, .timedOut: true
-    case .unknownHost, .redirectRefused, .tooLarge, .headerTooLarge, .unavailable: false
+    case .unknownHost, .redirectRefused, .tooLarge, .headerTooLarge, .unavailable,
+      .bodyUnreadable:
+      false
     }
   }
 }
 
 /// Answers requests in process with a handler: the `sample` environment's transport, and a
-/// test double that needs no socket.
+/// test double that needs no socket. The handler is given the body whole.
 public struct InProcessTransport: Transport {
   public typealias Handler = @Sendable (HTTPRequest, Data?) async throws -> ApiResponse
   private let handler: Handler
 
   public init(_ handler: @escaping Handler) { self.handler = handler }
 
-  public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
+  public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
     try Task.checkCancellation()
-    let response = try await handler(request, body)
+    let bytes: Data?
+    do { bytes = try body?.data() } catch let error as BodyUnreadable {
+      throw TransportError.bodyUnreadable(reason: error.description)
+    }
+    let response = try await handler(request, bytes)
     try Task.checkCancellation()
     return response
   }

@@ -47,7 +47,7 @@
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func send(_ request: HTTPRequest, body: Data?) async throws -> ApiResponse {
+    public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
       try Task.checkCancellation()
       guard let url = request.targetURL else {
         throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
@@ -58,7 +58,17 @@
       for field in request.headerFields {
         urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
       }
-      urlRequest.httpBody = body
+      // A body of bytes alone goes as it is; one with files is copied a chunk at a time to a
+      // file of its own and uploaded from there, so no file is ever read whole.
+      var upload: URL?
+      if let body, body.parts.contains(where: { if case .file = $0 { true } else { false } }) {
+        upload = try Self.spooled(body)
+      } else {
+        do { urlRequest.httpBody = try body?.data() } catch {
+          throw TransportError.bodyUnreadable(reason: "\(error)")
+        }
+      }
+      defer { if let upload { try? FileManager.default.removeItem(at: upload) } }
       let watchdog = Task { [clock, configuration] in
         try await clock.sleep(for: configuration.resourceTimeout)
       }
@@ -66,7 +76,12 @@
       return try await withThrowingTaskGroup(of: ApiResponse?.self) { group in
         group.addTask { [session] in
           do {
-            let (data, response) = try await session.data(for: urlRequest)
+            let (data, response) =
+              if let upload {
+                try await session.upload(for: urlRequest, fromFile: upload)
+              } else {
+                try await session.data(for: urlRequest)
+              }
             guard let http = response as? HTTPURLResponse else {
               throw TransportError.cannotConnect(host: host, reason: "the answer was not HTTP")
             }
@@ -90,6 +105,29 @@
         try Task.checkCancellation()
         guard let response = first else { throw TransportError.timedOut(host: host) }
         return response
+      }
+    }
+
+    /// `body` written to a temporary file a chunk at a time.
+    private static func spooled(_ body: RequestBody) throws -> URL {
+      let file = FileManager.default.temporaryDirectory
+        .appendingPathComponent("kernel-upload-\(UUID().uuidString)")
+      do {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+          throw BodyUnreadable(file: file.path, reason: "a temporary copy could not be made")
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let reader = BodyReader(body)
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        while true {
+          let count = try chunk.withUnsafeMutableBytes { try reader.read(into: $0) }
+          if count == 0 { return file }
+          try handle.write(contentsOf: chunk[..<count])
+        }
+      } catch {
+        try? FileManager.default.removeItem(at: file)
+        throw TransportError.bodyUnreadable(reason: "\(error)")
       }
     }
 

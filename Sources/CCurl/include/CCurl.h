@@ -8,9 +8,17 @@
 #include <stdint.h>
 
 typedef size_t (*kernel_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+/// libcurl's seek callback: 0 when done, 1 on failure, 2 when it cannot seek.
+typedef int (*kernel_curl_seek_callback)(void *context, int64_t offset, int origin);
 
 enum {
   KERNEL_CURLOPT_WRITEDATA = 10001,
+  KERNEL_CURLOPT_READDATA = 10009,
+  KERNEL_CURLOPT_READFUNCTION = 20012,
+  KERNEL_CURLOPT_POST = 47,
+  KERNEL_CURLOPT_ACCEPT_ENCODING = 10102,
+  KERNEL_CURLOPT_SEEKFUNCTION = 20167,
+  KERNEL_CURLOPT_SEEKDATA = 10168,
   KERNEL_CURLOPT_URL = 10002,
   KERNEL_CURLOPT_WRITEFUNCTION = 20011,
   KERNEL_CURLOPT_LOW_SPEED_LIMIT = 19,
@@ -50,6 +58,7 @@ int kernel_curl_easy_setopt_long(void *easy, int option, long value);
 int kernel_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int kernel_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int kernel_curl_easy_setopt_callback(void *easy, int option, kernel_curl_data_callback callback);
+int kernel_curl_easy_setopt_seek(void *easy, int option, kernel_curl_seek_callback callback);
 int kernel_curl_easy_getinfo_long(void *easy, int info, long *value);
 const char *kernel_curl_easy_strerror(int code);
 
