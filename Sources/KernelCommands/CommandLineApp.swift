@@ -24,16 +24,21 @@ public struct CommandLineApp: Sendable {
   public var commands: [any ParsableCommand.Type]
   /// Commands whose many numeric arguments are taken out before parsing (see `BulkArguments`).
   public var bulkArguments: [BulkArguments]
+  /// The app's own fixture folder (relative to the working directory), what `serve` answers
+  /// without `--fixtures`; nil: Kernel's sample movie API.
+  public var fixtures: String?
 
   public init(
     _ app: KernelApp, abstract: String, examples: String = "",
-    commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = []
+    commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = [],
+    fixtures: String? = nil
   ) {
     self.app = app
     self.abstract = abstract
     self.examples = examples
     self.commands = commands
     self.bulkArguments = bulkArguments
+    self.fixtures = fixtures
   }
 
   /// The command line being run; commands read the app and the output from here, as

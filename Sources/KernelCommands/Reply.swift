@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 
@@ -20,12 +21,10 @@ public enum Reply {
     try json(encoding: JSONValue(object))
   }
 
-  /// `value` as compact JSON, keys sorted, slashes unescaped.
+  /// `value` as compact JSON, keys sorted, slashes unescaped, dates as ISO 8601 with
+  /// milliseconds in UTC: `JSONMapping.body.encoder()`, the encoder of every JSON Kernel writes.
   public static func json(encoding value: some Encodable) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
+    String(decoding: try JSONMapping.body.encoder().encode(value), as: UTF8.self)
   }
 
   /// Prints `{"<key>": [elements…], <fields>}` (keys sorted) and a newline, the list encoded
@@ -34,8 +33,7 @@ public enum Reply {
   public static func printJSON<Element: Encodable>(
     list key: String, _ elements: [Element], fields: [String: String], slice: Int = 1_000
   ) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONMapping.body.encoder()
     var members = fields.map { ($0.key, Optional($0.value)) } + [(key, nil)]
     members.sort { $0.0 < $1.0 }
     try Terminal.printPart("{")

@@ -10,27 +10,43 @@ import Foundation
   import Darwin
 #endif
 
-/// `serve`: an app's fixture folder, or the bundled movie API, over HTTP on loopback, until
-/// SIGINT or SIGTERM.
+/// `serve`: an app's fixture folder, or Kernel's sample movie API, over HTTP on loopback, until
+/// SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the app has some
+/// (`CommandLineApp.fixtures`), and of movies only when it serves them.
 struct ServeCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "serve",
-    abstract:
-      "Serve a folder of JSON fixtures (or the bundled movie API) on loopback, with latency and faults.",
-    discussion: """
-      With --fixtures DIR, DIR/api/books/7.json answers GET /api/books/7, and a file or folder \
-      named {id} answers any one segment (DIR/api/books/{id}.json); only .json files are served, \
-      each checked to hold JSON first. GET /api/auth hands out tokens unless a file answers it; \
-      with --oauth, POST /api/oauth/token is an OAuth 2.0 token endpoint (client id kernel; the \
-      password grant for user u with password pw, client credentials, refresh with rotation). \
-      An unknown path is a 404 naming it. Latency, faults and --require-auth apply to every route.
+  /// The app's default fixture folder, if it names one.
+  static var appFixtures: String? { CommandLineApp.current.fixtures }
 
-      Prints its base URL on the first line of stdout (with --port 0, the port the system \
-      chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
-      issued, the most answered at once and how many expired tokens were refused.
-      """)
+  static var configuration: CommandConfiguration {
+    let app = CommandLineApp.current.app.name
+    let what =
+      appFixtures.map { "\(app)'s fixtures (\($0)), or another folder of JSON fixtures," }
+      ?? "a folder of JSON fixtures (or Kernel's sample movie API)"
+    return CommandConfiguration(
+      commandName: "serve",
+      abstract: "Serve \(what) on loopback, with latency and faults.",
+      discussion: discussion)
+  }
 
-  @Option(help: "A folder of JSON files to serve instead of the movie API.")
+  static let discussion = """
+    With --fixtures DIR, DIR/api/books/7.json answers GET /api/books/7, and a file or folder \
+    named {id} answers any one segment (DIR/api/books/{id}.json); a file name may end in a \
+    query, one file per page (DIR/api/books?page=2.json answers GET /api/books?page=2); only \
+    .json files are served, each checked to hold JSON first. GET /api/auth hands out tokens unless a file answers it; \
+    with --oauth, POST /api/oauth/token is an OAuth 2.0 token endpoint (client id kernel; the \
+    password grant for user u with password pw, client credentials, refresh with rotation). \
+    An unknown path is a 404 naming it. Latency, faults and --require-auth apply to every route.
+
+    Prints its base URL on the first line of stdout (with --port 0, the port the system \
+    chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
+    issued, the most answered at once and how many expired tokens were refused.
+    """
+
+  @Option(
+    help: ArgumentHelp(
+      appFixtures.map { "A folder of JSON files to serve instead of \($0)." }
+        ?? "A folder of JSON files to serve instead of the sample movie API.",
+      valueName: "dir"))
   var fixtures: String?
 
   @Option(help: "A loopback address to listen on.") var host = "127.0.0.1"
@@ -50,7 +66,10 @@ struct ServeCommand: AsyncParsableCommand {
   @Flag(help: "Serve an OAuth 2.0 token endpoint at POST /api/oauth/token (see above).")
   var oauth = false
   @Option(
-    name: .customLong("extra-movies"), help: "Also serve generated movies with ids up to 15+N.")
+    name: .customLong("extra-movies"),
+    help: ArgumentHelp(
+      "Also serve generated movies with ids up to 15+N (the sample movie API).",
+      visibility: appFixtures == nil ? .default : .hidden))
   var extraMovies = 0
 
   func validate() throws {
@@ -67,8 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
     try Self.check("--fail-first", failFirst, in: 0...1_000_000)
     try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
     if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
-    if fixtures != nil && extraMovies > 0 {
-      throw ValidationError("--extra-movies adds movies to the movie API, not to --fixtures.")
+    if (fixtures ?? Self.appFixtures) != nil && extraMovies > 0 {
+      throw ValidationError("--extra-movies adds movies to the sample movie API, not to fixtures.")
     }
   }
 
@@ -94,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     options.extraMovies = extraMovies
     let name = "\(CommandLineApp.current.app.name) serve"
-    let folder = fixtures.map {
+    let folder = (fixtures ?? Self.appFixtures).map {
       URL(
         fileURLWithPath: $0,
         relativeTo: CommandLineApp.current.directory)

@@ -18,6 +18,9 @@ extension FixtureRoutes {
   ///   `GET /api/books?page=2` (and `books.json` every other page).
   /// - A folder or file named `{name}` matches any one segment: `DIR/api/books/{id}.json`
   ///   answers every book that has no file of its own.
+  /// - A file name may end in a method: `DIR/api/books.post.json` answers `POST /api/books`
+  ///   (201 Created), and `.put`, `.patch` and `.delete` their methods (200), whatever body
+  ///   the request carries: the canned answer to a write.
   /// - Only `.json` files are served; hidden files and folders are skipped. Every file must be
   ///   JSON, at most 1 MB; a file that is not is an error naming it, before anything is served.
   ///
@@ -41,9 +44,15 @@ extension FixtureRoutes {
           path: root.path, reason: "it holds more than \(folderLimits.files) JSON files")
       }
       let body = try read(root.appendingPathComponent(path))
-      let pattern = "/" + path.dropLast(".json".count)
-      routes.add("GET", pattern) { _ in
-        SampleResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
+      var pattern = "/" + path.dropLast(".json".count)
+      var method = "GET"
+      for write in ["post", "put", "patch", "delete"] where pattern.hasSuffix(".\(write)") {
+        pattern = String(pattern.dropLast(write.count + 1))
+        method = write.uppercased()
+      }
+      let status = method == "POST" ? 201 : 200
+      routes.add(method, pattern) { _ in
+        SampleResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
       }
     }
     guard count > 0 else {

@@ -1,3 +1,4 @@
+import Api
 import Foundation
 
 /// A request as the sample API sees it, whether it came over loopback HTTP or in process.
@@ -69,11 +70,8 @@ public struct SampleResponse: Sendable {
     }
   }
 
-  private static var encoder: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
+  /// Kernel's one JSON writer: keys sorted, dates as ISO 8601 with milliseconds.
+  private static var encoder: JSONEncoder { JSONMapping.body.encoder() }
 
   /// `{"error": message}` with `status`, as the fixture server's own refusals are.
   public static func error(_ status: Int, _ message: String, headers: [String: String] = [:])

@@ -115,6 +115,14 @@ import Testing
     #expect(far == nil || far == .seconds(1_000_000_000))
   }
 
+  @Test func anAnswersRetryAfterIsReadThroughThePublicApi() {
+    let now = Date(timeIntervalSince1970: 1_500_000_000)
+    let asked = ApiResponse(status: 429, headers: ["Retry-After": "Fri, 14 Jul 2017 02:40:30 GMT"])
+    #expect(asked.retryAfter(now: now) == .seconds(30))
+    #expect(ApiResponse(status: 503, headers: ["Retry-After": "120"]).retryAfter() == .seconds(120))
+    #expect(ApiResponse(status: 503).retryAfter() == nil)
+  }
+
   @Test func aRetryAfterPastTheCapGivesUpAtOnceWithAClearError() async throws {
     let clock = ImmediateClock()
     try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {

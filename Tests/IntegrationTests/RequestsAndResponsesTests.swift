@@ -173,6 +173,34 @@ import Testing
     )
   }
 
+  @Test func statusAndContentTypeAreValidatedAsEachRequestSays() async throws {
+    let server = try await FixtureServer.start()
+    defer { Task { await server.stop() } }
+    server.handle("GET", "/api/tickets/1") { _ in Self.page(1) }  // JSON sent as text/html
+    server.handle("GET", "/api/tickets/2") { _ in
+      SampleResponse(
+        status: 404, headers: ["Content-Type": "application/problem+json"],
+        body: Data(#"{"title": "gone"}"#.utf8))
+    }
+    let client = try client(server)
+    // Any content type by default; only the listed ones when the route names some.
+    _ = try await client.response(for: .get("tickets/1"))
+    var strict = Route.get("tickets/1")
+    strict.acceptableContentTypes = ["application/json"]
+    let refused = await #expect(throws: ApiError.self) { try await client.response(for: strict) }
+    #expect(refused?.failure == .badData)
+    #expect(
+      refused?.description
+        == "GET tickets/1 answered text/html; charset=utf-8, not application/json as it accepts.")
+    strict.acceptableContentTypes = ["application/json", "text/*"]
+    _ = try await client.response(for: strict)
+    // A route that accepts a 404 reads its body as its value.
+    var lenient = Route.get("tickets/2")
+    lenient.acceptableStatus = 200..<500
+    let problem = try await client.response(ApiRequest<[String: String]>(lenient))
+    #expect(problem.status == 404 && problem.value == ["title": "gone"])
+  }
+
   @Test func aQueryValueArrivesAsWritten() async throws {
     let server = try await FixtureServer.start()
     defer { Task { await server.stop() } }

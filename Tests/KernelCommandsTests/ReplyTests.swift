@@ -18,6 +18,12 @@ import Testing
     #expect(back?["name"] as? String == "Amélie \"/\" \u{1B}")
   }
 
+  @Test func datesAreWrittenAsISO8601WithMilliseconds() throws {
+    struct Stamped: Encodable { let at: Date }
+    let at = Date(timeIntervalSince1970: 1_764_064_807.123)
+    #expect(try Reply.json(encoding: Stamped(at: at)) == #"{"at":"2025-11-25T10:00:07.123Z"}"#)
+  }
+
   @Test func somethingThatIsNoJSONValueIsAnError() {
     #expect(throws: EncodingError.self) { _ = try Reply.json(["when": Date()]) }
   }

@@ -103,6 +103,33 @@ import Testing
     #expect(await get(responder, "/.hidden/secret").status == 404)
   }
 
+  @Test func aFolderServesOneFilePerPageAndCannedAnswersToWrites() async throws {
+    let folder = try TemporaryDirectory("fixtures")
+    defer { folder.remove() }
+    try write(#"{"page": 1}"#, to: folder, "api/books.json")
+    try write(#"{"page": 2}"#, to: folder, "api/books?page=2.json")
+    try write(#"{"page": "2, by title"}"#, to: folder, "api/books?page=2&sort=title.json")
+    try write(#"{"data": {"id": 4}}"#, to: folder, "api/books.post.json")
+    let routes = try FixtureRoutes.folder(folder.url)
+    #expect(
+      routes.patterns == [
+        "GET /api/books", "GET /api/books?page=2", "GET /api/books?page=2&sort=title",
+        "POST /api/books",
+      ])
+    let responder = SampleApiResponder(routes: routes)
+    #expect(text(await get(responder, "/api/books")) == #"{"page": 1}"#)
+    #expect(text(await get(responder, "/api/books?page=3")) == #"{"page": 1}"#)
+    #expect(text(await get(responder, "/api/books?page=2")) == #"{"page": 2}"#)
+    // The pattern with more query values wins; other parameters may come along.
+    #expect(
+      text(await get(responder, "/api/books?sort=title&page=2&q=x"))
+        == #"{"page": "2, by title"}"#)
+    #expect(text(await get(responder, "/api/books?page=%32")) == #"{"page": 2}"#)
+    let created = await responder.respond(
+      to: SampleRequest(method: "POST", path: "/api/books", body: Data(#"{"title": "Emma"}"#.utf8)))
+    #expect(created.status == 201 && text(created) == #"{"data": {"id": 4}}"#)
+  }
+
   @Test func aFolderThatCannotBeServedIsRefusedNamingTheFile() throws {
     let folder = try TemporaryDirectory("fixtures")
     defer { folder.remove() }

@@ -28,6 +28,10 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   /// The statuses answered as the route's value; any other is a failure that retriers judge.
   /// 2xx unless the route says otherwise (a token endpoint reads its 400 and 401 answers).
   public var acceptableStatus: Range<Int> = 200..<300
+  /// The media types an accepted answer may have (`application/json`, `application/*`);
+  /// another is refused as bad data, never decoded. Nil, the default: any, since many apis
+  /// serve JSON as `text/html`.
+  public var acceptableContentTypes: [String]? = nil
 
   public init(
     _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [],
@@ -113,6 +117,21 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     var fields = headerFields
     if fields[.contentType] == nil, let type = body?.contentType { fields[.contentType] = type }
     return HTTPRequest(method, url(in: environment), headerFields: fields)
+  }
+
+  /// Whether `contentType` (a `Content-Type` value, parameters and all) is one this route
+  /// accepts: by media type, case-insensitively, `type/*` matching any subtype.
+  public func accepts(contentType: String?) -> Bool {
+    guard let acceptable = acceptableContentTypes else { return true }
+    let media =
+      (contentType ?? "").split(separator: ";").first
+      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    return acceptable.contains { pattern in
+      let pattern = pattern.lowercased()
+      if pattern == "*/*" { return true }
+      if pattern.hasSuffix("/*") { return media.hasPrefix(pattern.dropLast()) }
+      return media == pattern
+    }
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

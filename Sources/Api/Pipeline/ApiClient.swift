@@ -164,6 +164,12 @@ public final class ApiClient: Sendable {
         let response: ApiResponse
         (request, response) = try await following(request, body: route.body)
         if route.acceptableStatus.contains(response.status) {
+          guard route.accepts(contentType: response.headerFields[.contentType]) else {
+            trace?(traceLine(request, "\(response.status)", since: started, then: "; refused"))
+            throw ApiError.unacceptableContentType(
+              route: route, contentType: response.headerFields[.contentType] ?? "none",
+              accepted: route.acceptableContentTypes ?? [])
+          }
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))
           conditional?.received.set(response.validators)
           return response

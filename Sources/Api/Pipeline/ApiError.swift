@@ -27,6 +27,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case invalidRoute(route: Route, reason: String)
   /// The transport cannot work here (its library is missing); `reason` says what to install.
   case transportUnavailable(route: Route, reason: String)
+  /// The answer's `Content-Type` is not one the route accepts (`Route.acceptableContentTypes`).
+  case unacceptableContentType(route: Route, contentType: String, accepted: [String])
   /// The body does not fit what the route returns; `field` is its path, e.g. `cast[2].name`.
   case decoding(route: Route, field: String, reason: String)
   /// An envelope (`{"success": 0, ...}`) reported failure.
@@ -48,7 +50,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .retryAfterTooLong, .transportUnavailable: .unavailable
     case .status(let failure): failure.kind
     case .redirectRefused, .envelopeFailure: .rejected
-    case .decoding, .tooLarge, .headerTooLarge: .badData
+    case .decoding, .tooLarge, .headerTooLarge, .unacceptableContentType: .badData
     case .invalidRoute: .rejected
     }
   }
@@ -81,6 +83,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       "\(route) cannot be sent: \(reason)."
     case .transportUnavailable(let route, let reason):
       "\(route) could not be sent: \(reason)."
+    case .unacceptableContentType(let route, let contentType, let accepted):
+      "\(route) answered \(contentType), not \(accepted.joined(separator: " or ")) as it accepts."
     case .decoding(let route, let field, let reason):
       "\(route) answered data that does not fit\(field.isEmpty ? "" : " at \(field)"): \(reason)."
     case .envelopeFailure(let route, let message):

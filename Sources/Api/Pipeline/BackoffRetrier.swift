@@ -51,7 +51,7 @@ public struct BackoffRetrier: RequestRetrier {
     switch outcome {
     case .response(let response):
       guard policy.statuses.contains(response.status) else { return .doNotRetry }
-      if let asked = response.headers["retry-after"].flatMap({ Self.retryAfter($0, now: now()) }) {
+      if let asked = response.retryAfter(now: now()) {
         guard asked <= policy.retryAfterCap else {
           return .fail(
             ApiError.retryAfterTooLong(
@@ -73,8 +73,10 @@ public struct BackoffRetrier: RequestRetrier {
     return capped * random.next(in: policy.jitter)
   }
 
-  /// `Retry-After` as seconds (`120`) or an HTTP date (as seen at `now`); nil when it is neither.
-  static func retryAfter(_ value: String, now: Date) -> Duration? {
+  /// A `Retry-After` value (RFC 9110, 10.2.3) as the wait it asks for: seconds (`120`) or an
+  /// HTTP date (`Wed, 25 Nov 2026 19:00:00 GMT`, as seen at `now`; a past one is no wait); nil
+  /// when it is neither. See also `ApiResponse.retryAfter(now:)`.
+  public static func retryAfter(_ value: String, now: Date) -> Duration? {
     let text = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
     let formatter = DateFormatter()

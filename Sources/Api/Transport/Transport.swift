@@ -50,6 +50,12 @@ public struct ApiResponse: Sendable {
   /// Its `ETag` and `Last-Modified`, which a cached copy of it offers on the next request.
   public var validators: CacheValidators { CacheValidators(headerFields) }
 
+  /// The wait its `Retry-After` asks for (a 429 or a 503 says it), read against `now`; nil
+  /// without one.
+  public func retryAfter(now: Date = Date()) -> Duration? {
+    headerFields[.retryAfter].flatMap { BackoffRetrier.retryAfter($0, now: now) }
+  }
+
   /// Header values by lower-cased name; the values of a repeated field joined by `, `.
   public var headers: [String: String] {
     var headers: [String: String] = [:]
