@@ -61,6 +61,6 @@ import Testing
       missing.status == 64 && missing.stderr.contains("nowhere cannot be served"), "\(missing)")
     let mixed = try await kernel.run(
       ["serve", "--fixtures", Self.folder.path, "--extra-movies", "5"])
-    #expect(mixed.status == 64 && mixed.stderr.contains("not to --fixtures"), "\(mixed)")
+    #expect(mixed.status == 64 && mixed.stderr.contains("not to fixtures"), "\(mixed)")
   }
 }
