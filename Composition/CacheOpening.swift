@@ -76,8 +76,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     return try await store().statistics()
   }
 
-  func clear() async throws -> Int {
+  func clear(origin: String?) async throws -> Int {
     guard FileManager.default.fileExists(atPath: file.path) else { return 0 }
-    return try await store().clear()
+    return try await store().clear(origin: origin)
   }
 }

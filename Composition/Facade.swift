@@ -36,7 +36,8 @@ public struct Composed: Sendable {
         let transport = config.environments[environment.name]?.transport ?? "http"
         return (
           environment.name, environment.displayURL,
-          catalog.transports[transport]?.answersInProcess ?? false
+          catalog.transports[transport]?.answersInProcess ?? false,
+          environment.origin.description
         )
       })
   }
@@ -92,10 +93,11 @@ public struct Composed: Sendable {
     return try await maintenance.statistics()
   }
 
-  /// Empties the profile's cache; nil when it keeps none.
-  public func clearCache() async throws -> Int? {
+  /// Empties the profile's cache, or only what the api at `origin` answered
+  /// (`ApiAccess.environments`' origins); nil when it keeps none.
+  public func clearCache(origin: String? = nil) async throws -> Int? {
     guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
-    return try await maintenance.clear()
+    return try await maintenance.clear(origin: origin)
   }
 
   /// Refreshes a cache started behind its answers and not yet stored.
@@ -129,8 +131,9 @@ public struct ApiAccess: Sendable {
   }
 
   /// Every environment of the config, by name, with its base URL as shown to people (a password
-  /// redacted) and whether its requests are answered in process rather than sent.
-  public let environments: [(name: String, baseURL: String, inProcess: Bool)]
+  /// redacted), whether its requests are answered in process rather than sent, and its origin
+  /// (`http://127.0.0.1:8080`: what its cached answers are kept under).
+  public let environments: [(name: String, baseURL: String, inProcess: Bool, origin: String)]
 
   /// How the current environment authenticates, and what is kept for it: never a secret.
   public struct Credential: Sendable {

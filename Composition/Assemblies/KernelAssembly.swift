@@ -92,11 +92,14 @@ public struct KernelAssembly: Assembly {
     }
   }
 
-  /// The `cache` layer with `policy`, over the cache store in the data dir.
+  /// The `cache` layer with `policy`, over the cache store in the data dir, partitioned by the
+  /// environment's origin and the identity its kept credential names.
   static func cache(_ policy: CachePolicy, _ r: Resolver) throws -> any ServiceLayer {
-    CachingLayer(
+    let context = try r.resolve((any ApiContext).self)
+    return CachingLayer(
       store: try r.resolve(), policy: policy,
-      partition: try r.resolve((any ApiContext).self).environment.origin.description,
+      partition: CachingLayer.partition(
+        origin: context.environment.origin.description, identity: context.credential?.identity),
       clock: try r.resolve(), background: try r.resolve(),
       warn: try r.resolve(Runtime.self).warn)
   }

@@ -10,7 +10,8 @@ struct CacheCommand: AsyncParsableCommand {
 
   struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "stats", abstract: "Answers stored, size, oldest and newest.")
+      commandName: "stats",
+      abstract: "Answers stored (by each environment's origin), size, oldest and newest.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -18,10 +19,19 @@ struct CacheCommand: AsyncParsableCommand {
       guard let stats = try await invocation.inspect().cacheStatistics() else {
         throw CacheCommand.noCache(invocation)
       }
+      let environments = try invocation.api().environments
+      let origins = stats.entriesByOrigin.sorted { $0.key < $1.key }.map { origin, count in
+        let names = environments.filter { $0.origin == origin }.map(\.name)
+        return (origin: origin, names: names, count: count)
+      }
       let now = Date()
       if invocation.format == .json {
         var fields: [String: any Sendable] = [
           "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
+          "origins": origins.map {
+            ["origin": $0.origin, "environments": $0.names, "entries": $0.count]
+              as [String: any Sendable]
+          },
         ]
         fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
         fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
@@ -31,6 +41,10 @@ struct CacheCommand: AsyncParsableCommand {
       try Terminal.print("cache:   \(stats.file ?? "in memory")")
       try Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes")
       try Terminal.print("answers: \(stats.entries)")
+      for (origin, names, count) in origins {
+        let named = names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"
+        try Terminal.print("  \(origin.isEmpty ? "no origin" : origin)\(named): \(count)")
+      }
       if let oldest = stats.oldest, let newest = stats.newest {
         try Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
         try Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
@@ -40,16 +54,32 @@ struct CacheCommand: AsyncParsableCommand {
 
   struct Clear: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "clear", abstract: "Delete everything cached, in one transaction.")
+      commandName: "clear",
+      abstract: "Delete everything cached, or one environment's answers, in one transaction.")
     @OptionGroup var global: GlobalOptions
+    @Argument(
+      help: "An environment whose answers alone are deleted (those of its origin, every user's).")
+    var environment: String?
 
     func run() async throws {
       let invocation = try Invocation(global)
-      guard let removed = try await invocation.services().clearCache() else {
+      var origin: String?
+      if let environment {
+        let all = try invocation.api().environments
+        guard let named = all.first(where: { $0.name == environment }) else {
+          throw UsageError(
+            "There is no environment \"\(environment)\" in \(invocation.config.file); the"
+              + " environments are: \(all.map(\.name).joined(separator: ", ")).")
+        }
+        origin = named.origin
+      }
+      guard let removed = try await invocation.services().clearCache(origin: origin) else {
         throw CacheCommand.noCache(invocation)
       }
       let what = removed == 1 ? "1 answer" : "\(removed) answers"
-      try Reply.say(invocation, "Cleared the cache: \(what) removed.", ["removed": removed])
+      let whose = environment.map { " of \($0) (\(origin ?? ""))" } ?? ""
+      try Reply.say(
+        invocation, "Cleared the cache: \(what)\(whose) removed.", ["removed": removed])
     }
   }
 

@@ -265,24 +265,43 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
               MAX(CASE WHEN \(StoredRow.readableTime) THEN storedAt END)
             FROM cache_entry
             """)
+        let origins = try Row.fetchAll(
+          db,
+          sql: """
+            SELECT CASE WHEN instr(key, ' ') > 0 THEN substr(key, 1, instr(key, ' ') - 1)
+              ELSE '' END AS origin, COUNT(*)
+            FROM cache_entry GROUP BY origin
+            """)
         let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
         return CacheStatistics(
           file: file?.path, bytes: pages * pageSize,
           entries: row.flatMap { Int.fromDatabaseValue($0[0]) } ?? 0,
           oldest: row.flatMap { StoredRow.date($0[1]) },
-          newest: row.flatMap { StoredRow.date($0[2]) }
+          newest: row.flatMap { StoredRow.date($0[2]) },
+          entriesByOrigin: Dictionary(
+            origins.map {
+              (String.fromDatabaseValue($0[0]) ?? "", Int.fromDatabaseValue($0[1]) ?? 0)
+            },
+            uniquingKeysWith: +)
         )
       }
     }
   }
 
-  public func clear() async throws -> Int {
+  public func clear(origin: String?) async throws -> Int {
     try await maintaining("cleared") {
       try await writer().write { db in
-        let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
-        try db.execute(sql: "DELETE FROM cache_entry")
-        return entries
+        guard let origin else {
+          let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
+          try db.execute(sql: "DELETE FROM cache_entry")
+          return entries
+        }
+        // The origin's keys, `<origin> …`, sort from `<origin> ` to just before `<origin>!`.
+        try db.execute(
+          sql: "DELETE FROM cache_entry WHERE key >= ? AND key < ?",
+          arguments: [origin + " ", origin + "!"])
+        return db.changesCount
       }
     }
   }

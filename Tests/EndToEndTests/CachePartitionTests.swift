@@ -72,5 +72,28 @@ import Testing
     #expect(stagingSeen.all == ["none", "\"Staging Dory\""])
     await staging.stop()
     await production.stop()
+
+    // Stats count each origin's answers and name its environment; one environment is cleared.
+    let origin = { (server: FixtureServer) in "http://127.0.0.1:\(server.port)" }
+    let stats = try await kernel.run(["cache", "stats"])
+    #expect(stats.stdout.contains("  \(origin(staging)) (staging): 1\n"), "\(stats)")
+    #expect(stats.stdout.contains("  \(origin(production)) (production): 1\n"), "\(stats)")
+    let statsJSON = try await kernel.run(["cache", "stats"] + json)
+    let origins = statsJSON.json?["origins"] as? [[String: Any]]
+    #expect(
+      Set(origins?.compactMap { ($0["environments"] as? [String])?.first } ?? [])
+        == ["staging", "production"])
+    let cleared = try await kernel.run(["cache", "clear", "staging"])
+    #expect(
+      cleared.stdout == "Cleared the cache: 1 answer of staging (\(origin(staging))) removed.\n",
+      "\(cleared)")
+    let stagingGone = try await kernel.run(
+      ["--environment", "staging", "--profile", "offline", "movies", "get", "1"] + json)
+    #expect(stagingGone.status == 69)
+    let productionKept = try await kernel.run(
+      ["--profile", "offline", "movies", "get", "1"] + json)
+    #expect(productionKept.movieNames == ["Production Dory"], "\(productionKept)")
+    let unknown = try await kernel.run(["cache", "clear", "qa"])
+    #expect(unknown.status == 64 && unknown.stderr.contains(#"There is no environment "qa""#))
   }
 }

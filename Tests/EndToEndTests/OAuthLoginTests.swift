@@ -101,3 +101,38 @@ extension OAuthLoginTests {
     }
   }
 }
+
+extension OAuthLoginTests {
+  /// The cache keeps a signed-in user's answers under their identity: logged out, or as anyone
+  /// else, they are not served.
+  @Test func aSignedInUsersAnswersServeNoOneElse() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try kernel.write(
+        """
+        profile: layered
+        profiles:
+          layered: {movies: ["cache(networkFirst)", api]}
+          offline: {movies: [store]}
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
+        """, to: "Config/kernel.yaml")
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
+      let mine = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+      #expect(mine.status == 0 && mine.stdout.contains("Finding Dory"), "\(mine)")
+      #expect(try await kernel.run(["auth", "logout"]).status == 0)
+      let anyone = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+      #expect(anyone.status == 69 && anyone.stdout.isEmpty, "\(anyone)")
+      let stats = try await kernel.run(["cache", "stats"])
+      #expect(stats.stdout.contains("answers: 1\n"), "\(stats)")
+    }
+  }
+}

@@ -101,11 +101,15 @@ public protocol AuthenticationCredential: Codable, Sendable, Equatable {
   var expiresAt: Date? { get }
   /// When it was issued: with `expiresAt`, its lifetime, which bounds how early it is refreshed.
   var issuedAt: Date? { get }
+  /// Whom it speaks for (a user name or id) when that is known: a cache keeps each identity's
+  /// answers apart, so one user's private answers never serve another (`CachingLayer`).
+  var identity: String? { get }
 }
 
 extension AuthenticationCredential {
   public var expiresAt: Date? { nil }
   public var issuedAt: Date? { nil }
+  public var identity: String? { nil }
 }
 
 /// What an authenticator gets and sends a credential with.

@@ -9,6 +9,8 @@ import HTTPTypes
 public struct BasicAuthenticator: Authenticator {
   public struct Credentials: AuthenticationCredential, CustomStringConvertible {
     public let authorization: String
+    /// The user name.
+    public var identity: String?
     public var description: String { "Basic credentials (redacted)" }
   }
 
@@ -19,10 +21,13 @@ public struct BasicAuthenticator: Authenticator {
   public func standingCredential(for environment: ApiEnvironment) -> Credentials? {
     if let user = environment.values["username"], !user.isEmpty {
       let pair = "\(user):\(environment.values["password"] ?? "")"
-      return Credentials(authorization: "Basic " + Data(pair.utf8).base64EncodedString())
+      return Credentials(
+        authorization: "Basic " + Data(pair.utf8).base64EncodedString(), identity: user)
     }
     return HTTPRequest.basicAuthorization(in: environment.baseURL).map {
-      Credentials(authorization: $0)
+      Credentials(
+        authorization: $0,
+        identity: URLComponents(url: environment.baseURL, resolvingAgainstBaseURL: false)?.user)
     }
   }
 

@@ -28,6 +28,8 @@ public struct OAuth2Authenticator: Authenticator {
     public let issuedAt: Date?
     public let expiresAt: Date?
     public let scope: String?
+    /// The user of the password grant; kept across refreshes.
+    public var identity: String?
 
     public var description: String {
       "\(tokenType) token (redacted)\(refreshToken == nil ? "" : " with a refresh token")"
@@ -79,17 +81,21 @@ public struct OAuth2Authenticator: Authenticator {
         throw AuthenticationError.loginRequired(
           "the password grant needs a user name and a password")
       }
-      return try await token(
+      var issued = try await token(
         ["grant_type": "password", "username": username, "password": password], keeping: nil,
         in: context)
+      issued.identity = username
+      return issued
     }
   }
 
   public func refresh(_ current: Token?, in context: AuthenticationContext) async throws -> Token {
     if let refreshToken = current?.refreshToken {
-      return try await token(
+      var refreshed = try await token(
         ["grant_type": "refresh_token", "refresh_token": refreshToken], keeping: refreshToken,
         in: context)
+      refreshed.identity = current?.identity
+      return refreshed
     }
     switch grant {
     case .clientCredentials:

@@ -36,10 +36,13 @@ public struct StoredCredential: Sendable, Hashable, Codable, CustomStringConvert
   /// The authenticator that issued it, by the name it is registered under (`oauth2`).
   public let authenticator: String
   public let value: JSONValue
+  /// Whom it speaks for, as the credential said (`AuthenticationCredential.identity`).
+  public let identity: String?
 
-  public init(authenticator: String, value: JSONValue) {
+  public init(authenticator: String, value: JSONValue, identity: String? = nil) {
     self.authenticator = authenticator
     self.value = value
+    self.identity = identity
   }
 
   /// `credential`, issued by the authenticator registered as `authenticator`; its dates as
@@ -48,7 +51,8 @@ public struct StoredCredential: Sendable, Hashable, Codable, CustomStringConvert
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     self.init(
-      authenticator: authenticator, value: try JSONValue(encoding: credential, with: encoder))
+      authenticator: authenticator, value: try JSONValue(encoding: credential, with: encoder),
+      identity: credential.identity)
   }
 
   /// The value as the credential type `type`, read as `init(_:_:)` wrote it.

@@ -42,21 +42,40 @@ public struct CacheStatistics: Sendable, Equatable {
   /// When the oldest and the newest answer were stored.
   public var oldest: Date?
   public var newest: Date?
+  /// How many answers each api origin gave (`http://127.0.0.1:8080`: the first word of a
+  /// partitioned key, see `CachingLayer.partition`); "" for keys of no partition.
+  public var entriesByOrigin: [String: Int]
 
-  public init(file: String?, bytes: Int64, entries: Int, oldest: Date?, newest: Date?) {
+  public init(
+    file: String?, bytes: Int64, entries: Int, oldest: Date?, newest: Date?,
+    entriesByOrigin: [String: Int] = [:]
+  ) {
     self.file = file
     self.bytes = bytes
     self.entries = entries
     self.oldest = oldest
     self.newest = newest
+    self.entriesByOrigin = entriesByOrigin
+  }
+
+  /// The origin a stored key belongs to: its first word, or "" when it has none.
+  public static func origin(ofKey key: String) -> String {
+    guard let space = key.firstIndex(of: " ") else { return "" }
+    return String(key[..<space])
   }
 }
 
 /// Looking after a cache as a whole, so the command front never names the store's type.
 public protocol CacheMaintenance: Sendable {
   func statistics() async throws -> CacheStatistics
+  /// Deletes every stored answer, or those of one api `origin` (`http://127.0.0.1:8080`, every
+  /// identity's), in one transaction; returns how many there were.
+  func clear(origin: String?) async throws -> Int
+}
+
+extension CacheMaintenance {
   /// Deletes every stored answer in one transaction; returns how many there were.
-  func clear() async throws -> Int
+  public func clear() async throws -> Int { try await clear(origin: nil) }
 }
 
 /// Nothing is stored for a call, and the policy does not ask the network.

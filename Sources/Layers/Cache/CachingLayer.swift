@@ -38,6 +38,14 @@ public struct CachingLayer: ServiceLayer {
     self.warnings = Warnings(warn)
   }
 
+  /// The partition of an api's answers: its `origin` (`https://api.example:443`), and `identity`
+  /// (the signed-in user, as a credential names it) when there is one, so one user's private
+  /// answers never serve another: `https://api.example:443 user 42`.
+  public static func partition(origin: String, identity: String?) -> String {
+    guard let identity, !identity.isEmpty else { return origin }
+    return origin + " user " + identity
+  }
+
   /// Returns once every refresh this layer started behind an answer has stored its result or
   /// failed.
   public func settle() async { await background.settle() }

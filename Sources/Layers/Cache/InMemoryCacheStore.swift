@@ -29,14 +29,21 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
       let times = entries.values.map(\.storedAt)
       return CacheStatistics(
         file: nil, bytes: Int64(entries.values.reduce(0) { $0 + $1.payload.count }),
-        entries: entries.count, oldest: times.min(), newest: times.max())
+        entries: entries.count, oldest: times.min(), newest: times.max(),
+        entriesByOrigin: Dictionary(
+          entries.keys.map { (CacheStatistics.origin(ofKey: $0), 1) }, uniquingKeysWith: +))
     }
   }
 
-  public func clear() async throws -> Int {
+  public func clear(origin: String?) async throws -> Int {
     entries.withLock { entries in
-      defer { entries.removeAll() }
-      return entries.count
+      let before = entries.count
+      if let origin {
+        entries = entries.filter { CacheStatistics.origin(ofKey: $0.key) != origin }
+      } else {
+        entries.removeAll()
+      }
+      return before - entries.count
     }
   }
 }
