@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
   static var configuration: CommandConfiguration {
     let app = CommandLineApp.current.app.name
     let what =
-      appFixtures.map { "\(app)'s fixtures (\($0)), or another folder of JSON fixtures," }
+      appFixtures.map { "the fixtures of \(app) (\($0)), or another folder of JSON fixtures," }
       ?? "a folder of JSON fixtures (or Kernel's sample movie API)"
     return CommandConfiguration(
       commandName: "serve",

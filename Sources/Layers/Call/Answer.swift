@@ -53,7 +53,9 @@ public struct Next<Value: Sendable>: Sendable {
     _ call: ServiceCall<Value>, _ source: Source<Service>?,
     _ fetch: @escaping @Sendable (Service) async throws -> Value
   ) -> Next<Value> {
-    guard let source else { return Next { _ in throw CacheMiss(what: call.summary) } }
+    guard let source else {
+      return Next { _ in throw CacheMiss(what: call.summary, cachable: call.codec != nil) }
+    }
     return Next { offered in
       let made = source.make(offered)
       let inner = Provenance.Recorder()

@@ -9,24 +9,42 @@ public struct Book: Codable, Sendable, Equatable {
   public let id: Int
   public let title: String
   public let author: String
+  public let addedAt: Date
+}
 
-  public init(id: Int, title: String, author: String) {
-    (self.id, self.title, self.author) = (id, title, author)
-  }
+/// A book to add: what the app posts.
+public struct NewBook: Codable, Sendable {
+  public let title: String
+  public let author: String
+  public init(title: String, author: String) { (self.title, self.author) = (title, author) }
 }
 
 /// What the app asks for; the profile's stack answers it.
 public protocol BookService: Sendable {
   func book(id: Int) async throws -> Book
   func shelf() async throws -> [Book]
+  func add(_ book: NewBook) async throws -> Book
 }
+
+/// The library's api: `{"data": …, "meta": {"next_page": 2}}`, snake_case keys, ISO 8601
+/// timestamps with milliseconds. One description; no decoding code.
+let library = JSONMapping(keyPath: "data", keys: .snakeCase)
 
 /// The `api` source: request values sent through Kernel's client (environment, adapters,
 /// retriers, transport, validation, JSON mapping).
 struct ApiBookService: BookService {
   let client: ApiClient
-  func book(id: Int) async throws -> Book { try await client.send(.init(.get("books/\(id)"))) }
-  func shelf() async throws -> [Book] { try await client.send(.init(.get("books"))) }
+  func book(id: Int) async throws -> Book {
+    try await client.send(.init(.get("books/\(id)"), mapping: library))
+  }
+  func shelf() async throws -> [Book] {
+    try await client.all(
+      .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"))
+  }
+  func add(_ book: NewBook) async throws -> Book {
+    let body = try RequestBody.json(book, encoder: library.encoder())
+    return try await client.send(.init(.post("books", body: body), mapping: library))
+  }
 }
 
 /// The layered form: one call description per call. The layers a profile names wrap it; with
@@ -36,21 +54,19 @@ struct LayeredBookService: BookService, LayeredService {
   var layers: LayerStack
 
   func book(id: Int) async throws -> Book {
-    try await answer(.init(name: "book", key: "books/\(id)", summary: "book \(id)")) {
-      try await $0.book(id: id)
-    }
+    let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
+    return try await layers.answer(call, from: base) { try await $0.book(id: id) }
   }
 
   func shelf() async throws -> [Book] {
-    try await answer(.init(name: "shelf", key: "books", summary: "the shelf")) {
-      try await $0.shelf()
-    }
+    let call = ServiceCall<[Book]>(name: "shelf", key: "books", summary: "the shelf")
+    return try await layers.answer(call, from: base) { try await $0.shelf() }
   }
 
-  private func answer<Value: Sendable>(
-    _ call: ServiceCall<Value>, _ fetch: @escaping @Sendable (any BookService) async throws -> Value
-  ) async throws -> Value {
-    try await layers.answer(call, from: base, fetch)
+  /// A write is never answered from the cache: no codec.
+  func add(_ book: NewBook) async throws -> Book {
+    let call = ServiceCall<Book>(name: "add", key: "books/new", summary: "a new book", codec: nil)
+    return try await layers.answer(call, from: base) { try await $0.add(book) }
   }
 }
 // end snippet

@@ -10,8 +10,9 @@ import KernelCommands
     CommandLineApp(
       .books, abstract: "Books from the library's api, its SQLite cache, or both.",
       examples:
-        "Examples:\n  books serve --fixtures Fixtures &\n  books get 1\n  books --profile offline shelf",
-      commands: [Get.self, Shelf.self])
+        "Examples:\n  books serve &\n  books get 1\n  books add --title Middlemarch --author 'George Eliot'"
+        + "\n  books --profile offline shelf",
+      commands: [Get.self, Shelf.self, Add.self], fixtures: "Fixtures")
   }
 }
 // end snippet
@@ -49,6 +50,21 @@ struct Shelf: AsyncParsableCommand {
   }
 }
 
+/// `books add --title T --author A`: posts a new book and shows what the api made of it.
+struct Add: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Add a book to the shelf.")
+  @OptionGroup var global: GlobalOptions
+  @Option(help: "Its title.") var title: String
+  @Option(help: "Its author.") var author: String
+
+  func run() async throws {
+    let invocation = try Invocation(global)
+    let book = NewBook(title: title, author: author)
+    let added = try await invocation.fetch((any BookService).self) { [try await $0.add(book)] }
+    try show(added, invocation)
+  }
+}
+
 /// A line per book and where they came from, or `{"origin": …, "books": […]}`.
 func show(_ fetched: Fetched<[Book]>, _ invocation: Invocation) throws {
   let books = fetched.value
@@ -57,6 +73,9 @@ func show(_ fetched: Fetched<[Book]>, _ invocation: Invocation) throws {
     return try Terminal.printExact(
       try Reply.json(encoding: Answer(origin: fetched.origin, books: books)))
   }
-  for book in books { try Terminal.print("\(book.id)  \(book.title), \(book.author)") }
+  for book in books {
+    let added = book.addedAt.formatted(.iso8601.year().month().day())
+    try Terminal.print("\(book.id)  \(book.title), \(book.author) (added \(added))")
+  }
   try Terminal.print(fetched.footer(books.count == 1 ? "1 book" : "\(books.count) books"))
 }

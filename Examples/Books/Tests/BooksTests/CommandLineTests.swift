@@ -30,9 +30,11 @@ import Testing
     let offline = try await books.run(url + ["shelf"], variables: ["BOOKS_PROFILE": "offline"])
     #expect(offline.status == 0, "\(offline)")
     let lines = { (run: BuiltCommand.Run) in run.stdout.split(separator: "\n").dropLast() }
+    // The shelf is two pages, walked to the end; each book's ISO 8601 timestamp read.
     #expect(
       lines(layered) == [
-        "1  Dune, Frank Herbert", "2  Emma, Jane Austen", "3  Beloved, Toni Morrison",
+        "1  Dune, Frank Herbert (added 2026-01-05)", "2  Emma, Jane Austen (added 2026-02-11)",
+        "3  Beloved, Toni Morrison (added 2026-03-20)",
       ])
     #expect(lines(offline) == lines(layered))
     #expect(layered.stdout.contains("3 books from the api in"))
@@ -40,7 +42,7 @@ import Testing
     // The app's own setting, by its flag, before or after the command.
     let first = try await books.run(
       url + ["--per-page", "1", "shelf"], variables: ["BOOKS_PROFILE": "offline"])
-    #expect(lines(first) == ["1  Dune, Frank Herbert"], "\(first)")
+    #expect(lines(first) == ["1  Dune, Frank Herbert (added 2026-01-05)"], "\(first)")
     let shown = try await books.run(["config", "show", "--per-page", "1"])
     #expect(
       shown.stdout.split(separator: "\n").contains {
@@ -50,6 +52,14 @@ import Testing
       url + ["--profile", "offline", "get", "2", "--format", "json"])
     #expect(json.stdout.replacingOccurrences(of: "network", with: "cache") == cached.stdout)
     #expect(cached.json?["origin"] as? String == "cache")
+    // The timestamp to the millisecond, from the api and from the cache alike.
+    #expect(json.stdout.contains(#""addedAt":"2026-02-11T17:04:12.007Z""#), "\(json)")
+    // A write needs the api: offline it is refused, nothing made up.
+    let offlineAdd = try await books.run(
+      url + ["--profile", "offline", "add", "--title", "Middlemarch", "--author", "George Eliot"])
+    #expect(offlineAdd.status == 69 && offlineAdd.stdout.isEmpty, "\(offlineAdd)")
+    #expect(
+      offlineAdd.stderr.hasPrefix("A new book needs the api, and this profile's stack has none"))
   }
 
   @Test func kernelsCommandsWorkUnderTheAppsNamePrefixAndDataDir() async throws {
@@ -76,6 +86,12 @@ import Testing
       url + ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
     #expect(login.stdout.hasPrefix("Logged in to local;"), "\(login)")
     #expect(try await books.run(url + ["get", "1"]).status == 0)
+    // A POST with a JSON body, answered 201 by the fixture folder's books.post.json.
+    let added = try await books.run(
+      url + ["add", "--title", "Middlemarch", "--author", "George Eliot", "--format", "json"])
+    #expect(
+      (added.json?["books"] as? [[String: Any]])?.first?["title"] as? String == "Middlemarch",
+      "\(added)")
     let status = try await books.run(url + ["auth", "status", "--format", "json"])
     #expect(status.json?["loggedIn"] as? Bool == true)
     #expect(try await books.run(["cache", "stats"]).stdout.contains("answers: 1"))

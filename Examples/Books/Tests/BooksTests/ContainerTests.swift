@@ -24,25 +24,55 @@ import Testing
     RecordingTransport { _, _ in ApiResponse(status: 200, body: Data(json.utf8)) }
   }
 
-  @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
+  /// The `api` profile's book service over a transport answering `book` in the library's
+  /// envelope, the transport, and the data dir to remove.
+  static func api(answering book: String) throws -> (
+    any BookService, RecordingTransport, TemporaryDirectory
+  ) {
     let data = try TemporaryDirectory("books")
-    defer { data.remove() }
-    let transport = Self.answering(#"{"id": 7, "title": "Dune", "author": "Frank Herbert"}"#)
+    let transport = Self.answering(#"{"data": \#(book)}"#)
     let container = try composedContainer(
       app: .books, config: try Self.config("api"), dataDirectory: data.url
     ) { try $0.register((any Transport).self) { _ in transport } }
-    let books = try container.resolve((any BookService).self)
-    #expect(try await books.book(id: 7) == Book(id: 7, title: "Dune", author: "Frank Herbert"))
+    return (try container.resolve((any BookService).self), transport, data)
+  }
+
+  @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
+    let (books, transport, data) = try Self.api(
+      answering:
+        #"{"id": 7, "title": "Dune", "author": "Frank Herbert", "added_at": "2026-01-05T09:30:00.250Z"}"#
+    )
+    defer { data.remove() }
+    let dune = try await books.book(id: 7)
+    #expect(dune.title == "Dune" && dune.author == "Frank Herbert")
+    #expect(dune.addedAt == Date(timeIntervalSince1970: 1_767_605_400.25))
     let sent = try #require(transport.requests.all.first)
     #expect(sent.targetURL?.absoluteString == "http://127.0.0.1:8080/api/books/7")
     #expect(sent.value(of: "X-Library-Card") == "k-local")
+  }
+
+  @Test func aNewBookIsPostedAsJSONInTheLibrarysSpelling() async throws {
+    let (books, transport, data) = try Self.api(
+      answering:
+        #"{"id": 4, "title": "Middlemarch", "author": "George Eliot", "added_at": "2026-11-25T19:00:00.123Z"}"#
+    )
+    defer { data.remove() }
+    let added = try await books.add(NewBook(title: "Middlemarch", author: "George Eliot"))
+    #expect(added.id == 4)
+    let sent = try #require(transport.requests.all.first)
+    #expect(sent.method == .post && sent.value(of: "Content-Type") == "application/json")
+    let body = try #require(transport.bodies.all.first ?? nil)
+    #expect(
+      String(decoding: body, as: UTF8.self) == #"{"author":"George Eliot","title":"Middlemarch"}"#)
   }
 
   @Test func theOfflineStackAnswersFromTheStoreTheLayeredOneFilled() async throws {
     let data = try TemporaryDirectory("books")
     defer { data.remove() }
     let store = InMemoryCacheStore()
-    let transport = Self.answering(#"[{"id": 2, "title": "Emma", "author": "Jane Austen"}]"#)
+    let transport = Self.answering(
+      #"{"data": [{"id": 2, "title": "Emma", "author": "Jane Austen", "added_at": "2026-02-11T17:04:12.007Z"}], "meta": {"next_page": null}}"#
+    )
     let layered = try composedContainer(
       app: .books, config: try Self.config("layered"), dataDirectory: data.url
     ) { child in

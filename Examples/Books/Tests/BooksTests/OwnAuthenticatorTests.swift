@@ -68,7 +68,11 @@ struct LibraryCardAuthenticator: Authenticator {
     let folder = try TemporaryDirectory("books")
     defer { folder.remove() }
     let transport = RecordingTransport { _, _ in
-      ApiResponse(status: 200, body: Data(#"{"id": 1, "title": "Emma", "author": "Austen"}"#.utf8))
+      ApiResponse(
+        status: 200,
+        body: Data(
+          #"{"data": {"id": 1, "title": "Emma", "author": "Austen", "added_at": "2026-02-11T17:04:12Z"}}"#
+            .utf8))
     }
     let container = try composedContainer(
       app: Self.app, config: try Self.config(auth: "libraryCard(header: X-Library)", in: folder),
