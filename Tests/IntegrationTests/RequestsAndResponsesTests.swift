@@ -201,6 +201,59 @@ import Testing
     #expect(problem.status == 404 && problem.value == ["title": "gone"])
   }
 
+  struct NewTicket: Encodable {
+    let title: String
+    let dueAt: Date
+  }
+
+  /// The README's sample, run against a tracker served on loopback.
+  @Test func theReadmeSampleReadsWritesAndWalksPages() async throws {
+    let server = try await FixtureServer.start()
+    defer { Task { await server.stop() } }
+    server.handle("GET", "/api/tickets") { request in
+      Self.page(Int(request.query["page"] ?? "1") ?? 1)
+    }
+    server.handle("POST", "/api/tickets") { request in
+      let sent = String(decoding: request.body, as: UTF8.self)
+      let ok = sent == #"{"due_at":"2025-12-01T09:00:00.000Z","title":"Crash"}"#
+      return .staticFile(
+        Data(
+          #"{"data": {"id": 7, "title": "Crash", "created_at": "2026-11-25T10:00:07.123Z"}}"#.utf8),
+        status: ok ? 201 : 400)
+    }
+    server.handle("GET", "/api/tickets/{id}") { _ in
+      .error(404, "no ticket 9")
+    }
+    let client = try client(server)
+    // snippet: requests-responses
+    // {"data": [{"id": 1, "created_at": "2026-11-25T10:00:01.123Z", …}], "meta": {"next_page": 2}}
+    let tracker = JSONMapping(keyPath: "data", dates: .iso8601, keys: .snakeCase)
+
+    // Every page of open tickets, walked by meta.next_page (or `paging: .link`).
+    let open = ApiRequest<[Ticket]>(
+      .get("tickets", query: [URLQueryItem(name: "state", value: "open")]), mapping: tracker)
+    let tickets = try await client.all(open, paging: .field("meta.next_page", query: "page"))
+
+    // A POST with a JSON body written as the api spells it: {"due_at": "2025-12-01T09:00:00.000Z", …}
+    let new = NewTicket(title: "Crash", dueAt: Date(timeIntervalSince1970: 1_764_579_600))
+    let created = try await client.send(
+      ApiRequest<Ticket>(
+        .post("tickets", body: try .json(new, encoder: tracker.encoder())), mapping: tracker))
+
+    // A refused answer keeps its status, headers and body; 404 is its own kind of failure.
+    do {
+      _ = try await client.send(ApiRequest<Ticket>(.get("tickets/9"), mapping: tracker))
+    } catch ApiError.status(let failure) where failure.kind == .notFound {
+      print(failure)  // GET tickets/9 was not found (HTTP 404): no ticket 9.
+    }
+    // end snippet
+    #expect(tickets.count == 6 && created.id == 7)
+    let missing = await #expect(throws: ApiError.self) {
+      try await client.send(ApiRequest<Ticket>(.get("tickets/9"), mapping: tracker))
+    }
+    #expect(missing?.description == "GET tickets/9 was not found (HTTP 404): no ticket 9.")
+  }
+
   @Test func aQueryValueArrivesAsWritten() async throws {
     let server = try await FixtureServer.start()
     defer { Task { await server.stop() } }
