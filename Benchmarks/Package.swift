@@ -17,6 +17,7 @@ let package = Package(
         .product(name: "Injection", package: "Kernel"),
         .product(name: "Api", package: "Kernel"),
         .product(name: "SampleApi", package: "Kernel"),
+        .product(name: "KernelTesting", package: "Kernel"),
         .product(name: "Layers", package: "Kernel"),
         .product(name: "Store", package: "Kernel"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

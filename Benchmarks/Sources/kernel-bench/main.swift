@@ -1,3 +1,5 @@
+import Foundation
+
 // kernel-bench SUITE...: runs the named suites (all when none is named) and prints one line per
 // case, `suite.case name_ns=<n> ...`, medians of interleaved rounds measured in this process.
 let suites: [String: @Sendable () async throws -> Void] = [
@@ -8,6 +10,14 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "store": { try await StoreBench.run() },
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
+// The memory suite's upload, run as a process of its own.
+if requested.first == "upload-once", requested.count == 3 {
+  do { try await MemoryBench.uploadOnce(requested[1], requested[2]) } catch {
+    print("kernel-bench: upload-once failed: \(error)")
+    exit(1)
+  }
+  exit(0)
+}
 let unknown = requested.filter { suites[$0] == nil }
 if !unknown.isEmpty {
   print(

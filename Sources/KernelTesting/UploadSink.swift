@@ -1,6 +1,4 @@
-import CCompression
 import Foundation
-import KernelTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,22 +8,26 @@ import Synchronization
 #endif
 
 /// A loopback HTTP/1.1 server on plain sockets that reads request bodies of any size as they
-/// arrive, keeping only their length, their CRC-32 and their first bytes: what a 50 MB
-/// upload is checked against. It answers each request `{"bytes": N}` and closes.
-final class UploadSink: Sendable {
-  struct Received: Sendable {
-    let head: String
-    let bytes: Int
-    let digest: UInt64
+/// arrive, keeping only their length, a digest and their first bytes: what an upload of any
+/// size is checked against, with its own memory flat. It answers each request `{"bytes": N}`
+/// and closes the connection.
+public final class UploadSink: Sendable {
+  /// One request as it arrived.
+  public struct Received: Sendable {
+    /// The request line and header fields, as sent.
+    public let head: String
+    public let bytes: Int
+    /// `UploadSink.digest` of the whole body.
+    public let digest: UInt64
     /// The body's first 4 KB.
-    let prefix: Data
+    public let prefix: Data
   }
 
-  let port: UInt16
+  public let port: UInt16
   private let listener: Int32
   private let received = Mutex<[Received]>([])
 
-  init() throws {
+  public init() throws {
     (listener, port) = try loopbackListener()
     Thread.detachNewThread { [self] in
       while true {
@@ -40,20 +42,23 @@ final class UploadSink: Sendable {
     }
   }
 
-  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/api/") ?? URL(filePath: "/") }
+  /// `http://127.0.0.1:PORT/api/`.
+  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/api/") ?? URL(filePath: "/") }
 
-  var requests: [Received] { received.withLock { $0 } }
+  /// Every request read whole, in order.
+  public var requests: [Received] { received.withLock { $0 } }
 
-  func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+  /// Stops accepting.
+  public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
-  /// zlib's CRC-32 of `bytes`, continuing from `digest`.
-  static func digest(_ bytes: some ContiguousBytes, from digest: UInt64 = 0) -> UInt64 {
-    bytes.withUnsafeBytes { buffer in
-      UInt64(
-        crc32(
-          uLong(digest), buffer.baseAddress?.assumingMemoryBound(to: Bytef.self),
-          uInt(buffer.count)))
-    }
+  /// FNV-1a (64 bits) of `bytes`, continuing from `digest`: a body digested a chunk at a
+  /// time equals it digested whole.
+  public static func digest(
+    _ bytes: some Sequence<UInt8>, from digest: UInt64 = 0xcbf2_9ce4_8422_2325
+  ) -> UInt64 {
+    var digest = digest
+    for byte in bytes { digest = (digest ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return digest
   }
 
   private func serve(_ connection: Int32) {
@@ -89,6 +94,11 @@ final class UploadSink: Sendable {
     let response =
       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(answer.utf8.count)"
       + "\r\nConnection: close\r\n\r\n" + answer
-    _ = response.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    #if canImport(Darwin)
+      let flags: Int32 = 0
+    #else
+      let flags = Int32(MSG_NOSIGNAL)
+    #endif
+    _ = response.withCString { send(connection, $0, strlen($0), flags) }
   }
 }
