@@ -1,6 +1,8 @@
 import Foundation
+import Domain
 import GRDB
 import KernelTesting
+import SampleApi
 import Testing
 
 /// The cache under every policy and fault, as `kernel` shows it: answers are never lost to a
@@ -163,6 +165,38 @@ import Testing
     #expect(text.stdout.components(separatedBy: "Finding Dory").count == 2, "\(text)")
     #expect(text.stdout.contains("1 movie from cache"))
     #expect(text.stdout.contains("The api's answer is the same."))
+  }
+
+  /// An api that writes timestamps with milliseconds: the copy the cache keeps reads back equal
+  /// to the api's answer, so an unchanged answer is printed once.
+  @Test func cacheThenNetworkPrintsAnUnchangedAnswerWithMillisecondsOnce() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer { server in
+      server.handle("GET", "/api/movies/1") { _ in
+        .json(
+          JSONValue.object([
+            "id": .integer(1), "name": .string("Finding Dory"), "year": .integer(2016),
+            "releaseDate": .string("2016-06-17T10:00:07.123Z"), "grossing": .integer(486),
+            "rating": .number(77), "cast": .array([]),
+          ]))
+      }
+      try kernel.write(
+        """
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)"}
+        profiles:
+          updates: {movies: [cache(cacheThenNetwork), api]}
+        """, to: "Config/kernel.yaml")
+      let first = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
+      #expect(first.status == 0, "\(first)")
+      let again = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
+      #expect(again.stdout.components(separatedBy: "Finding Dory").count == 2, "\(again)")
+      #expect(again.stdout.contains("The api's answer is the same."), "\(again)")
+      let json = try await kernel.run(["--profile", "updates", "movies", "get", "1", "--format", "json"])
+      #expect(json.stdout.split(separator: "\n").count == 1, "\(json)")
+    }
   }
 
   @Test func staleWhileRevalidateStoresItsRefreshBeforeKernelExits() async throws {
