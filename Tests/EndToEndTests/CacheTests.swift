@@ -1,5 +1,5 @@
-import Foundation
 import Domain
+import Foundation
 import GRDB
 import KernelTesting
 import SampleApi
@@ -194,7 +194,9 @@ import Testing
       let again = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
       #expect(again.stdout.components(separatedBy: "Finding Dory").count == 2, "\(again)")
       #expect(again.stdout.contains("The api's answer is the same."), "\(again)")
-      let json = try await kernel.run(["--profile", "updates", "movies", "get", "1", "--format", "json"])
+      let json = try await kernel.run([
+        "--profile", "updates", "movies", "get", "1", "--format", "json",
+      ])
       #expect(json.stdout.split(separator: "\n").count == 1, "\(json)")
     }
   }
