@@ -9,8 +9,11 @@ import FuzzDriver
 public func fuzzMapping(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   let body = Data(UnsafeBufferPointer(start: bytes, count: count))
   let mappings = [
-    JSONMapping.body, JSONMapping(keyPath: "data"), JSONMapping(envelope: true),
-    JSONMapping(keyPath: "info.items", envelope: true),
+    JSONMapping.body, JSONMapping(keyPath: "data"), JSONMapping.successEnvelope,
+    JSONMapping.successEnvelope.at("data.info.items"),
+    JSONMapping(keyPath: "data", keys: .snakeCase),
+    JSONMapping(dates: .day), JSONMapping(dates: .millisecondsSince1970),
+    JSONMapping(dates: .pattern("dd/MM/yyyy HH:mm")),
   ]
   for mapping in mappings {
     expectApiError {
