@@ -60,27 +60,29 @@
       }
       // A body of bytes alone goes as it is; one with files is copied a chunk at a time to a
       // file of its own and uploaded from there, so no file is ever read whole.
-      var upload: URL?
+      let upload: URL?
       if let body, body.parts.contains(where: { if case .file = $0 { true } else { false } }) {
         upload = try Self.spooled(body)
       } else {
+        upload = nil
         do { urlRequest.httpBody = try body?.data() } catch {
           throw TransportError.bodyUnreadable(reason: "\(error)")
         }
       }
       defer { if let upload { try? FileManager.default.removeItem(at: upload) } }
+      let sent = urlRequest
       let watchdog = Task { [clock, configuration] in
         try await clock.sleep(for: configuration.resourceTimeout)
       }
       defer { watchdog.cancel() }
       return try await withThrowingTaskGroup(of: ApiResponse?.self) { group in
-        group.addTask { [session] in
+        group.addTask { [session, sent, upload] in
           do {
             let (data, response) =
               if let upload {
-                try await session.upload(for: urlRequest, fromFile: upload)
+                try await session.upload(for: sent, fromFile: upload)
               } else {
-                try await session.data(for: urlRequest)
+                try await session.data(for: sent)
               }
             guard let http = response as? HTTPURLResponse else {
               throw TransportError.cannotConnect(host: host, reason: "the answer was not HTTP")
