@@ -17,9 +17,15 @@ final class CacheOpening: CacheStore, CacheMaintenance {
   private let opened = Mutex<Result<SQLiteCacheStore, StoreError>?>(nil)
   private let warned = Mutex(false)
 
-  init(file: URL, required: Bool, warn: @escaping @Sendable (String) -> Void) {
+  private let budget: SQLiteCacheStore.Budget
+
+  init(
+    file: URL, required: Bool, budget: SQLiteCacheStore.Budget = .unbounded,
+    warn: @escaping @Sendable (String) -> Void
+  ) {
     self.file = file
     self.required = required
+    self.budget = budget
     self.warn = warn
   }
 
@@ -29,7 +35,7 @@ final class CacheOpening: CacheStore, CacheMaintenance {
       if let opened { return opened }
       let result: Result<SQLiteCacheStore, StoreError>
       do {
-        result = .success(try SQLiteCacheStore.open(at: file, warn: warn))
+        result = .success(try SQLiteCacheStore.open(at: file, budget: budget, warn: warn))
       } catch let error as StoreError {
         result = .failure(error)
       } catch {
@@ -71,7 +77,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
   /// With no cache file yet, an empty cache: nothing is created to count nothing.
   func statistics() async throws -> CacheStatistics {
     guard FileManager.default.fileExists(atPath: file.path) else {
-      return CacheStatistics(file: file.path, bytes: 0, entries: 0, oldest: nil, newest: nil)
+      return CacheStatistics(
+        file: file.path, bytes: 0, entries: 0, oldest: nil, newest: nil, maxBytes: budget.maxBytes)
     }
     return try await store().statistics()
   }

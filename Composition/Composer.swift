@@ -264,7 +264,7 @@ struct Composer {
     try container.register(BackgroundWork.self, scope: .singleton) { _ in BackgroundWork() }
     let opening = CacheOpening(
       file: runtime.dataDirectory.appendingPathComponent("cache.sqlite"), required: required,
-      warn: runtime.warn)
+      budget: config.cacheBudget, warn: runtime.warn)
     try container.register((any CacheStore).self, scope: .singleton) { _ in opening }
     try container.register((any CacheMaintenance).self, scope: .singleton) { _ in opening }
   }

@@ -1,6 +1,7 @@
 import Api
 import Domain
 import Foundation
+import Store
 
 /// The resolved configuration Kernel builds its object graph from: every row of the app's
 /// settings table (`AppSetting.kernel`, then the app's own) read through the config's
@@ -61,6 +62,13 @@ public struct KernelConfig: Sendable, Equatable {
     RetryConfig(
       maxRetries: integer("retry.maxRetries") ?? 0, baseDelayMs: integer("retry.baseDelayMs") ?? 0,
       retryAfterCapSeconds: integer("retry.retryAfterCapSeconds") ?? 0)
+  }
+  /// `cache.maxBytes` and `cache.maxAgeDays` as the store's budget.
+  public var cacheBudget: SQLiteCacheStore.Budget {
+    let days = integer("cache.maxAgeDays") ?? 0
+    return SQLiteCacheStore.Budget(
+      maxBytes: (integer("cache.maxBytes")).map(Int64.init),
+      maxAge: days > 0 ? TimeInterval(days) * 86_400 : nil)
   }
   /// `timeouts.*`.
   public var timeouts: TimeoutConfig {

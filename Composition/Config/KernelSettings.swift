@@ -27,6 +27,14 @@ extension AppSetting {
     AppSetting(
       "retriers", .list, default: "backoff", doc: "request retriers, in order"),
     AppSetting(
+      "cache.maxBytes", .integer, default: "104857600", range: 65_536...(1 << 40),
+      doc:
+        "the most the cache file may hold; past it the least recently used answers go, in the write that stored the newest"
+    ),
+    AppSetting(
+      "cache.maxAgeDays", .integer, default: "0", range: 0...36_500,
+      doc: "answers fetched longer ago go when the next is stored; 0 keeps them"),
+    AppSetting(
       "retry.maxRetries", .integer, default: "2", range: 0...10,
       doc: "backoff retries after the first try"),
     AppSetting(

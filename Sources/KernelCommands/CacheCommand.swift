@@ -28,6 +28,7 @@ struct CacheCommand: AsyncParsableCommand {
       if invocation.format == .json {
         var fields: [String: any Sendable] = [
           "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
+          "maxBytes": stats.maxBytes,
           "origins": origins.map {
             ["origin": $0.origin, "environments": $0.names, "entries": $0.count]
               as [String: any Sendable]
@@ -39,7 +40,8 @@ struct CacheCommand: AsyncParsableCommand {
         return
       }
       try Terminal.print("cache:   \(stats.file ?? "in memory")")
-      try Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes")
+      let budget = stats.maxBytes.map { " of \(Reply.grouped(Int($0))) (cache.maxBytes)" } ?? ""
+      try Terminal.print("size:    \(Reply.grouped(Int(stats.bytes))) bytes\(budget)")
       try Terminal.print("answers: \(stats.entries)")
       for (origin, names, count) in origins {
         let named = names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"

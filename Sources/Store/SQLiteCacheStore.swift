@@ -17,18 +17,42 @@ import Synchronization
 /// payload that is not a blob) is a miss with one warning, and is replaced by the next answer:
 /// the cache is disposable, and another program may have written to it.
 public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
+  /// How much a cache may hold: `cache.maxBytes` and `cache.maxAgeDays`.
+  public struct Budget: Sendable, Equatable {
+    /// The most bytes the file may take; past it the least recently used answers go, in the
+    /// transaction that stored the newest one. Nil: no bound.
+    public var maxBytes: Int64?
+    /// Answers fetched longer ago than this go when the next answer is stored. Nil: kept.
+    public var maxAge: TimeInterval?
+
+    public init(maxBytes: Int64? = nil, maxAge: TimeInterval? = nil) {
+      self.maxBytes = maxBytes
+      self.maxAge = maxAge
+    }
+
+    /// No bound at all.
+    public static let unbounded = Budget()
+  }
+
   /// The file, or nil in memory.
   public let file: URL?
+  public let budget: Budget
   private let database: any DatabaseWriter
   private let warn: @Sendable (String) -> Void
   /// Keys already warned about, so each bad row is said once per process.
   private let warned = Mutex<Set<String>>([])
 
+  /// A read marks its answer used again (for the budget's order) at most this often: a read
+  /// stays one SELECT, and the order is right to the hour.
+  static let useResolution: TimeInterval = 3600
+
   private init(
-    file: URL?, database: any DatabaseWriter, warn: @escaping @Sendable (String) -> Void
+    file: URL?, database: any DatabaseWriter, budget: Budget = .unbounded,
+    warn: @escaping @Sendable (String) -> Void
   ) {
     self.file = file
     self.database = database
+    self.budget = budget
     self.warn = warn
   }
 
@@ -39,7 +63,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// Opens (creating if needed) the database at `file`. Throws `StoreError.unusable` or
   /// `.newerSchema`, each naming the file, the cause and the fix.
   public static func open(
-    at file: URL, busyTimeout: Duration = .milliseconds(1500),
+    at file: URL, busyTimeout: Duration = .milliseconds(1500), budget: Budget = .unbounded,
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> SQLiteCacheStore {
     // Opening runs several statements: together they wait no longer than one may.
@@ -58,7 +82,32 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         fix: "choose another --data-dir")
     }
     let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
-    return SQLiteCacheStore(file: file, database: writer, warn: warn)
+    if let maxBytes = budget.maxBytes { bounded(writer, to: maxBytes) }
+    return SQLiteCacheStore(file: file, database: writer, budget: budget, warn: warn)
+  }
+
+  /// Keeps the log within a quarter of the budget: folded into the file that often, and cut
+  /// back to that size after; then turns the file shrinkable (see `shrinkable`).
+  private static func bounded(_ writer: any DatabaseWriter, to maxBytes: Int64) {
+    try? writer.writeWithoutTransaction { db in
+      let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+      try db.execute(sql: "PRAGMA journal_size_limit = \(maxBytes / 4)")
+      try db.execute(
+        sql: "PRAGMA wal_autocheckpoint = \(max(16, min(1000, maxBytes / 4 / pageSize)))")
+    }
+    shrinkable(writer)
+  }
+
+  /// Turns a file made before the budget to incremental auto-vacuum, once (a `VACUUM`), so
+  /// that what eviction frees is given back to the disk; new files are made so. When another
+  /// process holds the file, the next opening tries again: eviction works either way, only the
+  /// file does not shrink meanwhile.
+  private static func shrinkable(_ writer: any DatabaseWriter) {
+    try? writer.writeWithoutTransaction { db in
+      guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+      try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+      try db.execute(sql: "VACUUM")
+    }
   }
 
   /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file (a
@@ -139,6 +188,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             fix: "move it aside or choose another --data-dir")
         }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        // Before any table: a new file gives freed pages back (`incremental_vacuum`).
+        try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
       }
       let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)
@@ -196,17 +247,30 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// One indexed SELECT, through GRDB's `unsafeRead`: a single statement is consistent on its
   /// own, and the transaction `read` wraps it in made a lookup 5x the C API's (`kernel-bench
   /// store`: 37 µs against 6.7 µs; with `unsafeRead`, 8 µs against 5.6 µs).
+  /// An answer last marked used more than `useResolution` ago is marked again, in a write of
+  /// its own: the budget evicts the least recently used first.
   public func entry(for key: String) async throws -> CacheEntry? {
     let row = try await using("read") {
       try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
-          sql: "SELECT payload, storedAt, etag, lastModified FROM cache_entry WHERE key = ?")
+          sql:
+            "SELECT payload, storedAt, etag, lastModified, usedAt FROM cache_entry WHERE key = ?")
         return try Row.fetchOne(statement, arguments: [key])
       }
     }
     guard let row else { return nil }
     switch StoredRow.entry(key: key, row) {
-    case .success(let entry): return entry
+    case .success(let entry):
+      let now = Date().timeIntervalSince1970
+      if budget.maxBytes != nil, let used = Double.fromDatabaseValue(row[4]),
+        now - used > Self.useResolution
+      {
+        try? await writer().write { db in
+          try db.execute(
+            sql: "UPDATE cache_entry SET usedAt = ? WHERE key = ?", arguments: [now, key])
+        }
+      }
+      return entry
     case .failure(let problem):
       let first = warned.withLock { $0.insert(key).inserted }
       if first {
@@ -218,24 +282,62 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
-  /// One upsert in a transaction of its own, written in place for the same reason as reads.
+  /// One upsert in a transaction of its own, written in place for the same reason as reads;
+  /// in the same transaction, what the budget no longer allows goes (see `evict`) and the pages
+  /// it freed are cut off the file, which shrinks when the log is next folded in (see
+  /// `bounded`).
   public func store(_ entry: CacheEntry) async throws {
     try await using("written") {
       try writer().write { db in
         let statement = try db.cachedStatement(
           sql: """
-            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified)
-            VALUES (?, ?, ?, ?, ?)
+            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt)
+            VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
               storedAt = excluded.storedAt, etag = excluded.etag,
-              lastModified = excluded.lastModified
+              lastModified = excluded.lastModified, usedAt = excluded.usedAt
             """)
+        let now = Date().timeIntervalSince1970
         try statement.execute(arguments: [
           entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
-          entry.validators.lastModified,
+          entry.validators.lastModified, now,
         ])
+        if try evict(db, keeping: entry.key, now: now) {
+          try db.execute(sql: "PRAGMA incremental_vacuum")
+        }
       }
     }
+  }
+
+  /// Deletes answers older than the budget's age, then the least recently used until the
+  /// pages in use fit `maxBytes` (never `kept`, the answer just stored); true when any went.
+  private func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Bool {
+    var evicted = false
+    if let maxAge = budget.maxAge {
+      try db.execute(
+        sql: "DELETE FROM cache_entry WHERE storedAt < ? AND key <> ?",
+        arguments: [now - maxAge, kept])
+      evicted = db.changesCount > 0
+    }
+    guard let maxBytes = budget.maxBytes else { return evicted }
+    while try Self.bytesInUse(db) > maxBytes {
+      try db.execute(
+        sql: """
+          DELETE FROM cache_entry WHERE key IN
+            (SELECT key FROM cache_entry WHERE key <> ? ORDER BY usedAt LIMIT 1)
+          """, arguments: [kept])
+      guard db.changesCount > 0 else { break }
+      evicted = true
+    }
+    return evicted
+  }
+
+  /// The bytes of the pages that hold data: the file's pages but the free ones.
+  private static func bytesInUse(_ db: Database) throws -> Int64 {
+    let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+    let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+    let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+    return (pages - free) * size
   }
 
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
@@ -279,6 +381,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
           entries: row.flatMap { Int.fromDatabaseValue($0[0]) } ?? 0,
           oldest: row.flatMap { StoredRow.date($0[1]) },
           newest: row.flatMap { StoredRow.date($0[2]) },
+          maxBytes: budget.maxBytes,
           entriesByOrigin: Dictionary(
             origins.map {
               (String.fromDatabaseValue($0[0]) ?? "", Int.fromDatabaseValue($0[1]) ?? 0)
@@ -376,6 +479,16 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     // their dates, kept as seconds since 1970, read back a little off: they go.
     migrator.registerMigration("v3: keys by origin, dates exact") { db in
       try db.execute(sql: "DELETE FROM cache_entry")
+    }
+    // The budget evicts the least recently used first, and the oldest past its age.
+    migrator.registerMigration("v4: when each answer was last used") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE cache_entry ADD COLUMN usedAt REAL NOT NULL DEFAULT 0;
+          UPDATE cache_entry SET usedAt = storedAt;
+          CREATE INDEX cache_entry_by_use ON cache_entry(usedAt);
+          CREATE INDEX cache_entry_by_age ON cache_entry(storedAt);
+          """)
     }
     return migrator
   }

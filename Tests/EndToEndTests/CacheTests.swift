@@ -181,14 +181,8 @@ import Testing
             "rating": .number(77), "cast": .array([]),
           ]))
       }
-      try kernel.write(
-        """
-        environment: local
-        environments:
-          local: {baseURL: "\(server.baseURL.absoluteString)"}
-        profiles:
-          updates: {movies: [cache(cacheThenNetwork), api]}
-        """, to: "Config/kernel.yaml")
+      try Self.configure(
+        kernel, server, profiles: "updates: {movies: [cache(cacheThenNetwork), api]}")
       let first = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
       #expect(first.status == 0, "\(first)")
       let again = try await kernel.run(["--profile", "updates", "movies", "get", "1"])
@@ -228,5 +222,58 @@ import Testing
     #expect(run.status == 0, "\(run)")
     let again = try await kernel.run(["--profile", "flow", "movies", "get", "1"])
     #expect(again.stdout.contains("1 movie from cache"), "\(again)")
+  }
+}
+
+extension CacheTests {
+  /// A config whose `local` environment is `server`, with `profiles` (YAML, indented by two).
+  static func configure(_ kernel: Kernel, _ server: FixtureServer, profiles: String) throws {
+    try kernel.write(
+      """
+      environment: local
+      environments:
+        local: {baseURL: "\(server.baseURL.absoluteString)"}
+      profiles:
+        \(profiles)
+      """, to: "Config/kernel.yaml")
+  }
+
+  /// `cache.maxBytes`: 3,000 movies fetched under a 256 KiB budget leave a file within it, the
+  /// newest answers kept and the least recently used gone.
+  @Test func theCacheKeepsWithinItsBudget() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.extraMovies = 3_000
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(
+        kernel, server,
+        profiles: "layered: {movies: [cache(networkFirst), api]}\n  offline: {movies: [store]}")
+      let budget = 256 << 10
+      let run = try await kernel.run(
+        [
+          "--profile", "layered", "--cache-max-bytes", "\(budget)", "movies", "get", "-",
+          "--concurrency", "8", "--format", "json",
+        ], input: (1...3_000).map(String.init).joined(separator: "\n") + "\n")
+      #expect(run.status == 0, "\(run.stderr.suffix(500))")
+      let file = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
+      let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+      let log =
+        (try? FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size]) as? Int ?? 0
+      #expect(size <= budget, "the file holds \(size) bytes, over \(budget)")
+      #expect(log <= budget / 4, "the log holds \(log) bytes")
+      let stats = try await kernel.run([
+        "cache", "stats", "--format", "json", "--cache-max-bytes", "\(budget)",
+      ])
+      let entries = stats.json?["entries"] as? Int ?? 0
+      #expect(entries > 100 && entries < 3_000, "\(stats)")
+      #expect(stats.json?["maxBytes"] as? Int == budget, "\(stats)")
+      #expect((stats.json?["bytes"] as? Int ?? .max) <= budget, "\(stats)")
+      // The last movie fetched is kept; the first went.
+      let last = try await kernel.run(["--profile", "offline", "movies", "get", "3000"])
+      #expect(last.status == 0, "\(last)")
+      let first = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+      #expect(first.status == 69, "\(first)")
+    }
   }
 }

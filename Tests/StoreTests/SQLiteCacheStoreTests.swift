@@ -174,3 +174,39 @@ import Testing
     }
   }
 }
+
+/// `cache.maxBytes` and `cache.maxAgeDays` on a real file.
+@Suite struct CacheBudgetTests {
+  private func entry(_ key: String, bytes: Int = 2_000, storedAt: Date = Date()) -> CacheEntry {
+    CacheEntry(key: key, payload: Data(repeating: 0x41, count: bytes), storedAt: storedAt)
+  }
+
+  @Test func theLeastRecentlyUsedGoFirstAndTheFileKeepsWithinTheBudget() async throws {
+    let folder = try TemporaryDirectory("budget")
+    defer { folder.remove() }
+    let budget: Int64 = 128 << 10
+    let store = try SQLiteCacheStore.open(
+      at: folder.cache, budget: SQLiteCacheStore.Budget(maxBytes: budget))
+    for index in 0..<300 { try await store.store(entry("k\(index)")) }
+    let stats = try await store.statistics()
+    #expect(stats.entries > 20 && stats.entries < 300, "\(stats)")
+    #expect(stats.bytes <= budget && stats.maxBytes == budget, "\(stats)")
+    let size = try FileManager.default.attributesOfItem(atPath: folder.cache.path)[.size] as? Int
+    #expect((size ?? .max) <= Int(budget))
+    // The newest stays, the oldest went.
+    #expect(try await store.entry(for: "k299") != nil)
+    #expect(try await store.entry(for: "k0") == nil)
+  }
+
+  @Test func answersPastTheirAgeGoWhenTheNextIsStored() async throws {
+    let folder = try TemporaryDirectory("budget")
+    defer { folder.remove() }
+    let store = try SQLiteCacheStore.open(
+      at: folder.cache, budget: SQLiteCacheStore.Budget(maxAge: 86_400))
+    try await store.store(entry("old", storedAt: Date().addingTimeInterval(-2 * 86_400)))
+    #expect(try await store.entry(for: "old") != nil)
+    try await store.store(entry("new"))
+    #expect(try await store.entry(for: "old") == nil)
+    #expect(try await store.entry(for: "new") != nil)
+  }
+}

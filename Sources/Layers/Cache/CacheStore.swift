@@ -45,11 +45,14 @@ public struct CacheStatistics: Sendable, Equatable {
   /// How many answers each api origin gave (`http://127.0.0.1:8080`: the first word of a
   /// partitioned key, see `CachingLayer.partition`); "" for keys of no partition.
   public var entriesByOrigin: [String: Int]
+  /// The budget the file keeps within (`cache.maxBytes`), when it has one.
+  public var maxBytes: Int64?
 
   public init(
     file: String?, bytes: Int64, entries: Int, oldest: Date?, newest: Date?,
-    entriesByOrigin: [String: Int] = [:]
+    maxBytes: Int64? = nil, entriesByOrigin: [String: Int] = [:]
   ) {
+    self.maxBytes = maxBytes
     self.file = file
     self.bytes = bytes
     self.entries = entries
