@@ -21,7 +21,8 @@ import HTTPTypes
 ///   func refresh(_ current: Credential?, in context: AuthenticationContext) async throws
 ///     -> Credential
 ///   {
-///     Credential(session: try await context.client.send(.init(.post("session", body: Data()))))
+///     let session = Route.post("session", body: .bytes(Data()))
+///     return Credential(session: try await context.client.send(.init(session)))
 ///   }
 /// }
 /// ```
