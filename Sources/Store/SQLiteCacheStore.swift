@@ -17,23 +17,6 @@ import Synchronization
 /// payload that is not a blob) is a miss with one warning, and is replaced by the next answer:
 /// the cache is disposable, and another program may have written to it.
 public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
-  /// How much a cache may hold: `cache.maxBytes` and `cache.maxAgeDays`.
-  public struct Budget: Sendable, Equatable {
-    /// The most bytes the file may take; past it the least recently used answers go, in the
-    /// transaction that stored the newest one. Nil: no bound.
-    public var maxBytes: Int64?
-    /// Answers fetched longer ago than this go when the next answer is stored. Nil: kept.
-    public var maxAge: TimeInterval?
-
-    public init(maxBytes: Int64? = nil, maxAge: TimeInterval? = nil) {
-      self.maxBytes = maxBytes
-      self.maxAge = maxAge
-    }
-
-    /// No bound at all.
-    public static let unbounded = Budget()
-  }
-
   /// The file, or nil in memory.
   public let file: URL?
   public let budget: Budget
@@ -41,10 +24,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   private let warn: @Sendable (String) -> Void
   /// Keys already warned about, so each bad row is said once per process.
   private let warned = Mutex<Set<String>>([])
-
-  /// A read marks its answer used again (for the budget's order) at most this often: a read
-  /// stays one SELECT, and the order is right to the hour.
-  static let useResolution: TimeInterval = 3600
 
   private init(
     file: URL?, database: any DatabaseWriter, budget: Budget = .unbounded,
@@ -84,30 +63,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
     if let maxBytes = budget.maxBytes { bounded(writer, to: maxBytes) }
     return SQLiteCacheStore(file: file, database: writer, budget: budget, warn: warn)
-  }
-
-  /// Keeps the log within a quarter of the budget: folded into the file that often, and cut
-  /// back to that size after; then turns the file shrinkable (see `shrinkable`).
-  private static func bounded(_ writer: any DatabaseWriter, to maxBytes: Int64) {
-    try? writer.writeWithoutTransaction { db in
-      let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-      try db.execute(sql: "PRAGMA journal_size_limit = \(maxBytes / 4)")
-      try db.execute(
-        sql: "PRAGMA wal_autocheckpoint = \(max(16, min(1000, maxBytes / 4 / pageSize)))")
-    }
-    shrinkable(writer)
-  }
-
-  /// Turns a file made before the budget to incremental auto-vacuum, once (a `VACUUM`), so
-  /// that what eviction frees is given back to the disk; new files are made so. When another
-  /// process holds the file, the next opening tries again: eviction works either way, only the
-  /// file does not shrink meanwhile.
-  private static func shrinkable(_ writer: any DatabaseWriter) {
-    try? writer.writeWithoutTransaction { db in
-      guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
-      try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-      try db.execute(sql: "VACUUM")
-    }
   }
 
   /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file (a
@@ -309,37 +264,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
-  /// Deletes answers older than the budget's age, then the least recently used until the
-  /// pages in use fit `maxBytes` (never `kept`, the answer just stored); true when any went.
-  private func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Bool {
-    var evicted = false
-    if let maxAge = budget.maxAge {
-      try db.execute(
-        sql: "DELETE FROM cache_entry WHERE storedAt < ? AND key <> ?",
-        arguments: [now - maxAge, kept])
-      evicted = db.changesCount > 0
-    }
-    guard let maxBytes = budget.maxBytes else { return evicted }
-    while try Self.bytesInUse(db) > maxBytes {
-      try db.execute(
-        sql: """
-          DELETE FROM cache_entry WHERE key IN
-            (SELECT key FROM cache_entry WHERE key <> ? ORDER BY usedAt LIMIT 1)
-          """, arguments: [kept])
-      guard db.changesCount > 0 else { break }
-      evicted = true
-    }
-    return evicted
-  }
-
-  /// The bytes of the pages that hold data: the file's pages but the free ones.
-  private static func bytesInUse(_ db: Database) throws -> Int64 {
-    let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-    let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
-    let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-    return (pages - free) * size
-  }
-
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     try await using("written") {
       try writer().write { db in
@@ -422,112 +346,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   private func using<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
     do { return try await work() } catch let error as DatabaseError {
       throw StoreError.failed(file: name, doing: doing, cause: StoreError.cause(of: error))
-    }
-  }
-
-  // MARK: The schema
-
-  /// The schema, one migration per version (the talk's Realm `schemaVersion`, with a migrator).
-  /// Migrations already shipped are never edited: a file at v1 is brought to v2 in place.
-  static var migrator: DatabaseMigrator {
-    var migrator = DatabaseMigrator()
-    migrator.registerMigration("v1: movies, actors, cast, cache entries") { db in
-      try db.execute(
-        sql: """
-          CREATE TABLE movie (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL,
-            year INTEGER NOT NULL,
-            releaseDate TEXT NOT NULL,
-            grossing INTEGER NOT NULL,
-            rating REAL NOT NULL,
-            storedAt REAL NOT NULL
-          );
-          CREATE INDEX movie_by_year_grossing ON movie(year, grossing DESC);
-          CREATE INDEX movie_by_year_rating ON movie(year, rating DESC);
-          CREATE TABLE actor (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE
-          );
-          CREATE TABLE movie_cast (
-            movieId INTEGER NOT NULL REFERENCES movie(id) ON DELETE CASCADE,
-            position INTEGER NOT NULL,
-            actorId INTEGER NOT NULL REFERENCES actor(id),
-            PRIMARY KEY (movieId, position)
-          ) WITHOUT ROWID;
-          CREATE TABLE cache_entry (
-            key TEXT PRIMARY KEY,
-            storedAt REAL NOT NULL,
-            etag TEXT,
-            lastModified TEXT,
-            payload BLOB
-          ) WITHOUT ROWID;
-          """)
-    }
-    // Answers are kept per call, whole: lists assembled from the movie tables answered calls
-    // with rows other calls stored. Entries without a payload of their own go with them.
-    migrator.registerMigration("v2: one entry per call, no shared movie tables") { db in
-      try db.execute(
-        sql: """
-          DROP TABLE movie_cast;
-          DROP TABLE actor;
-          DROP TABLE movie;
-          DELETE FROM cache_entry WHERE payload IS NULL;
-          """)
-    }
-    // Copies stored before keys began with the environment's origin answer no call now, and
-    // their dates, kept as seconds since 1970, read back a little off: they go.
-    migrator.registerMigration("v3: keys by origin, dates exact") { db in
-      try db.execute(sql: "DELETE FROM cache_entry")
-    }
-    // The budget evicts the least recently used first, and the oldest past its age.
-    migrator.registerMigration("v4: when each answer was last used") { db in
-      try db.execute(
-        sql: """
-          ALTER TABLE cache_entry ADD COLUMN usedAt REAL NOT NULL DEFAULT 0;
-          UPDATE cache_entry SET usedAt = storedAt;
-          CREATE INDEX cache_entry_by_use ON cache_entry(usedAt);
-          CREATE INDEX cache_entry_by_age ON cache_entry(storedAt);
-          """)
-    }
-    return migrator
-  }
-
-  private static func migrate(_ writer: any DatabaseWriter, file: String) throws {
-    let migrator = migrator
-    // Two processes opening one new file race: each reads what is applied, then applies the
-    // rest, one transaction per migration, so the loser's next migration finds the winner's
-    // done ("no such table", "already exists") and rolls back; even reading what is applied can
-    // fail while the other creates the table. Reading again settles it: what the other applied
-    // is skipped. The check forgets the schema this connection cached first (its own
-    // rolled-back migration had created `grdb_migrations`), and a check that fails is one more
-    // try. Only an error that persists is the file's own. (A soak run caught two kernels
-    // failing with "no such table: grdb_migrations".)
-    for attempt in 1... {
-      do {
-        let superseded = try writer.read { db -> [String]? in
-          guard try migrator.hasBeenSuperseded(db) else { return nil }
-          let known = Set(migrator.migrations)
-          return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
-        }
-        if let superseded {
-          throw StoreError.newerSchema(file: file, unknownMigrations: superseded)
-        }
-        try migrator.migrate(writer)
-        return
-      } catch let error as StoreError {
-        throw error
-      } catch {
-        let completed = try? writer.read { db -> Bool in
-          db.clearSchemaCache()
-          return try migrator.hasCompletedMigrations(db)
-        }
-        if completed == true { return }
-        if attempt == 4 { throw error }
-        // SQLite refuses a deferred transaction that would deadlock at once, without waiting:
-        // give the other's migration time to commit before reading again.
-        usleep(UInt32(attempt) * 20_000)
-      }
     }
   }
 }
