@@ -89,7 +89,7 @@ let package = Package(
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain",
+        "KernelCommands", "Composition", "Domain", "Layers",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.

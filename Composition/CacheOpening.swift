@@ -74,6 +74,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.renew(key, storedAt: storedAt, validators: validators)
   }
 
+  func remove(_ key: String) async throws { try await usable()?.remove(key) }
+
   /// With no cache file yet, an empty cache: nothing is created to count nothing.
   func statistics() async throws -> CacheStatistics {
     guard FileManager.default.fileExists(atPath: file.path) else {

@@ -36,21 +36,29 @@ struct Composer {
 
   private var catalog: Catalog { app.catalog }
 
-  /// The profile's registrations, and whether they include the api side.
-  func compose(profile: String?) throws -> (container: Container, hasApi: Bool) {
+  /// The profile's registrations, whether they include the api side, and whether a write stack
+  /// keeps an outbox.
+  func compose(profile: String?) throws -> (container: Container, hasApi: Bool, hasOutbox: Bool) {
     let name = profile ?? config.profile
     guard let chosen = config.profiles[name] else {
       throw ConfigError.unknownName(
         file: config.file, key: "profile", name: name, valid: config.profiles.keys.sorted())
     }
     var plans: [(recipe: AnyServiceRecipe, plan: StackPlan)] = []
+    var writes: [(register: @Sendable (WritePlan, Container) throws -> Void, plan: WritePlan)] = []
     for key in catalog.services.keys.sorted() {
       guard let recipe = catalog.services[key], let written = chosen.stacks[key] else { continue }
+      if let register = recipe.registerWrites {
+        writes.append(
+          (register, try WritePlan(written.entries, file: config.file, key: written.key)))
+        continue
+      }
       let plan = try StackPlan(
         written.entries, for: recipe, in: catalog, file: config.file, key: written.key)
       plans.append((recipe, plan))
     }
     let needs = plans.reduce(into: Needs()) { $0.formUnion($1.plan.needs) }
+      .union(writes.reduce(into: Needs()) { $0.formUnion($1.plan.needs) })
     let container = try base()
     // The cache is partitioned by the environment's origin, so a stack on the store alone
     // knows the environment too.
@@ -60,10 +68,26 @@ struct Composer {
       try registerCache(
         required: plans.contains { $0.plan.source == Catalog.storeSource }, in: container)
     }
+    if needs.contains(.outbox) { try registerOutbox(in: container) }
     for (recipe, plan) in plans {
       try recipe.register(plan.source, plan.layers, plan.storeLayer, container)
     }
-    return (container, needs.contains(.api))
+    for (register, plan) in writes { try register(plan, container) }
+    return (container, needs.contains(.api), needs.contains(.outbox))
+  }
+
+  /// The outbox file in the data dir: `outbox.sqlite`, beside the cache.
+  var outboxFile: URL { runtime.dataDirectory.appendingPathComponent("outbox.sqlite") }
+
+  /// The outbox, opened when a write is first kept or read; a lease outlasts any call (twice
+  /// `timeouts.callSeconds`).
+  private func registerOutbox(in container: Container) throws {
+    let file = outboxFile
+    let lease = Duration.seconds(config.timeouts.callSeconds * 2 + 10)
+    let opening = OutboxOpening(file: file)
+    try container.register(Outbox.self, scope: .singleton) { r in
+      Outbox(store: opening, clock: try r.resolve(), lease: lease)
+    }
   }
 
   func composeApi() throws -> Container {

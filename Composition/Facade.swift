@@ -13,6 +13,7 @@ public struct Composed: Sendable {
   public let container: Container
   let composer: Composer
   let profileHasApi: Bool
+  let profileHasOutbox: Bool
   let overriding: (@Sendable (Container) throws -> Void)?
 
   /// Whether the config's api context keeps the environment and the token in the data dir
@@ -98,6 +99,62 @@ public struct Composed: Sendable {
   public func clearCache(origin: String? = nil) async throws -> Int? {
     guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
     return try await maintenance.clear(origin: origin)
+  }
+
+  // MARK: The outbox
+
+  /// The writes the outbox keeps, oldest first: `[]` when it has none yet (no file is made to
+  /// say so), nil when no write stack of the profile names `outbox`.
+  public func keptWrites() async throws -> [PendingWrite]? {
+    guard profileHasOutbox else { return nil }
+    guard FileManager.default.fileExists(atPath: composer.outboxFile.path) else { return [] }
+    return try await container.resolve(Outbox.self).store.writes()
+  }
+
+  /// Sends the kept writes of the environment in use through the api client (the profile's, or
+  /// one composed for it when its stacks send nothing), in order per ordering key; `force`
+  /// sends those waiting out a backoff too. Nil when the profile keeps no outbox; an empty
+  /// report when it has none yet.
+  public func syncOutbox(
+    force: Bool, progress: (@Sendable (PendingWrite, WriteOutcome) -> Void)? = nil
+  ) async throws -> SyncReport? {
+    guard profileHasOutbox else { return nil }
+    guard FileManager.default.fileExists(atPath: composer.outboxFile.path) else {
+      return SyncReport()
+    }
+    let outbox = try container.resolve(Outbox.self)
+    let api = try api().container
+    let client = try api.resolve(ApiClient.self)
+    return try await outbox.sync(
+      origin: client.context.environment.origin.description, send: .api(client),
+      cache: try? container.resolve((any CacheStore).self), force: force, progress: progress)
+  }
+
+  /// Sends the kept writes that are due, when the profile's stacks reach the api and keep an
+  /// outbox: what a run does before its command. Nil when there is nothing to do.
+  public func syncDueWrites() async throws -> SyncReport? {
+    guard profileHasApi, profileHasOutbox,
+      FileManager.default.fileExists(atPath: composer.outboxFile.path)
+    else { return nil }
+    return try await syncOutbox(force: false)
+  }
+
+  /// Makes the kept write `id` pending and due now (a conflict or a rejection sent again as it
+  /// is); nil when there is none.
+  public func retryWrite(_ id: Int64) async throws -> PendingWrite? {
+    guard let writes = try await keptWrites(), writes.contains(where: { $0.id == id }) else {
+      return nil
+    }
+    let outbox = try container.resolve(Outbox.self)
+    return try await outbox.store.retry(id, now: outbox.clock.now())
+  }
+
+  /// Removes the kept write `id` (it will never be sent); nil when there is none.
+  public func dropWrite(_ id: Int64) async throws -> PendingWrite? {
+    guard let writes = try await keptWrites(), writes.contains(where: { $0.id == id }) else {
+      return nil
+    }
+    return try await container.resolve(Outbox.self).store.drop(id)
   }
 
   /// Refreshes a cache started behind its answers and not yet stored.
@@ -219,6 +276,7 @@ public enum SampleServing {
   public typealias Routes = FixtureRoutes
   /// The OAuth 2.0 token endpoint `serve --oauth` adds.
   public typealias OAuth = OAuthServer
+  public typealias Ratings = SampleRatings
 
   /// The routes of the JSON files under `folder`, read and checked (`FixtureRoutes.folder`).
   public static func fixtures(_ folder: URL) throws -> Routes { try .folder(folder) }

@@ -110,7 +110,7 @@ public struct KernelApp: Sendable {
     let container = try Self.started(registered.container, overriding: overriding)
     return Composed(
       container: container, composer: composer, profileHasApi: registered.hasApi,
-      overriding: overriding)
+      profileHasOutbox: registered.hasOutbox, overriding: overriding)
   }
 
   /// `container`, or a child of it with `overriding` applied, validated and started.

@@ -1,5 +1,6 @@
 import Api
 import Domain
+import Foundation
 import Layers
 import SampleApi
 
@@ -14,6 +15,32 @@ public struct MoviesAssembly: Assembly {
       movies.api { client in ApiMovieService(client: client) }
       movies.layered { base, layers in LayeredMovieService(base: base, layers: layers) }
     }
+    catalog.writes("movieWrites", (any MovieWrites).self) { writer in MovieWriter(writer: writer) }
     catalog.transport("sample", answersInProcess: true) { _ in InProcessTransport.sample() }
+  }
+}
+
+/// The movie example's writes over whatever stack the profile names: each write described once
+/// (`WriteCall.rate`), sent or kept by the `Writer`.
+public struct MovieWriter: MovieWrites {
+  public let writer: Writer
+
+  public init(writer: Writer) { self.writer = writer }
+
+  public func rate(movie id: Int, score: Int) async throws -> Written<Rating> {
+    try await writer.write(try .rate(movie: id, score: score))
+  }
+}
+
+extension WriteCall where Value == Rating {
+  /// `POST movies/{id}/ratings` with `{"score": N}`: a movie's ratings go in the order they were
+  /// made; sent, the cached movie is dropped (the api's rating changes); kept, the cached movie
+  /// shows the score as its rating, marked pending.
+  public static func rate(movie id: Int, score: Int) throws -> WriteCall {
+    let movie = ServiceCall<Movie>.movie(id: id)
+    return try WriteCall(
+      "rateMovie", route: .post("movies/\(id)/ratings", body: try .json(["score": score])),
+      summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
+      optimistic: [.update(movie) { $0.rating = Double(score) }])
   }
 }

@@ -172,6 +172,20 @@ public struct Catalog: Sendable {
     parts.services[key] = AnyServiceRecipe(recipe)
   }
 
+  /// A write service the config stacks per profile under `key`: `[outbox, api]` sends each
+  /// write at once and keeps it in the outbox when the api cannot take it, `[outbox]` keeps
+  /// every write, `[api]` sends or fails (see `Writer`). `make` builds the service over the
+  /// profile's `Writer`.
+  ///
+  /// ```swift
+  /// catalog.writes("bookWrites", (any BookWrites).self) { writer in BookWriter(writer: writer) }
+  /// ```
+  public mutating func writes<Service: Sendable>(
+    _ key: String, _ type: Service.Type, _ make: @escaping @Sendable (Writer) -> Service
+  ) {
+    parts.services[key] = AnyServiceRecipe(writes: key, make)
+  }
+
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
   /// `config show`: at the top level (and in any profile), or in every environment.
   public mutating func setting(_ setting: AppSetting) {
@@ -197,6 +211,8 @@ public struct Needs: OptionSet, Sendable, Hashable {
   public init(rawValue: Int) { self.rawValue = rawValue }
   public static let api = Needs(rawValue: 1)
   public static let cache = Needs(rawValue: 2)
+  /// The outbox beside the cache (a write stack names `outbox`).
+  public static let outbox = Needs(rawValue: 4)
 }
 
 /// A key an app adds to its config: its type, default and one line of documentation.

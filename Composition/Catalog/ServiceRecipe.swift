@@ -67,6 +67,8 @@ struct AnyServiceRecipe: Sendable {
   let register:
     @Sendable (_ source: String, _ layers: [PlannedLayer], _ storeLayer: PlannedLayer?, Container)
       throws -> Void
+  /// For a write service (`Catalog.writes`): registers it over the `Writer` its stack names.
+  var registerWrites: (@Sendable (WritePlan, Container) throws -> Void)? = nil
 
   init<Service: Sendable>(_ recipe: ServiceRecipe<Service>) {
     key = recipe.key
@@ -88,6 +90,24 @@ struct AnyServiceRecipe: Sendable {
         }
       } else if let wrap = recipe.wrap {
         try container.register(Service.self, scope: .session) { r in wrap(nil, try build(r)) }
+      }
+    }
+  }
+}
+
+extension AnyServiceRecipe {
+  /// A write service: its stack is `[outbox, api]`, `[outbox]` or `[api]` (see `Writer`).
+  init<Service: Sendable>(
+    writes key: String, _ make: @escaping @Sendable (Writer) -> Service
+  ) {
+    self.key = key
+    sourceNames = WritePlan.entries
+    isLayered = false
+    sourceNeeds = { WritePlan.needs[$0] }
+    register = { _, _, _, _ in }
+    registerWrites = { plan, container in
+      try container.register(Service.self, scope: .session) { r in
+        make(try plan.writer(r))
       }
     }
   }

@@ -92,13 +92,18 @@ enum BuiltInConfig {
     #   networkFirst, cacheFirst, cacheOnly, networkOnly, staleWhileRevalidate (kernel waits for
     #   the refresh to be stored before it exits), cacheThenNetwork (kernel prints the cached
     #   answer, then the api's when it differs). Both list forms work: [cache(cacheFirst, 300), api]
+    # Writes (movieWrites) stack [outbox, api] (sent at once; kept in the outbox when the api
+    #   cannot be reached, sent by `outbox sync` or the next run), [outbox] (always kept) or [api].
     # A profile may also set any key above for itself, e.g. `context: memory`.
     profiles:
       api:
         movies: [api]
+        movieWrites: [api]
       offline:
         movies: [store]
+        movieWrites: [outbox]
       layered:
         movies: [logging, dedupe, cache(networkFirst), api]
+        movieWrites: [outbox, api]
     """#
 }

@@ -25,8 +25,12 @@ public enum ConfigReference {
       )
     }
     for service in app.catalog.serviceKeys {
+      let stack =
+        app.catalog.services[service]?.registerWrites == nil
+        ? "the \(service) service's stack: layers, then a source"
+        : "the \(service) write stack: [outbox, api], [outbox] or [api]"
       lines.append(
-        "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | `\(ConfigFlag.name([service]))` | the \(service) service's stack: layers, then a source (by flag or variable, split on commas) |"
+        "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | `\(ConfigFlag.name([service]))` | \(stack) (by flag or variable, split on commas) |"
       )
     }
     return lines.joined(separator: "\n")

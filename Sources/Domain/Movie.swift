@@ -10,7 +10,7 @@ public struct Movie: Sendable, Hashable, Identifiable, Codable {
   /// Box-office gross in US dollars.
   public let grossing: Int
   /// A score out of 100.
-  public let rating: Double
+  public var rating: Double
   /// Billing order.
   public let cast: [MovieActor]
 
@@ -33,4 +33,18 @@ public struct MovieActor: Sendable, Hashable, Codable {
   public let name: String
 
   public init(name: String) { self.name = name }
+}
+
+/// A rating a user gives a movie: a score from 1 to 100, as the api answers it.
+public struct Rating: Codable, Sendable, Hashable {
+  /// The api's id for the rating.
+  public let id: Int
+  public let movieId: Int
+  public let score: Int
+
+  public init(id: Int, movieId: Int, score: Int) {
+    self.id = id
+    self.movieId = movieId
+    self.score = score
+  }
 }

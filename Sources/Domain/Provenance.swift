@@ -4,6 +4,8 @@ import Synchronization
 /// Where a result came from.
 public enum ResultOrigin: String, Sendable, Hashable {
   case network, cache
+  /// A cached copy changed by writes the api has not taken yet.
+  case pending
 }
 
 /// The origin and age of one result: a cache answer is as old as its stored copy, a network
@@ -53,7 +55,7 @@ public struct Provenance: Sendable, Hashable {
 
     public var all: [Provenance] { entries.withLock { $0 } }
 
-    /// `network`, `cache`, `mixed`, or nil when nothing was recorded.
+    /// `network`, `cache`, `pending`, `mixed`, or nil when nothing was recorded.
     public var origin: String? {
       let origins = Set(all.map(\.origin))
       if origins.count > 1 { return "mixed" }
@@ -62,7 +64,7 @@ public struct Provenance: Sendable, Hashable {
 
     /// The oldest cache answer's age, in seconds.
     public var oldestCacheAge: TimeInterval? {
-      all.filter { $0.origin == .cache }.map(\.age).max()
+      all.filter { $0.origin != .network }.map(\.age).max()
     }
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What kind of failure an error is, so callers can react without knowing which layer threw:
 /// the command front picks its exit code by it, a cache layer decides whether to fall back.
 public enum ServiceFailure: String, Sendable, Hashable {
@@ -7,8 +9,11 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case unavailable
   /// What was asked for does not exist there (404, 410): an unknown movie id.
   case notFound
-  /// It refused the request (4xx other than authentication and not found).
+  /// It refused the request (4xx other than authentication, not found and conflict).
   case rejected
+  /// The request conflicts with what the server holds now (409, or 412 on a precondition):
+  /// a write made against an older copy.
+  case conflict
   /// Authentication failed or was refused.
   case authentication
   /// It answered with data that could not be read.
@@ -17,6 +22,15 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case cancelled
   /// Local configuration or storage is at fault.
   case configuration
+}
+
+/// A failure the server answered: its HTTP status, its body and what it said, kept by whoever
+/// must show them later (the outbox keeps a conflict's body for the app to resolve).
+public protocol AnsweredFailure: Error {
+  var status: Int { get }
+  var body: Data { get }
+  /// What the server said, in a sentence the app may show.
+  var message: String { get }
 }
 
 /// An error that says what kind of failure it is.

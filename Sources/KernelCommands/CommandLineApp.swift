@@ -63,7 +63,7 @@ public struct CommandLineApp: Sendable {
   /// Kernel's generic commands, in the order `--help` lists them after the app's.
   static let generic: [any ParsableCommand.Type] = [
     AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self,
-    ServeCommand.self, CacheCommand.self,
+    ServeCommand.self, CacheCommand.self, OutboxCommand.self,
   ]
 
   /// Where this run writes; `standard` unless `run` was given another.

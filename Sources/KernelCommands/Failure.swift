@@ -56,7 +56,7 @@ public enum Failure {
   public static func code(_ failure: ServiceFailure) -> Int32 {
     switch failure {
     case .unreachable, .unavailable, .cancelled: 69
-    case .rejected, .badData: 65
+    case .rejected, .conflict, .badData: 65
     case .notFound: 66
     case .authentication: 77
     case .configuration: 78

@@ -1,6 +1,7 @@
 import Composition
 import Domain
 import Foundation
+import Layers
 
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
@@ -41,6 +42,7 @@ extension Invocation {
     _ body: @escaping @Sendable (Service) async throws -> Value
   ) async throws -> Fetched<Value> {
     let composed = try services()
+    await syncDueWrites(composed)
     let recorder = Provenance.Recorder(early: early)
     let observed = try composed.service(type, observedBy: recorder)
     Phases.mark("service")
@@ -62,6 +64,48 @@ extension Invocation {
     return Fetched(
       value: value, origin: recorder.origin ?? "network", oldestCacheAge: recorder.oldestCacheAge,
       elapsed: clock.now - start)
+  }
+
+  /// Resolves the profile's write `Service`, sends the writes the outbox keeps first (a new
+  /// write goes behind them), and runs `body`: its write sent, or kept in the outbox.
+  public func write<Service: Sendable, Value: Sendable>(
+    _ type: Service.Type, _ body: @escaping @Sendable (Service) async throws -> Written<Value>
+  ) async throws -> Written<Value> {
+    let composed = try services()
+    await syncDueWrites(composed)
+    let service = try composed.service(type)
+    return try await composed.makeCurrent { try await body(service) }
+  }
+
+  /// Says that `write` was kept, on stdout: `queued: a rating of movie 7 will be sent when
+  /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
+  public func sayQueued(_ write: PendingWrite) throws {
+    if format == .json {
+      try Terminal.printExact(
+        try Reply.json(["state": "queued", "write": OutboxCommand.fields(write, now: Date())]))
+    } else {
+      try Terminal.print(
+        TerminalText.escaped(
+          "queued: \(write.summary) will be sent when \(write.origin) is reachable"
+            + " (outbox sync, or the next run that reaches it); outbox list shows it as write"
+            + " \(write.id).", keepingNewlines: false))
+    }
+  }
+
+  /// Sends the writes the outbox keeps that are due, before the command's own calls, when the
+  /// profile reaches the api and keeps an outbox; says on stderr what it sent, and warns, never
+  /// fails, when it could not: the command goes on.
+  func syncDueWrites(_ composed: Composed) async {
+    do {
+      guard let report = try await composed.syncDueWrites() else { return }
+      let kept = report.conflicts.count + report.rejected.count
+      guard report.sent.count + kept > 0 else { return }
+      Terminal.error(
+        "Sent \(report.sent.count) of \(report.tried) kept writes"
+          + (kept > 0 ? "; \(kept) need you: see outbox list." : "."))
+    } catch {
+      Terminal.warn("The outbox could not be synced: \(error)")
+    }
   }
 
   /// Waits for the cache's background refreshes, for at most the resource timeout.

@@ -58,6 +58,27 @@ public enum Reply {
     try Terminal.printExact("}")
   }
 
+  /// Rows under a header, columns padded to their widest cell and two spaces apart; the
+  /// columns in `rightAligned` aligned right, trailing spaces dropped. Cells are shown as given:
+  /// escape what came from outside first (`TerminalText.escaped`).
+  public static func table(
+    _ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []
+  ) -> String {
+    let all = [header] + rows
+    let widths = header.indices.map { column in
+      all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+    }
+    return all.map { row in
+      row.enumerated().map { column, cell in
+        let pad = String(repeating: " ", count: max(0, widths[column] - cell.count))
+        return rightAligned.contains(column) ? pad + cell : cell + pad
+      }
+      .joined(separator: "  ").replacingOccurrences(
+        of: "\\s+$", with: "", options: .regularExpression)
+    }
+    .joined(separator: "\n")
+  }
+
   /// `486295561` → `486,295,561`, the same in every locale.
   public static func grouped(_ number: Int) -> String {
     let digits = Array(String(number.magnitude))

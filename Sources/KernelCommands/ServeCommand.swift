@@ -39,7 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     Prints its base URL on the first line of stdout (with --port 0, the port the system \
     chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
-    issued, the most answered at once and how many expired tokens were refused.
+    issued, the most answered at once, how many expired tokens were refused and how many \
+    ratings were applied (POST movies/ID/ratings honours Idempotency-Key: a repeated key \
+    applies nothing twice).
     """
 
   @Option(
@@ -71,6 +73,12 @@ struct ServeCommand: AsyncParsableCommand {
       "Also serve generated movies with ids up to 15+N (the sample movie API).",
       visibility: appFixtures == nil ? .default : .hidden))
   var extraMovies = 0
+  @Option(
+    name: .customLong("conflict-movie"),
+    help: ArgumentHelp(
+      "Answer ratings of this movie with 409, as if it changed meanwhile (repeatable).",
+      valueName: "id", visibility: appFixtures == nil ? .default : .hidden))
+  var conflictMovies: [Int] = []
 
   func validate() throws {
     guard SampleServing.isLoopback(host) else {
@@ -86,6 +94,10 @@ struct ServeCommand: AsyncParsableCommand {
     try Self.check("--fail-first", failFirst, in: 0...1_000_000)
     try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
     if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
+    if let bad = conflictMovies.first(where: { $0 < 1 }) {
+      throw ValidationError(
+        "--conflict-movie takes a movie id, a positive whole number, not \(bad).")
+    }
     if (fixtures ?? Self.appFixtures) != nil && extraMovies > 0 {
       throw ValidationError("--extra-movies adds movies to the sample movie API, not to fixtures.")
     }
@@ -112,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
       options.oauth = server
     }
     options.extraMovies = extraMovies
+    options.ratings = SampleServing.Ratings(conflicts: Set(conflictMovies))
     let name = "\(CommandLineApp.current.app.name) serve"
     let folder = (fixtures ?? Self.appFixtures).map {
       URL(
@@ -144,7 +157,8 @@ struct ServeCommand: AsyncParsableCommand {
     Terminal.error(
       "\(name): answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
         + " to auth (\(responder.tokensIssued) tokens issued), at most \(responder.peakConcurrency) at once;"
-        + " \(responder.expiredTokensRefused) expired tokens refused")
+        + " \(responder.expiredTokensRefused) expired tokens refused;"
+        + " \(options.ratings.appliedCount) ratings applied")
   }
 
   /// Returns when SIGINT or SIGTERM arrives.

@@ -25,7 +25,7 @@ public final class Exit: @unchecked Sendable {
   /// True when the process ended within `limit`; otherwise kills it and returns false. The
   /// waiting happens on a thread of its own, not on the caller's.
   public func wait(_ limit: Duration) async -> Bool {
-    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+    let seconds = limit.seconds
     return await withCheckedContinuation { continuation in
       Thread.detachNewThread { [self] in
         if ended.wait(timeout: .now() + seconds) == .success {

@@ -52,9 +52,7 @@ public final class Reader: @unchecked Sendable {
   }
 
   private func waitHere(for fragment: String, count: Int, limit: Duration) -> Bool {
-    let deadline = Date(
-      timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds)
-        / 1e18)
+    let deadline = Date(timeIntervalSinceNow: limit.seconds)
     condition.lock()
     defer { condition.unlock() }
     while String(decoding: data, as: UTF8.self).components(separatedBy: fragment).count - 1 < count

@@ -7,7 +7,8 @@ import Synchronization
 /// call it directly, so the `sample` environment needs no network.
 ///
 /// Routes, under `Options.basePath`: `GET auth` (a token as plain text), `GET movies/{id}`,
-/// `GET movies/topGrossing/{year}`, `GET movies/topRated/{year}`. Bodies are JSON sent as
+/// `GET movies/topGrossing/{year}`, `GET movies/topRated/{year}`, `POST movies/{id}/ratings`
+/// (201, honouring `Idempotency-Key`), `GET movies/{id}/ratings`. Bodies are JSON sent as
 /// `text/html`, as static hosts send them.
 public final class SampleApiResponder: Sendable {
   /// Behaviour and faults. Every fault is off by default.
@@ -33,6 +34,8 @@ public final class SampleApiResponder: Sendable {
     /// Movies with ids from just past the bundled ones up to this many more are made up
     /// (`SampleMovie.generated`), for tests that need many distinct movies.
     public var extraMovies = 0
+    /// The ratings `POST movies/{id}/ratings` applies, with the movies that answer 409.
+    public var ratings = SampleRatings()
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
     public var tokenHeader = AuthToken.defaultHeader
     public var tokenScheme: String? = AuthToken.defaultScheme
@@ -68,7 +71,9 @@ public final class SampleApiResponder: Sendable {
   public init(options: Options = Options(), routes: FixtureRoutes? = nil) {
     self.options = options
     initialRoutes =
-      routes ?? .sampleMovies(basePath: options.basePath, extraMovies: options.extraMovies)
+      routes
+      ?? .sampleMovies(
+        basePath: options.basePath, extraMovies: options.extraMovies, ratings: options.ratings)
     self.routes = Mutex(initialRoutes)
     state = Mutex(State(random: options.seed | 1))
     stopwatch = Stopwatch(options.clock)

@@ -2,13 +2,28 @@ import Foundation
 
 extension FixtureRoutes {
   /// The bundled movie API under `basePath`: `GET movies/{id}`, `GET movies/topGrossing/{year}`,
-  /// `GET movies/topRated/{year}`. Bodies are JSON sent as `text/html`, as static hosts send
+  /// `GET movies/topRated/{year}`, and `ratings`' `POST movies/{id}/ratings` (201, honouring
+  /// `Idempotency-Key`) and `GET movies/{id}/ratings`. Bodies are JSON sent as `text/html`, as static hosts send
   /// them. Ids past the bundled movies up to `extraMovies` more are made up
   /// (`SampleMovie.generated`).
-  public static func sampleMovies(basePath: String = "/api/", extraMovies: Int = 0)
-    -> FixtureRoutes
-  {
+  public static func sampleMovies(
+    basePath: String = "/api/", extraMovies: Int = 0, ratings: SampleRatings = SampleRatings()
+  ) -> FixtureRoutes {
     var routes = FixtureRoutes()
+    routes.add("POST", basePath + "movies/{id}/ratings") { request in
+      let text = request.parameters["id"] ?? ""
+      guard let id = Int(text), movie(id: id, extraMovies: extraMovies) != nil else {
+        return .error(404, "no movie with id \(text)")
+      }
+      return ratings.rate(
+        id, body: request.body, idempotencyKey: request.headers["idempotency-key"])
+    }
+    routes.add("GET", basePath + "movies/{id}/ratings") { request in
+      guard let id = request.parameters["id"].flatMap({ Int($0) }) else {
+        return .error(404, "no movie with id \(request.parameters["id"] ?? "")")
+      }
+      return ratings.list(id)
+    }
     routes.add("GET", basePath + "movies/{id}") { request in
       let text = request.parameters["id"] ?? ""
       guard let id = Int(text), let movie = movie(id: id, extraMovies: extraMovies) else {

@@ -66,6 +66,10 @@ extension SQLiteCacheStore {
           CREATE INDEX cache_entry_by_age ON cache_entry(storedAt);
           """)
     }
+    // A copy changed by writes the api has not taken yet is answered as pending.
+    migrator.registerMigration("v5: copies changed by pending writes") { db in
+      try db.execute(sql: "ALTER TABLE cache_entry ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
+    }
     return migrator
   }
 

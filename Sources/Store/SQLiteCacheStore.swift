@@ -209,7 +209,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
           sql:
-            "SELECT payload, storedAt, etag, lastModified, usedAt FROM cache_entry WHERE key = ?")
+            "SELECT payload, storedAt, etag, lastModified, usedAt, pending FROM cache_entry WHERE key = ?"
+        )
         return try Row.fetchOne(statement, arguments: [key])
       }
     }
@@ -246,16 +247,17 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       try writer().write { db in
         let statement = try db.cachedStatement(
           sql: """
-            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
               storedAt = excluded.storedAt, etag = excluded.etag,
-              lastModified = excluded.lastModified, usedAt = excluded.usedAt
+              lastModified = excluded.lastModified, usedAt = excluded.usedAt,
+              pending = excluded.pending
             """)
         let now = Date().timeIntervalSince1970
         try statement.execute(arguments: [
           entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
-          entry.validators.lastModified, now,
+          entry.validators.lastModified, now, entry.isPending,
         ])
         if try evict(db, keeping: entry.key, now: now) {
           try db.execute(sql: "PRAGMA incremental_vacuum")
@@ -273,6 +275,14 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
           arguments: [
             storedAt.timeIntervalSince1970, validators.etag, validators.lastModified, key,
           ])
+      }
+    }
+  }
+
+  public func remove(_ key: String) async throws {
+    try await using("written") {
+      try writer().write { db in
+        try db.execute(sql: "DELETE FROM cache_entry WHERE key = ?", arguments: [key])
       }
     }
   }

@@ -20,7 +20,8 @@ enum StoredRow {
   static let readableTime =
     "typeof(storedAt) IN ('real', 'integer') AND storedAt BETWEEN 0 AND 32503680000"
 
-  /// The entry of `row` (`payload, storedAt, etag, lastModified`), or why it cannot be had.
+  /// The entry of `row` (`payload, storedAt, etag, lastModified`, then `usedAt` and `pending`
+  /// when selected), or why it cannot be had.
   static func entry(key: String, _ row: Row) -> Result<CacheEntry, Problem> {
     let payload = row[0] as DatabaseValue
     guard case .blob(let data) = payload.storage else {
@@ -34,7 +35,8 @@ enum StoredRow {
     return .success(
       CacheEntry(
         key: key, payload: data, storedAt: storedAt,
-        validators: CacheValidators(etag: text(row[2]), lastModified: text(row[3]))))
+        validators: CacheValidators(etag: text(row[2]), lastModified: text(row[3])),
+        isPending: row.count > 5 && (row[5] as DatabaseValue) == true.databaseValue))
   }
 
   /// The time a stored value names, when it is a number within `plausibleSeconds`.

@@ -122,18 +122,6 @@ enum MovieOutput {
           movie.cast.prefix(3).map(\.name).joined(separator: ", "), keepingNewlines: false),
       ]
     }
-    let rightAligned: Set<Int> = [0, 3, 4]
-    let widths = header.indices.map { column in
-      ([header] + rows).map { $0[column].count }.max() ?? 0
-    }
-    return ([header] + rows).map { row in
-      row.enumerated().map { column, cell in
-        let pad = String(repeating: " ", count: widths[column] - cell.count)
-        return rightAligned.contains(column) ? pad + cell : cell + pad
-      }
-      .joined(separator: "  ").replacingOccurrences(
-        of: "\\s+$", with: "", options: .regularExpression)
-    }
-    .joined(separator: "\n")
+    return Reply.table(header, rows, rightAligned: [0, 3, 4])
   }
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Domain
 import KernelCommands
+import Layers
 
 /// `kernel movies …`: the movie service of the profile's stack.
 struct MoviesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "movies", abstract: "Movies by id and the yearly top lists.",
-    subcommands: [TopGrossing.self, TopRated.self, Get.self])
+    subcommands: [TopGrossing.self, TopRated.self, Get.self, Rate.self])
 
   struct TopGrossing: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -172,6 +173,53 @@ struct YearOption: ParsableArguments {
   func validate() throws {
     guard (1888...2200).contains(year) else {
       throw ValidationError("--year must be a year between 1888 and 2200, not \(year).")
+    }
+  }
+}
+
+extension MoviesCommand {
+  /// `kernel movies rate ID SCORE`: a write, sent at once or kept in the outbox.
+  struct Rate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "rate", abstract: "Rate a movie from 1 to 100.",
+      discussion: """
+        Sends POST movies/ID/ratings with {"score": SCORE} through the profile's movieWrites \
+        stack. With [outbox, api], a rating the api cannot take now (unreachable, 5xx) is kept \
+        in the outbox and sent later by `outbox sync` or the next run that reaches the api; \
+        with [outbox] (the offline profile) every rating is kept. A kept rating exits 0.
+        """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The movie's id.") var id: Int
+    @Argument(help: "The score, from 1 to 100.") var score: Int
+
+    func validate() throws {
+      guard id >= 1 else {
+        throw ValidationError("Movie ids are positive whole numbers; \(id) is not one.")
+      }
+      guard (1...100).contains(score) else {
+        throw ValidationError("A score is from 1 to 100, not \(score).")
+      }
+    }
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      let (id, score) = (id, score)
+      let written = try await invocation.write((any MovieWrites).self) {
+        try await $0.rate(movie: id, score: score)
+      }
+      switch written {
+      case .queued(let write): try invocation.sayQueued(write)
+      case .sent(let rating):
+        if invocation.format == .json {
+          try Terminal.printExact(
+            try Reply.json([
+              "state": "sent",
+              "rating": ["id": rating.id, "movieId": rating.movieId, "score": rating.score],
+            ]))
+        } else {
+          try Terminal.print("Rated movie \(rating.movieId) \(rating.score) (rating \(rating.id)).")
+        }
+      }
     }
   }
 }

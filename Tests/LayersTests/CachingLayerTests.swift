@@ -26,6 +26,9 @@ private final class FailingStore: CacheStore {
     writes.increment()
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
+  func remove(_ key: String) async throws {
+    throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
+  }
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }

@@ -120,7 +120,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
 ///   let problem = failure.decoded(as: Problem.self)
 /// }
 /// ```
-public struct HTTPFailure: Sendable, CustomStringConvertible {
+public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, ClassifiedError {
   public var route: Route
   public var status: Int
   public var headerFields: HTTPFields
@@ -146,11 +146,14 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
   /// The error body as `type`, or nil when it was not decoded as one.
   public func decoded<T>(as type: T.Type) -> T? { decodedBody as? T }
 
-  /// 404 and 410 are `notFound`; 401 and 403 `authentication`; 5xx, 408 and 429 `unavailable`;
+  /// 404 and 410 are `notFound`; 409 and 412 `conflict`; 401 and 403 `authentication`; 5xx, 408 and 429 `unavailable`;
   /// any other `rejected`.
+  public var failure: ServiceFailure { kind }
+
   public var kind: ServiceFailure {
     switch status {
     case 404, 410: .notFound
+    case 409, 412: .conflict
     case 401, 403: .authentication
     case 408, 429, 500...: .unavailable
     default: .rejected

@@ -39,8 +39,8 @@
       settings.httpShouldSetCookies = false
       // With no stored credentials a challenge is not answered: the 401 comes back.
       settings.urlCredentialStorage = nil
-      settings.timeoutIntervalForRequest = configuration.requestTimeout.timeInterval
-      settings.timeoutIntervalForResource = configuration.resourceTimeout.timeInterval + 1
+      settings.timeoutIntervalForRequest = configuration.requestTimeout.seconds
+      settings.timeoutIntervalForResource = configuration.resourceTimeout.seconds + 1
       settings.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
       session = URLSession(configuration: settings, delegate: Delegate(), delegateQueue: nil)
     }
@@ -154,13 +154,6 @@
         _ session: URLSession, task: URLSessionTask,
         willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest
       ) async -> URLRequest? { nil }
-    }
-  }
-
-  extension Duration {
-    fileprivate var timeInterval: TimeInterval {
-      let parts = components
-      return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
   }
 #endif

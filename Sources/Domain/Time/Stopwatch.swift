@@ -26,6 +26,11 @@ public struct Stopwatch: Sendable {
 }
 
 extension Duration {
+  /// This duration in seconds.
+  public var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+
   /// This duration in whole milliseconds, rounded down.
   public var wholeMilliseconds: Int {
     let parts = components

@@ -8,14 +8,19 @@ public struct CacheEntry: Sendable, Hashable {
   public var payload: Data
   public var storedAt: Date
   public var validators: CacheValidators
+  /// Changed by writes the api has not taken yet (`WriteCall.optimistic`): answered as
+  /// `pending`, never offered as the api's copy.
+  public var isPending: Bool
 
   public init(
-    key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators()
+    key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators(),
+    isPending: Bool = false
   ) {
     self.key = key
     self.payload = payload
     self.storedAt = storedAt
     self.validators = validators
+    self.isPending = isPending
   }
 }
 
@@ -30,6 +35,8 @@ public protocol CacheStore: Sendable {
   /// Marks the entry under `key` as fetched again at `storedAt` (the api said 304), keeping its
   /// payload; nothing when there is none.
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws
+  /// Removes the entry under `key`, if any (a sent write made it stale).
+  func remove(_ key: String) async throws
 }
 
 /// What a cache holds, for `kernel cache stats`.

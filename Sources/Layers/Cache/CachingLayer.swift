@@ -99,8 +99,9 @@ public struct CachingLayer: ServiceLayer {
     guard let entry else { return nil }
     do {
       return Answer(
-        value: try codec.decode(entry.payload), origin: .cache,
-        age: max(0, clock.now().timeIntervalSince(entry.storedAt)), validators: entry.validators)
+        value: try codec.decode(entry.payload), origin: entry.isPending ? .pending : .cache,
+        age: max(0, clock.now().timeIntervalSince(entry.storedAt)),
+        validators: entry.isPending ? CacheValidators() : entry.validators)
     } catch {
       if policy == .cacheOnly {
         throw CacheUnreadable(what: call.summary, reason: "\(error)")

@@ -24,6 +24,10 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
+  public func remove(_ key: String) async throws {
+    _ = entries.withLock { $0.removeValue(forKey: key) }
+  }
+
   public func statistics() async throws -> CacheStatistics {
     entries.withLock { entries in
       let times = entries.values.map(\.storedAt)

@@ -58,10 +58,3 @@ public final class MemoryLayer: ServiceLayer {
   /// How many answers are kept.
   public var count: Int { entries.withLock { $0.values.count } }
 }
-
-extension Duration {
-  /// This duration in seconds.
-  var seconds: TimeInterval {
-    TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-  }
-}

@@ -1,0 +1,79 @@
+import Api
+import Domain
+import Foundation
+import HTTPTypes
+import Injection
+import Layers
+
+/// One write service's stack as planned from the config: `[outbox, api]`, `[outbox]` or
+/// `[api]` (see `Writer`).
+struct WritePlan: Sendable {
+  /// The entries a write stack may name.
+  static let entries = ["api", "outbox"]
+  /// What each entry needs built: the api side, or the outbox, whose kept writes change cached
+  /// answers. A sent write drops the cached answers it changes where the profile keeps a cache.
+  static let needs: [String: Needs] = ["api": .api, "outbox": [.outbox, .cache]]
+  static let shapes = [["outbox", "api"], ["outbox"], ["api"]]
+
+  let hasOutbox: Bool
+  let hasApi: Bool
+
+  init(_ written: [String], file: String, key: String) throws {
+    let entries = StackEntry.rejoined(written).map { $0.trimmingSpaces() }
+    guard Self.shapes.contains(entries) else {
+      throw ConfigError.malformed(
+        file: file, key: key, value: "[\(entries.joined(separator: ", "))]",
+        expected: "a write stack: [outbox, api], [outbox] or [api]")
+    }
+    hasOutbox = entries.contains("outbox")
+    hasApi = entries.contains("api")
+  }
+
+  var needs: Needs {
+    (hasOutbox ? Self.needs["outbox"] ?? [] : []).union(hasApi ? Self.needs["api"] ?? [] : [])
+  }
+
+  /// The writer of this stack, for the environment in use.
+  func writer(_ r: Resolver) throws -> Writer {
+    let context = try r.resolve((any ApiContext).self)
+    let origin = context.environment.origin.description
+    return Writer(
+      origin: origin,
+      partition: CachingLayer.partition(origin: origin, identity: context.credential?.identity),
+      send: hasApi ? .api(try r.resolve(ApiClient.self)) : nil,
+      outbox: hasOutbox ? try r.resolve(Outbox.self) : nil,
+      cache: try? r.resolve((any CacheStore).self), warn: try r.resolve(Runtime.self).warn)
+  }
+}
+
+extension WriteSender {
+  /// Sends a kept write's request (a `Route` it `recorded()`) through `client` — environment,
+  /// authenticator, adapters, retriers, deadline — with its key as `Idempotency-Key`, which also
+  /// makes it safe for backoff to retry. A refusal is thrown as the `HTTPFailure` it is.
+  public static func api(_ client: ApiClient) -> WriteSender {
+    WriteSender { request, idempotencyKey in
+      var route = try Route(recorded: request)
+      if let name = HTTPField.Name("Idempotency-Key") { route.headerFields[name] = idempotencyKey }
+      route.isIdempotent = true
+      do {
+        return try await client.send(.data(route))
+      } catch ApiError.status(let failure) {
+        throw failure
+      }
+    }
+  }
+}
+
+extension WriteCall where Value: Decodable {
+  /// A write that sends `route` and reads its answer with `mapping`; `name` names it in logs and
+  /// `outbox list`, `summary` in sentences (`a rating of movie 7`).
+  public init(
+    _ name: String, route: Route, summary: String, ordering: String, invalidates: [String] = [],
+    optimistic: [OptimisticEdit] = [], mapping: JSONMapping = .body
+  ) throws {
+    self.init(
+      name: name, summary: summary, request: try route.recorded(), orderingKey: ordering,
+      invalidates: invalidates, optimistic: optimistic,
+      decode: { data in try mapping.decode(Value.self, from: data, route: route) })
+  }
+}

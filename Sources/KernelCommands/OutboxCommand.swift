@@ -1,0 +1,169 @@
+import ArgumentParser
+import Composition
+import Foundation
+import Layers
+
+/// `kernel outbox …`: the writes kept in the data dir until the api takes them.
+struct OutboxCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "outbox",
+    abstract: "Writes kept until the api takes them: list, sync, retry or drop them.",
+    discussion: """
+      A write stack [outbox, api] sends each write at once and keeps it here when the api \
+      cannot be reached (or answers 5xx, 408, 429); [outbox] keeps every write. Kept writes \
+      are sent in the order they were made, each with its own Idempotency-Key, by `outbox \
+      sync` and at the start of every run of a profile that reaches the api. A write the api \
+      answers 409 (or 412) is kept as a conflict, one it refuses (another 4xx) as rejected: \
+      `outbox retry ID` sends it again as it is, `outbox drop ID` forgets it.
+      """,
+    subcommands: [List.self, Sync.self, Retry.self, Drop.self])
+
+  struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "list",
+      abstract: "Every kept write: id, call, age, tries, state and last error.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      let writes = try await OutboxCommand.writes(invocation)
+      let now = Date()
+      if invocation.format == .json {
+        try Terminal.printExact(
+          try Reply.json(["writes": writes.map { OutboxCommand.fields($0, now: now) }]))
+        return
+      }
+      guard !writes.isEmpty else { return try Terminal.print("The outbox is empty.") }
+      try Terminal.print(
+        Reply.table(
+          ["id", "call", "age", "tries", "state", "last error"],
+          writes.map { write in
+            [
+              "\(write.id)",
+              TerminalText.escaped("\(write.name): \(write.summary)", keepingNewlines: false),
+              Reply.age(now.timeIntervalSince(write.createdAt)), "\(write.tries)",
+              write.state.rawValue,
+              TerminalText.escaped(write.lastError ?? "", keepingNewlines: false),
+            ]
+          }, rightAligned: [0, 3]))
+    }
+  }
+
+  struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "sync",
+      abstract: "Send the kept writes of the environment in use now, in order, each once.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      try await OutboxCommand.sync(invocation)
+    }
+  }
+
+  struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "retry",
+      abstract: "Send a kept write again as it is (a conflict, a rejection, or one waiting).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The write's id, as outbox list shows it.") var id: Int64
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      let composed = try invocation.services()
+      guard try await composed.retryWrite(id) != nil else {
+        throw OutboxCommand.noWrite(id, invocation)
+      }
+      try await OutboxCommand.sync(invocation, composed)
+    }
+  }
+
+  struct Drop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "drop", abstract: "Forget a kept write: it will never be sent.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The write's id, as outbox list shows it.") var id: Int64
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      guard let dropped = try await invocation.services().dropWrite(id) else {
+        throw OutboxCommand.noWrite(id, invocation)
+      }
+      if invocation.format == .json {
+        try Terminal.printExact(try Reply.json(["dropped": fields(dropped, now: Date())]))
+      } else {
+        try Terminal.print("Dropped write \(id) (\(dropped.summary), \(dropped.state.rawValue)).")
+      }
+    }
+  }
+
+  /// The kept writes, or a usage error when no write stack of the profile keeps an outbox.
+  static func writes(_ invocation: Invocation) async throws -> [PendingWrite] {
+    guard let writes = try await invocation.services().keptWrites() else {
+      throw UsageError(
+        "No write stack of the \(invocation.config.profile) profile names outbox in"
+          + " \(invocation.config.file); choose a profile whose writes stack [outbox, api].")
+    }
+    return writes
+  }
+
+  /// Sends what is kept, forced, with a line per write on stderr as it goes, then a summary.
+  static func sync(_ invocation: Invocation, _ given: Composed? = nil) async throws {
+    let composed = try given ?? invocation.services()
+    let progress: @Sendable (PendingWrite, WriteOutcome) -> Void = { write, outcome in
+      Terminal.error(
+        TerminalText.escaped(
+          "write \(write.id) (\(write.summary)): \(describe(outcome))", keepingNewlines: false))
+    }
+    guard let report = try await composed.syncOutbox(force: true, progress: progress) else {
+      _ = try await writes(invocation)
+      return
+    }
+    let left = try await composed.keptWrites() ?? []
+    if invocation.format == .json {
+      var summary: [String: any Sendable] = [
+        "sent": report.sent.count, "conflicts": report.conflicts.count,
+        "rejected": report.rejected.count, "failed": report.failed.count,
+        "writes": left.map { fields($0, now: Date()) },
+      ]
+      summary["stoppedBecause"] = report.stoppedBecause
+      try Terminal.printExact(try Reply.json(summary))
+      return
+    }
+    var line =
+      "Sent \(count(report.sent.count, "write")); \(report.conflicts.count) in conflict,"
+      + " \(report.rejected.count) rejected; \(count(left.count, "write")) kept."
+    if let reason = report.stoppedBecause { line += " Stopped: \(reason)" }
+    try Terminal.print(line)
+  }
+
+  static func describe(_ outcome: WriteOutcome) -> String {
+    switch outcome {
+    case .sent: "sent"
+    case .pending(let error, _): "kept: \(error)"
+    case .conflict(let error, _): "conflict: \(error)"
+    case .rejected(let error): "rejected: \(error)"
+    }
+  }
+
+  static func count(_ number: Int, _ noun: String) -> String {
+    number == 1 ? "1 \(noun)" : "\(number) \(noun)s"
+  }
+
+  /// A write as `--format json` shows it.
+  static func fields(_ write: PendingWrite, now: Date) -> [String: any Sendable] {
+    var fields: [String: any Sendable] = [
+      "id": write.id, "name": write.name, "summary": write.summary, "origin": write.origin,
+      "orderingKey": write.orderingKey, "idempotencyKey": write.idempotencyKey,
+      "state": write.state.rawValue, "tries": write.tries,
+      "ageSeconds": Int(now.timeIntervalSince(write.createdAt)),
+    ]
+    fields["lastError"] = write.lastError
+    fields["serverBody"] = write.serverBody.map { String(decoding: $0, as: UTF8.self) }
+    return fields
+  }
+
+  static func noWrite(_ id: Int64, _ invocation: Invocation) -> UsageError {
+    UsageError("The outbox keeps no write \(id); outbox list shows the ids it keeps.")
+  }
+}

@@ -1,0 +1,8 @@
+import Domain
+
+/// The movie example's writes: what its `movieWrites` stack (`[outbox, api]`, `[outbox]`,
+/// `[api]`) answers. A rating is sent at once, or kept in the outbox and sent later.
+public protocol MovieWrites: Sendable {
+  /// Rates movie `id` with `score` (1–100).
+  func rate(movie id: Int, score: Int) async throws -> Written<Rating>
+}

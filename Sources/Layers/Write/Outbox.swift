@@ -1,0 +1,191 @@
+import Domain
+import Foundation
+
+/// Where the outbox keeps writes: one durable row per write, never evicted. The Store module's
+/// SQLite file is the one apps keep on disk.
+///
+/// Writes are sent in the order of their ids per ordering key: a write is due only when no
+/// earlier write of its key waits (pending) or is in conflict. A sync *leases* the write it
+/// sends, in a transaction, so two syncs never send the same write at once; a lease ends when
+/// the write is settled, when it expires, or when its holder is found dead.
+public protocol OutboxStore: Sendable {
+  /// Keeps `write` (its id is the store's to give) in one transaction; returns it with its id.
+  func add(_ write: PendingWrite) async throws -> PendingWrite
+  /// Every kept write, oldest first.
+  func writes() async throws -> [PendingWrite]
+  /// Takes the next write to send to `origin`: the oldest pending one due by `now` with no
+  /// earlier write of its ordering key waiting, that no live sync holds; holds it until `until`.
+  func lease(origin: String, now: Date, until: Date) async throws -> PendingWrite?
+  /// Records how a held write's try went, releasing it: sent (it leaves the outbox), or its
+  /// new state.
+  func settle(_ id: Int64, _ outcome: WriteOutcome) async throws
+  /// Makes every pending write of `origin` due at `now` (a sync a person asked for).
+  func makeDue(origin: String, now: Date) async throws
+  /// Makes the write `id` pending and due at `now`, whatever its state; nil when there is none.
+  func retry(_ id: Int64, now: Date) async throws -> PendingWrite?
+  /// Removes the write `id`, unless a live sync holds it; nil when there is none.
+  func drop(_ id: Int64) async throws -> PendingWrite?
+}
+
+/// How one try of a kept write went.
+public enum WriteOutcome: Sendable, Hashable {
+  /// The api took it: it leaves the outbox.
+  case sent
+  /// It could not be sent now (unreachable, 5xx, 408, 429, authentication): tried again at
+  /// `nextTryAt` or by a sync a person asks for.
+  case pending(error: String, nextTryAt: Date)
+  /// The api says it conflicts with what it holds (409, 412): kept with the server's body.
+  case conflict(error: String, body: Data?)
+  /// The api refused it (another 4xx): kept with its message.
+  case rejected(error: String)
+}
+
+/// What one sync did.
+public struct SyncReport: Sendable, Hashable {
+  public var sent: [PendingWrite] = []
+  public var conflicts: [PendingWrite] = []
+  public var rejected: [PendingWrite] = []
+  /// Writes tried and still pending, with why.
+  public var failed: [PendingWrite] = []
+  /// Why the sync stopped before the end: the api could not be reached.
+  public var stoppedBecause: String?
+
+  public init() {}
+
+  /// How many writes it sent to the api, whatever their outcome.
+  public var tried: Int { sent.count + conflicts.count + rejected.count + failed.count }
+}
+
+/// The outbox: writes kept durably until a sync sends them (Store5's `MutableStore`, TanStack
+/// DB's offline transactions). A `Writer` keeps a write here when the api cannot take it; a
+/// sync sends what is kept in order, each once at a time, with its own idempotency key.
+public struct Outbox: Sendable {
+  public let store: any OutboxStore
+  public let clock: WallClock
+  /// How long a sync holds a write it is sending before another sync may take it: longer than
+  /// a call may take (`timeouts.callSeconds`), so a live sync is never overtaken.
+  public let lease: Duration
+
+  public init(store: any OutboxStore, clock: WallClock = .system, lease: Duration = .seconds(120)) {
+    self.store = store
+    self.clock = clock
+    self.lease = lease
+  }
+
+  /// Keeps `call` for `origin`, due now.
+  public func keep<Value>(_ call: WriteCall<Value>, origin: String, partition: String)
+    async throws -> PendingWrite
+  {
+    let now = clock.now()
+    return try await store.add(
+      PendingWrite(
+        name: call.name, summary: call.summary, origin: origin, partition: partition,
+        orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey, request: call.request,
+        invalidates: call.invalidates, createdAt: now, nextTryAt: now))
+  }
+
+  /// Whether a write of `orderingKey` for `origin` still waits or is in conflict: a new write of
+  /// the key goes behind it.
+  public func holdsBack(orderingKey: String, origin: String) async throws -> Bool {
+    try await store.writes().contains {
+      $0.origin == origin && $0.orderingKey == orderingKey && $0.state != .rejected
+    }
+  }
+
+  /// Sends the due writes of `origin` through `send`, each in order per ordering key, and
+  /// settles each: sent (its cached answers dropped from `cache`), conflict, rejected, or still
+  /// pending with backoff. `force` makes every pending write due now. Stops at the first write
+  /// the api cannot be reached for: the rest would fail alike.
+  public func sync(
+    origin: String, send: WriteSender, cache: (any CacheStore)?, force: Bool = false,
+    progress: (@Sendable (PendingWrite, WriteOutcome) -> Void)? = nil
+  ) async throws -> SyncReport {
+    if force { try await store.makeDue(origin: origin, now: clock.now()) }
+    var report = SyncReport()
+    while !Task.isCancelled {
+      let now = clock.now()
+      guard
+        let write = try await store.lease(
+          origin: origin, now: now, until: now.addingTimeInterval(lease.seconds))
+      else { break }
+      var tried = write
+      tried.tries += 1
+      let outcome: WriteOutcome
+      var unreachable = false
+      do {
+        _ = try await send(write.request, idempotencyKey: write.idempotencyKey)
+        outcome = .sent
+      } catch {
+        outcome = Self.outcome(of: error, tries: tried.tries, now: clock.now())
+        unreachable = ServiceFailure.of(error) == .unreachable
+      }
+      try await store.settle(write.id, outcome)
+      progress?(tried, outcome)
+      switch outcome {
+      case .sent:
+        report.sent.append(tried)
+        if let cache {
+          for key in write.invalidates {
+            try? await cache.remove(Self.key(key, in: write.partition))
+          }
+        }
+      case .conflict(let error, let body):
+        tried.state = .conflict
+        tried.lastError = error
+        tried.serverBody = body
+        report.conflicts.append(tried)
+      case .rejected(let error):
+        tried.state = .rejected
+        tried.lastError = error
+        report.rejected.append(tried)
+      case .pending(let error, _):
+        tried.lastError = error
+        report.failed.append(tried)
+        if unreachable {
+          report.stoppedBecause = error
+          return report
+        }
+      }
+    }
+    return report
+  }
+
+  /// The cache key of `key` in `partition`, as `CachingLayer` stores it.
+  static func key(_ key: String, in partition: String) -> String {
+    partition.isEmpty ? key : partition + " " + key
+  }
+
+  /// How a failed try settles a write: a conflict (409, 412), a rejection (any other 4xx but
+  /// 401, 408 and 429), or pending again, due after a backoff that doubles with each try from
+  /// 30 seconds to at most an hour.
+  public static func outcome(of error: any Error, tries: Int, now: Date) -> WriteOutcome {
+    let sentence = "\(error)"
+    if let answered = error as? any AnsweredFailure {
+      switch answered.status {
+      case 409, 412: return .conflict(error: sentence, body: answered.body)
+      case 401, 408, 429, 500...: break
+      case 400..<500: return .rejected(error: sentence)
+      default: break
+      }
+    }
+    let delay = min(30 * pow(2, Double(max(0, tries - 1))), 3600)
+    return .pending(error: sentence, nextTryAt: now.addingTimeInterval(delay))
+  }
+}
+
+/// How a stack's `api` sends a kept write: its request bytes with its idempotency key, through
+/// the whole pipeline (authenticator, adapters, retriers, deadline); returns the answer's body,
+/// or throws the failure (an `AnsweredFailure` when the api answered).
+public struct WriteSender: Sendable {
+  let body: @Sendable (_ request: Data, _ idempotencyKey: String) async throws -> Data
+
+  public init(
+    _ send: @escaping @Sendable (_ request: Data, _ idempotencyKey: String) async throws -> Data
+  ) {
+    body = send
+  }
+
+  public func callAsFunction(_ request: Data, idempotencyKey: String) async throws -> Data {
+    try await body(request, idempotencyKey)
+  }
+}

@@ -1,0 +1,110 @@
+import Domain
+import Foundation
+
+/// A profile's stack for writes, as its config names it (`bookWrites: [outbox, api]`): sends a
+/// write at once when the stack has the api, keeps it in the outbox when the api cannot take it
+/// now (unreachable, a timeout, 5xx, 408, 429) or when the stack has no api, and answers
+/// `.queued` then. An app's write service holds one and describes each write as a `WriteCall`.
+///
+/// | stack | the api answers | the api cannot be reached |
+/// |---|---|---|
+/// | `[api]` | `.sent` | the error |
+/// | `[outbox, api]` | `.sent` | `.queued` |
+/// | `[outbox]` | — | `.queued` |
+public struct Writer: Sendable {
+  /// The api origin writes go to (the environment in use).
+  public let origin: String
+  /// The cache partition they change (see `CachingLayer.partition`).
+  public let partition: String
+  public let send: WriteSender?
+  public let outbox: Outbox?
+  /// Where its sent writes drop cached answers, and its kept ones change them.
+  public let cache: (any CacheStore)?
+  let warnings: Warnings
+
+  public init(
+    origin: String, partition: String, send: WriteSender?, outbox: Outbox?,
+    cache: (any CacheStore)?, warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.origin = origin
+    self.partition = partition
+    self.send = send
+    self.outbox = outbox
+    self.cache = cache
+    self.warnings = Warnings(warn)
+  }
+
+  /// Sends `call`, or keeps it. A write goes behind any kept write of its ordering key, so writes
+  /// of one key reach the api in the order they were made.
+  public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
+    guard let send else {
+      guard let outbox else { throw CacheMiss(what: call.summary, cachable: false) }
+      return .queued(try await keep(call, in: outbox))
+    }
+    if let outbox, try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
+      // The kept writes of its key go first; while any still waits, so does this one.
+      _ = try await outbox.sync(origin: origin, send: send, cache: cache)
+      if try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
+        return .queued(try await keep(call, in: outbox))
+      }
+    }
+    let body: Data
+    do {
+      body = try await send(call.request, idempotencyKey: call.idempotencyKey)
+    } catch {
+      guard let outbox, Self.canWait(error) else { throw error }
+      return .queued(try await keep(call, in: outbox))
+    }
+    await invalidate(call.invalidates)
+    return .sent(try call.decode(body))
+  }
+
+  /// Sends what the outbox keeps for this origin (see `Outbox.sync`); nil when the stack has no
+  /// outbox or no api.
+  public func sync(
+    force: Bool = false, progress: (@Sendable (PendingWrite, WriteOutcome) -> Void)? = nil
+  ) async throws -> SyncReport? {
+    guard let outbox, let send else { return nil }
+    return try await outbox.sync(
+      origin: origin, send: send, cache: cache, force: force, progress: progress)
+  }
+
+  /// Whether a write that failed so may wait in the outbox: the api could not take it now.
+  public static func canWait(_ error: any Error) -> Bool {
+    if let answered = error as? any AnsweredFailure {
+      return [408, 429].contains(answered.status) || answered.status >= 500
+    }
+    let failure = ServiceFailure.of(error)
+    return failure == .unreachable || failure == .unavailable
+  }
+
+  private func keep<Value>(_ call: WriteCall<Value>, in outbox: Outbox) async throws
+    -> PendingWrite
+  {
+    let kept = try await outbox.keep(call, origin: origin, partition: partition)
+    guard let cache else { return kept }
+    for edit in call.optimistic {
+      let key = Outbox.key(edit.key, in: partition)
+      do {
+        guard var entry = try await cache.entry(for: key) else { continue }
+        entry.payload = try edit.apply(entry.payload)
+        entry.isPending = true
+        try await cache.store(entry)
+      } catch {
+        warnings.warn(
+          "The cached copy \(edit.key) could not show \(call.summary) (\(error)); it shows the api's last answer."
+        )
+      }
+    }
+    return kept
+  }
+
+  private func invalidate(_ keys: [String]) async {
+    guard let cache else { return }
+    for key in keys {
+      do { try await cache.remove(Outbox.key(key, in: partition)) } catch {
+        warnings.warn("The cached copy \(key) could not be dropped (\(error)); it may be stale.")
+      }
+    }
+  }
+}

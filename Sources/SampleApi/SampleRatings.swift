@@ -1,0 +1,73 @@
+import Domain
+import Foundation
+import Synchronization
+
+/// The sample API's ratings: `POST movies/{id}/ratings` with `{"score": N}` (1–100) answers
+/// 201 with the rating, honouring `Idempotency-Key` (a repeated key answers the first answer
+/// and applies nothing twice); `GET movies/{id}/ratings` answers what was applied, so a test
+/// can count. Movies in `conflicts` answer 409, as a server that holds a newer version would.
+public final class SampleRatings: Sendable {
+  private struct State {
+    var applied: [Int: [Rating]] = [:]
+    var answers: [String: SampleResponse] = [:]
+    var conflicts: Set<Int>
+    var next = 1
+  }
+
+  private let state: Mutex<State>
+
+  public init(conflicts: Set<Int> = []) { state = Mutex(State(conflicts: conflicts)) }
+
+  /// The ratings applied to movie `id`, in order.
+  public func applied(to id: Int) -> [Rating] { state.withLock { $0.applied[id] ?? [] } }
+
+  /// How many ratings were applied in all.
+  public var appliedCount: Int { state.withLock { $0.applied.values.reduce(0) { $0 + $1.count } } }
+
+  /// Whether movie `id` answers ratings with 409 from now on.
+  public func setConflict(_ conflict: Bool, movie id: Int) {
+    state.withLock { state in
+      if conflict {
+        state.conflicts.insert(id)
+      } else {
+        state.conflicts.remove(id)
+      }
+    }
+  }
+
+  /// The answer to a rating of movie `id` with `body`, once per idempotency key.
+  func rate(_ id: Int, body: Data, idempotencyKey: String?) -> SampleResponse {
+    struct Asked: Decodable { let score: Int }
+    guard let asked = try? JSONDecoder().decode(Asked.self, from: body) else {
+      return .error(400, "a rating is {\"score\": N}")
+    }
+    guard (1...100).contains(asked.score) else {
+      return .error(400, "a score is from 1 to 100, not \(asked.score)")
+    }
+    return state.withLock { state in
+      if let key = idempotencyKey, let first = state.answers[key] { return first }
+      let answer: SampleResponse
+      if state.conflicts.contains(id) {
+        answer = .error(409, "movie \(id) was rated in the meantime; rate it again")
+      } else {
+        let rating = Rating(id: state.next, movieId: id, score: asked.score)
+        state.next += 1
+        state.applied[id, default: []].append(rating)
+        answer = .json(rating, status: 201)
+      }
+      if let key = idempotencyKey { state.answers[key] = answer }
+      return answer
+    }
+  }
+
+  /// What `GET movies/{id}/ratings` answers.
+  func list(_ id: Int) -> SampleResponse {
+    struct Listed: Encodable {
+      let movieId: Int
+      let count: Int
+      let scores: [Int]
+    }
+    let ratings = applied(to: id)
+    return .json(Listed(movieId: id, count: ratings.count, scores: ratings.map(\.score)))
+  }
+}

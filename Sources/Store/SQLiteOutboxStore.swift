@@ -1,0 +1,341 @@
+import Domain
+import Foundation
+import GRDB
+import Layers
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The outbox on disk: `outbox.sqlite` in the data dir, beside the cache but never the cache's
+/// file, since the cache is disposable (a damaged cache is moved aside, its rows evicted past
+/// the budget) and a kept write is not: a damaged outbox is refused, never replaced, and no
+/// budget touches it. Every change is one transaction; a write is on disk before `add`
+/// returns.
+///
+/// Leases: a sync takes a write in an `IMMEDIATE` transaction (so two processes never take the
+/// same one), holding it under its own name (`<host> <pid>`) until a time. Another process may
+/// take it once that time has passed, or at once when the holder is a process of this host
+/// that no longer runs (killed mid-send): the write is sent again with the same idempotency
+/// key, which the api honours.
+public final class SQLiteOutboxStore: OutboxStore {
+  public let file: URL
+  private let queue: DatabaseQueue
+  /// This process, as leases name it.
+  let holder: String
+
+  private init(file: URL, queue: DatabaseQueue, holder: String) {
+    self.file = file
+    self.queue = queue
+    self.holder = holder
+  }
+
+  /// Opens (creating if needed) the outbox at `file`. A file that cannot be opened, is damaged
+  /// or was written by a newer build is refused with one sentence, and left as it is.
+  public static func open(at file: URL, busyTimeout: Duration = .seconds(5)) throws
+    -> SQLiteOutboxStore
+  {
+    do {
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(busyTimeout.seconds)
+      configuration.prepareDatabase { db in
+        try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+      }
+      let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+      if try queue.read({ try migrator.hasBeenSuperseded($0) }) {
+        throw OutboxError(
+          file: file.path, doing: "opened", cause: "a newer version of Kernel wrote it",
+          fix: "update Kernel; it was left untouched")
+      }
+      try migrator.migrate(queue)
+      return SQLiteOutboxStore(file: file, queue: queue, holder: Self.thisProcess)
+    } catch let error as OutboxError {
+      throw error
+    } catch {
+      throw OutboxError(
+        file: file.path, doing: "opened", cause: StoreError.cause(of: error),
+        fix: "it holds writes not yet sent, so it was left as it is: free space, fix its"
+          + " permissions, or choose another --data-dir")
+    }
+  }
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: kept writes") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE outbox_write (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            partition TEXT NOT NULL,
+            orderingKey TEXT NOT NULL,
+            idempotencyKey TEXT NOT NULL UNIQUE,
+            request BLOB NOT NULL,
+            invalidates TEXT NOT NULL,
+            state TEXT NOT NULL,
+            tries INTEGER NOT NULL DEFAULT 0,
+            lastError TEXT,
+            serverBody BLOB,
+            createdAt REAL NOT NULL,
+            nextTryAt REAL NOT NULL,
+            leaseHolder TEXT,
+            leaseUntil REAL
+          );
+          CREATE INDEX outbox_write_by_origin ON outbox_write(origin, state, id);
+          CREATE INDEX outbox_write_by_key ON outbox_write(orderingKey, id);
+          """)
+    }
+    return migrator
+  }
+
+  /// `<host> <pid>`: who holds a lease.
+  static var thisProcess: String {
+    "\(hostName) \(getpid())"
+  }
+
+  private static var hostName: String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Whether `holder` is a process of this host that no longer runs.
+  static func isGone(_ holder: String) -> Bool {
+    let parts = holder.split(separator: " ")
+    guard parts.count == 2, String(parts[0]) == hostName, let pid = Int32(parts[1]) else {
+      return false
+    }
+    return kill(pid, 0) == -1 && errno == ESRCH
+  }
+
+  // MARK: OutboxStore
+
+  public func add(_ write: PendingWrite) async throws -> PendingWrite {
+    try await changing("written") { db in
+      try db.execute(
+        sql: """
+          INSERT INTO outbox_write (name, summary, origin, partition, orderingKey,
+            idempotencyKey, request, invalidates, state, tries, lastError, serverBody,
+            createdAt, nextTryAt)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          write.name, write.summary, write.origin, write.partition, write.orderingKey,
+          write.idempotencyKey, write.request, Self.joined(write.invalidates),
+          write.state.rawValue, write.tries, write.lastError, write.serverBody,
+          write.createdAt.timeIntervalSince1970, write.nextTryAt.timeIntervalSince1970,
+        ])
+      var kept = write
+      kept.id = db.lastInsertedRowID
+      return kept
+    }
+  }
+
+  public func writes() async throws -> [PendingWrite] {
+    try await reading { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM outbox_write ORDER BY id").map(Self.write)
+    }
+  }
+
+  public func lease(origin: String, now: Date, until: Date) async throws -> PendingWrite? {
+    let holder = holder
+    return try await changing("leased") { db in
+      let time = now.timeIntervalSince1970
+      // Leases of processes of this host that died mid-send end now.
+      let holders = try String.fetchAll(
+        db,
+        sql:
+          "SELECT DISTINCT leaseHolder FROM outbox_write WHERE leaseUntil > ? AND leaseHolder <> ?",
+        arguments: [time, holder])
+      for gone in holders where Self.isGone(gone) {
+        try db.execute(
+          sql:
+            "UPDATE outbox_write SET leaseHolder = NULL, leaseUntil = NULL WHERE leaseHolder = ?",
+          arguments: [gone])
+      }
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT * FROM outbox_write AS w
+          WHERE w.origin = ? AND w.state = 'pending' AND w.nextTryAt <= ?
+            AND (w.leaseUntil IS NULL OR w.leaseUntil <= ?)
+            AND NOT EXISTS (SELECT 1 FROM outbox_write AS e
+              WHERE e.orderingKey = w.orderingKey AND e.origin = w.origin AND e.id < w.id
+                AND e.state IN ('pending', 'conflict'))
+          ORDER BY w.id LIMIT 1
+          """, arguments: [origin, time, time])
+      guard let row else { return nil }
+      let write = try Self.write(row)
+      try db.execute(
+        sql: "UPDATE outbox_write SET leaseHolder = ?, leaseUntil = ? WHERE id = ?",
+        arguments: [holder, until.timeIntervalSince1970, write.id])
+      return write
+    }
+  }
+
+  public func settle(_ id: Int64, _ outcome: WriteOutcome) async throws {
+    let holder = holder
+    try await changing("written") { db in
+      let held = "id = ? AND leaseHolder = ?"
+      switch outcome {
+      case .sent:
+        try db.execute(sql: "DELETE FROM outbox_write WHERE \(held)", arguments: [id, holder])
+      case .pending(let error, let next):
+        try db.execute(
+          sql: """
+            UPDATE outbox_write SET tries = tries + 1, lastError = ?, nextTryAt = ?,
+              leaseHolder = NULL, leaseUntil = NULL WHERE \(held)
+            """, arguments: [error, next.timeIntervalSince1970, id, holder])
+      case .conflict(let error, let body):
+        try db.execute(
+          sql: """
+            UPDATE outbox_write SET state = 'conflict', tries = tries + 1, lastError = ?,
+              serverBody = ?, leaseHolder = NULL, leaseUntil = NULL WHERE \(held)
+            """, arguments: [error, body, id, holder])
+      case .rejected(let error):
+        try db.execute(
+          sql: """
+            UPDATE outbox_write SET state = 'rejected', tries = tries + 1, lastError = ?,
+              leaseHolder = NULL, leaseUntil = NULL WHERE \(held)
+            """, arguments: [error, id, holder])
+      }
+    }
+  }
+
+  public func makeDue(origin: String, now: Date) async throws {
+    try await changing("written") { db in
+      try db.execute(
+        sql: """
+          UPDATE outbox_write SET nextTryAt = ?
+          WHERE origin = ? AND state = 'pending' AND nextTryAt > ?
+          """,
+        arguments: [now.timeIntervalSince1970, origin, now.timeIntervalSince1970])
+    }
+  }
+
+  public func retry(_ id: Int64, now: Date) async throws -> PendingWrite? {
+    try await changing("written") { db in
+      try db.execute(
+        sql: """
+          UPDATE outbox_write SET state = 'pending', nextTryAt = ?, serverBody = NULL
+          WHERE id = ?
+          """, arguments: [now.timeIntervalSince1970, id])
+      return try Row.fetchOne(db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
+        .map(Self.write)
+    }
+  }
+
+  public func drop(_ id: Int64) async throws -> PendingWrite? {
+    let file = file.path
+    return try await changing("written") { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
+      else { return nil }
+      let write = try Self.write(row)
+      if let holder = row["leaseHolder"] as String?, let until = row["leaseUntil"] as Double?,
+        until > Date().timeIntervalSince1970, !Self.isGone(holder)
+      {
+        throw OutboxError(
+          file: file, doing: "changed", cause: "write \(id) is being sent by \(holder)",
+          fix: "try again when that sync ends")
+      }
+      try db.execute(sql: "DELETE FROM outbox_write WHERE id = ?", arguments: [id])
+      return write
+    }
+  }
+
+  // MARK: Rows
+
+  /// A row as a write; a row that cannot be read (another program wrote it) is an error naming
+  /// it, never a trap.
+  static func write(_ row: Row) throws -> PendingWrite {
+    func text(_ column: String) throws -> String {
+      guard let value = row[column] as String? else {
+        throw OutboxError(
+          file: "the outbox", doing: "read", cause: "a write has no \(column)",
+          fix: "drop it with outbox drop")
+      }
+      return value
+    }
+    func time(_ column: String) -> Date {
+      Date(timeIntervalSince1970: (row[column] as Double?) ?? 0)
+    }
+    let id = (row["id"] as Int64?) ?? 0
+    guard let request = row["request"] as Data?,
+      let state = WriteState(rawValue: try text("state"))
+    else {
+      throw OutboxError(
+        file: "the outbox", doing: "read", cause: "write \(id) is damaged",
+        fix: "drop it with outbox drop \(id)")
+    }
+    let invalidates = try text("invalidates")
+    return PendingWrite(
+      id: id, name: try text("name"), summary: try text("summary"), origin: try text("origin"),
+      partition: try text("partition"), orderingKey: try text("orderingKey"),
+      idempotencyKey: try text("idempotencyKey"), request: request,
+      invalidates: invalidates.isEmpty
+        ? [] : invalidates.split(separator: "\n").map(String.init),
+      state: state, tries: (row["tries"] as Int?) ?? 0, lastError: row["lastError"] as String?,
+      serverBody: row["serverBody"] as Data?, createdAt: time("createdAt"),
+      nextTryAt: time("nextTryAt"))
+  }
+
+  /// Cache keys, one a line (a key holds no line break: it is a path).
+  static func joined(_ keys: [String]) -> String { keys.joined(separator: "\n") }
+
+  private func changing<T: Sendable>(
+    _ doing: String, _ work: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    do {
+      return try await queue.writeWithoutTransaction { db in
+        var result: T?
+        try db.inTransaction(.immediate) {
+          result = try work(db)
+          return .commit
+        }
+        guard let result else {
+          throw OutboxError(
+            file: "the outbox", doing: doing, cause: "the transaction did not run", fix: "retry")
+        }
+        return result
+      }
+    } catch let error as OutboxError {
+      throw error
+    } catch {
+      throw OutboxError(
+        file: file.path, doing: doing, cause: StoreError.cause(of: error),
+        fix: "nothing was changed; try again")
+    }
+  }
+
+  private func reading<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T)
+    async throws -> T
+  {
+    do { return try await queue.read(work) } catch let error as OutboxError { throw error } catch {
+      throw OutboxError(
+        file: file.path, doing: "read", cause: StoreError.cause(of: error),
+        fix: "try again")
+    }
+  }
+}
+
+/// The outbox could not be opened, read or changed: one sentence naming the file, the cause
+/// and what to do. Its writes are kept as they were.
+public struct OutboxError: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  public let file: String
+  public let doing: String
+  public let cause: String
+  public let fix: String
+
+  public var failure: ServiceFailure { .configuration }
+
+  public var description: String { "The outbox \(file) could not be \(doing): \(cause); \(fix)." }
+}
