@@ -161,7 +161,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "kernel", "SampleApi", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
+        "kernel", "SampleApi", "KernelTesting", "Domain",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
   ],
   swiftLanguageModes: [.v6]

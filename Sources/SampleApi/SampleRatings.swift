@@ -46,15 +46,14 @@ public final class SampleRatings: Sendable {
     }
     return state.withLock { state in
       if let key = idempotencyKey, let first = state.answers[key] { return first }
-      let answer: SampleResponse
+      // A conflict applies nothing, so it is not kept: the same write may be tried again.
       if state.conflicts.contains(id) {
-        answer = .error(409, "movie \(id) was rated in the meantime; rate it again")
-      } else {
-        let rating = Rating(id: state.next, movieId: id, score: asked.score)
-        state.next += 1
-        state.applied[id, default: []].append(rating)
-        answer = .json(rating, status: 201)
+        return .error(409, "movie \(id) was rated in the meantime; rate it again")
       }
+      let rating = Rating(id: state.next, movieId: id, score: asked.score)
+      state.next += 1
+      state.applied[id, default: []].append(rating)
+      let answer = SampleResponse.json(rating, status: 201)
       if let key = idempotencyKey { state.answers[key] = answer }
       return answer
     }

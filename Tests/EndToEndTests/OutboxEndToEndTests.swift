@@ -1,0 +1,150 @@
+import Domain
+import Foundation
+import KernelTesting
+import SampleApi
+import Synchronization
+import Testing
+
+/// The outbox end to end, with the built `kernel` against the sample API on loopback: ratings
+/// made while the server is down are kept (exit 0) and applied once, whatever happens to the
+/// syncs that send them.
+@Suite(.timeLimit(.minutes(2))) struct OutboxEndToEndTests {
+  /// A port that was free a moment ago: a server started on it later has the same origin as
+  /// the writes kept while nothing listened there.
+  private static func freePort() async throws -> UInt16 {
+    let probe = try await FixtureServer.start()
+    let port = probe.port
+    await probe.stop()
+    return port
+  }
+
+  private static func rate(_ kernel: Kernel, _ base: String, _ id: Int, _ score: Int) async throws
+    -> BuiltCommand.Run
+  {
+    try await kernel.run(["--base-url", base, "movies", "rate", "\(id)", "\(score)"])
+  }
+
+  private static func kept(_ kernel: Kernel, _ base: String) async throws -> [[String: Any]] {
+    let listed = try await kernel.run(["--base-url", base, "outbox", "list", "--format", "json"])
+    return try #require(listed.json?["writes"] as? [[String: Any]], "\(listed)")
+  }
+
+  @Test func ratingsKeptWhileTheServerIsDownAreAppliedOnceDespiteAKilledSync() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let port = try await Self.freePort()
+    let base = "http://127.0.0.1:\(port)/api/"
+    for (id, score) in [(7, 70), (7, 71), (3, 30)] {
+      let rated = try await Self.rate(kernel, base, id, score)
+      #expect(rated.status == 0, "\(rated)")
+      #expect(rated.stdout.contains("queued: a rating of movie \(id) will be sent"), "\(rated)")
+    }
+    let kept = try await Self.kept(kernel, base)
+    #expect(kept.map { $0["summary"] as? String } == [7, 7, 3].map { "a rating of movie \($0)" })
+    #expect(kept.allSatisfy { $0["state"] as? String == "pending" })
+
+    // The server comes back; it holds the first rating's answer until the sync is killed.
+    let server = try await FixtureServer.start(port: port)
+    defer { Task { await server.stop() } }
+    let (arrived, arrival) = AsyncStream<Void>.makeStream()
+    let (released, release) = AsyncStream<Void>.makeStream()
+    let held = Mutex(true)
+    let responder = server.responder
+    server.handle("POST", "/api/movies/{id}/ratings") { request in
+      if held.withLock({ holding in
+        defer { holding = false }
+        return holding
+      }) {
+        arrival.yield()
+        for await _ in released { break }
+      }
+      return await responder.original(request)
+    }
+    let sync = try kernel.launch(["--base-url", base, "outbox", "sync"])
+    for await _ in arrived { break }
+    kill(sync.process.processIdentifier, SIGKILL)
+    _ = try await sync.finish(within: .seconds(30))
+    release.yield()
+    // The server applied the first rating, and the killed sync never heard so.
+    #expect(await Self.eventually { responder.options.ratings.applied(to: 7).count == 1 })
+
+    let again = try await kernel.run(["--base-url", base, "outbox", "sync"])
+    #expect(again.status == 0, "\(again)")
+    #expect(again.stdout.contains("Sent 3 writes"), "\(again)")
+    #expect(responder.options.ratings.applied(to: 7).map(\.score) == [70, 71])
+    #expect(responder.options.ratings.applied(to: 3).map(\.score) == [30])
+    #expect(try await Self.kept(kernel, base).isEmpty)
+  }
+
+  @Test func twoSyncsAtOnceSendEachWriteOnce() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let port = try await Self.freePort()
+    let base = "http://127.0.0.1:\(port)/api/"
+    for id in 1...6 { #expect(try await Self.rate(kernel, base, id, 50 + id).status == 0) }
+    var options = SampleApiResponder.Options()
+    options.latency = .milliseconds(20)
+    let server = try await FixtureServer.start(options: options, port: port)
+    defer { Task { await server.stop() } }
+    let first = try kernel.launch(["--base-url", base, "outbox", "sync"])
+    let second = try kernel.launch(["--base-url", base, "outbox", "sync"])
+    let runs = [
+      try await first.finish(within: .seconds(60)), try await second.finish(within: .seconds(60)),
+    ]
+    #expect(runs.allSatisfy { $0.status == 0 }, "\(runs)")
+    let ratings = server.responder.options.ratings
+    #expect((1...6).map { ratings.applied(to: $0).count } == Array(repeating: 1, count: 6))
+    #expect(server.responder.requests(to: "movies/1/ratings") == 1)
+    #expect(try await Self.kept(kernel, base).isEmpty)
+  }
+
+  @Test func aConflictIsKeptUntilRetriedOrDropped() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let conflicts = SampleRatings(conflicts: [5, 6])
+    var options = SampleApiResponder.Options()
+    options.ratings = conflicts
+    let server = try await FixtureServer.start(options: options)
+    defer { Task { await server.stop() } }
+    let base = server.baseURL.absoluteString
+    // Sent at once, the api's 409 is the caller's: nothing kept.
+    let refused = try await Self.rate(kernel, base, 5, 55)
+    #expect(refused.status == 65, "\(refused)")
+    #expect(refused.stderr.contains("rated in the meantime"), "\(refused)")
+    #expect(try await Self.kept(kernel, base).isEmpty)
+
+    // Kept offline, then synced: a conflict, with the server's body.
+    let offline = ["--profile", "offline", "--base-url", base]
+    for id in [5, 6] {
+      #expect(try await kernel.run(offline + ["movies", "rate", "\(id)", "60"]).status == 0)
+    }
+    let synced = try await kernel.run(["--base-url", base, "outbox", "sync"])
+    #expect(synced.stdout.contains("2 in conflict"), "\(synced)")
+    let kept = try await Self.kept(kernel, base)
+    #expect(kept.map { $0["state"] as? String } == ["conflict", "conflict"])
+    #expect((kept.first?["serverBody"] as? String)?.contains("rated in the meantime") == true)
+    let ids = kept.compactMap { $0["id"] as? Int }
+
+    conflicts.setConflict(false, movie: 5)
+    let retried = try await kernel.run(["--base-url", base, "outbox", "retry", "\(ids[0])"])
+    #expect(retried.stdout.contains("Sent 1 write"), "\(retried)")
+    #expect(conflicts.applied(to: 5).map(\.score) == [60])
+    let dropped = try await kernel.run(["--base-url", base, "outbox", "drop", "\(ids[1])"])
+    #expect(dropped.status == 0, "\(dropped)")
+    #expect(try await Self.kept(kernel, base).isEmpty)
+    #expect(conflicts.applied(to: 6).isEmpty)
+    let unknown = try await kernel.run(["--base-url", base, "outbox", "drop", "\(ids[1])"])
+    #expect(unknown.status == 64, "\(unknown)")
+  }
+
+  /// Whether `condition` holds within a few seconds: for what another process finishes.
+  private static func eventually(_ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(10)
+    while clock.now < deadline {
+      if condition() { return true }
+      try? await clock.sleep(for: .milliseconds(10))
+    }
+    return condition()
+  }
+}

@@ -1,0 +1,212 @@
+import Api
+import Composition
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import SampleApi
+import Store
+import Synchronization
+import Testing
+
+/// The outbox over real loopback HTTP and a real SQLite file: every state a kept write goes
+/// through, the order per ordering key, the idempotency key of every try, the optimistic copy.
+@Suite(.timeLimit(.minutes(1))) struct OutboxTests {
+  /// A server whose rating routes can be made to answer 503, and that records the
+  /// `Idempotency-Key` of every rating it is sent.
+  final class Flaky: Sendable {
+    let failing = Mutex<Set<Int>>([])
+    let keys = Mutex<[Int: [String]]>([:])
+
+    func install(on responder: SampleApiResponder) {
+      responder.handle("POST", "/api/movies/{id}/ratings") { [self] request in
+        let id = Int(request.parameters["id"] ?? "") ?? 0
+        keys.withLock { $0[id, default: []].append(request.headers["idempotency-key"] ?? "") }
+        if failing.withLock({ $0.contains(id) }) { return .error(503, "down for maintenance") }
+        return await responder.original(request)
+      }
+    }
+  }
+
+  struct Setup {
+    let api: LoopbackApi
+    let outbox: Outbox
+    let cache: SQLiteCacheStore
+    let clock: TestWallClock
+    let flaky = Flaky()
+
+    var origin: String { api.context.environment.origin.description }
+
+    /// A writer of `stack`: with the api, with the outbox, or both.
+    func writer(api hasApi: Bool = true, outbox hasOutbox: Bool = true) -> Writer {
+      Writer(
+        origin: origin, partition: origin, send: hasApi ? .api(api.client) : nil,
+        outbox: hasOutbox ? outbox : nil, cache: cache)
+    }
+
+    func sync(force: Bool = false) async throws -> SyncReport {
+      try await outbox.sync(origin: origin, send: .api(api.client), cache: cache, force: force)
+    }
+
+    var ratings: SampleRatings { api.responder.options.ratings }
+  }
+
+  private func withSetup(
+    conflicts: Set<Int> = [], _ body: (Setup) async throws -> Void
+  ) async throws {
+    try await withTemporaryDirectory { folder in
+      var options = SampleApiResponder.Options()
+      options.ratings = SampleRatings(conflicts: conflicts)
+      try await withLoopbackApi(options: options, authentication: nil) { api in
+        let clock = TestWallClock()
+        let setup = Setup(
+          api: api,
+          outbox: Outbox(
+            store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")),
+            clock: clock.wallClock),
+          cache: try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")), clock: clock)
+        setup.flaky.install(on: api.responder)
+        try await body(setup)
+      }
+    }
+  }
+
+  @Test func aWriteTheApiTakesIsSentAtOnceAndOneItCannotIsKept() async throws {
+    try await withSetup { setup in
+      let sent = try await setup.writer().write(try .rate(movie: 3, score: 70))
+      #expect(sent.value?.score == 70)
+      #expect(try await setup.outbox.store.writes().isEmpty)
+
+      setup.flaky.failing.withLock { _ = $0.insert(4) }
+      guard case .queued(let kept) = try await setup.writer().write(try .rate(movie: 4, score: 40))
+      else { throw TestFailure("a write the api answered 503 was not kept") }
+      #expect(kept.state == .pending)
+      #expect(try await setup.outbox.store.writes().map(\.id) == [kept.id])
+      #expect(setup.ratings.applied(to: 4).isEmpty)
+      // [api] alone: the failure is the caller's.
+      await #expect(throws: HTTPFailure.self) {
+        try await setup.writer(outbox: false).write(try .rate(movie: 4, score: 41))
+      }
+    }
+  }
+
+  @Test func aWriteIsDescribedOnceAndSentOrKept() async throws {
+    try await withSetup { setup in
+      let writer = setup.writer()
+      var said: [String] = []
+      for reachable in [true, false] {
+        setup.flaky.failing.withLock { $0 = reachable ? [] : [7] }
+        // snippet: offline-writes
+        let write = try WriteCall<Rating>(
+          "rateMovie", route: .post("movies/7/ratings", body: try .json(["score": 80])),
+          summary: "a rating of movie 7", ordering: "movies/7", invalidates: ["movies/7"],
+          optimistic: [.update(ServiceCall<Movie>.movie(id: 7)) { $0.rating = 80 }])
+        switch try await writer.write(write) {
+        case .sent(let rating): said.append("rated \(rating.score)")
+        case .queued(let pending): said.append("queued: \(pending.summary)")
+        }
+        // end snippet
+      }
+      #expect(said == ["rated 80", "queued: a rating of movie 7"])
+    }
+  }
+
+  @Test func everyStateOfAKeptWrite() async throws {
+    try await withSetup(conflicts: [5]) { setup in
+      let keeping = setup.writer(api: false)
+      let done = try #require(try await keeping.write(try .rate(movie: 3, score: 70)).kept)
+      let conflict = try #require(try await keeping.write(try .rate(movie: 5, score: 50)).kept)
+      let rejected = try #require(try await keeping.write(try .rate(movie: 4, score: 0)).kept)
+      let again = try #require(try await keeping.write(try .rate(movie: 6, score: 60)).kept)
+      setup.flaky.failing.withLock { _ = $0.insert(6) }
+
+      let first = try await setup.sync()
+      #expect(first.sent.map(\.id) == [done.id])
+      #expect(first.conflicts.map(\.id) == [conflict.id])
+      #expect(first.rejected.map(\.id) == [rejected.id])
+      #expect(first.failed.map(\.id) == [again.id])
+      let kept = Dictionary(
+        try await setup.outbox.store.writes().map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+      #expect(kept[done.id] == nil)
+      #expect(kept[conflict.id]?.state == .conflict)
+      #expect(
+        kept[conflict.id]?.serverBody.map { String(decoding: $0, as: UTF8.self) }?
+          .contains("rated in the meantime") == true)
+      #expect(kept[rejected.id]?.state == .rejected)
+      #expect(kept[rejected.id]?.lastError?.contains("from 1 to 100") == true)
+      #expect(kept[again.id]?.state == .pending)
+      #expect(kept[again.id]?.tries == 1)
+
+      // Backoff: an automatic sync leaves it until its time; a forced one sends it.
+      setup.flaky.failing.withLock { $0.removeAll() }
+      #expect(try await setup.sync().tried == 0)
+      setup.clock.advance(31)
+      #expect(try await setup.sync().sent.map(\.id) == [again.id])
+      // The same idempotency key on both tries, the one the write was made with.
+      #expect(setup.flaky.keys.withLock { $0[6] } == [again.idempotencyKey, again.idempotencyKey])
+      #expect(setup.ratings.applied(to: 6).map(\.score) == [60])
+
+      // A conflict is resolved by retrying it as it is, once the server allows it.
+      setup.ratings.setConflict(false, movie: 5)
+      #expect(
+        try await setup.outbox.store.retry(conflict.id, now: setup.clock.now)?.state == .pending)
+      #expect(try await setup.sync().sent.map(\.id) == [conflict.id])
+      #expect(setup.ratings.applied(to: 5).map(\.score) == [50])
+      #expect(try await setup.outbox.store.drop(rejected.id)?.id == rejected.id)
+      #expect(try await setup.outbox.store.writes().isEmpty)
+    }
+  }
+
+  @Test func writesOfOneKeyGoInTheOrderTheyWereMade() async throws {
+    try await withSetup { setup in
+      let keeping = setup.writer(api: false)
+      for score in [10, 20, 30] { _ = try await keeping.write(try .rate(movie: 7, score: score)) }
+      _ = try await keeping.write(try .rate(movie: 8, score: 80))
+      setup.flaky.failing.withLock { _ = $0.insert(7) }
+      let blocked = try await setup.sync()
+      // The first of movie 7 failed: the two behind it wait; movie 8 goes on.
+      #expect(blocked.failed.count == 1)
+      #expect(blocked.sent.map(\.summary) == ["a rating of movie 8"])
+      #expect(setup.flaky.keys.withLock { $0[7]?.count } == 1)
+      // A new write of the key, with the api up, goes behind them.
+      setup.flaky.failing.withLock { $0.removeAll() }
+      _ = try await setup.writer().write(try .rate(movie: 7, score: 40))
+      #expect(try await setup.sync(force: true).sent.count == 4)
+      #expect(setup.ratings.applied(to: 7).map(\.score) == [10, 20, 30, 40])
+    }
+  }
+
+  @Test func aKeptWriteShowsInTheCachedCopyUntilTheApisAnswerReplacesIt() async throws {
+    try await withSetup { setup in
+      let call = ServiceCall<Movie>.movie(id: 9)
+      let layered = { (policy: CachePolicy, api: Bool) in
+        LayeredMovieService(
+          base: api ? .plain(setup.api.movies) : nil,
+          layers: [CachingLayer(store: setup.cache, policy: policy, partition: setup.origin)])
+      }
+      let original = try await layered(.networkFirst, true).movie(id: 9)
+      _ = try await setup.writer(api: false).write(try .rate(movie: 9, score: 99))
+
+      let recorder = Provenance.Recorder()
+      let shown = try await recorder.observing(layered(.cacheOnly, false)).movie(id: 9)
+      #expect(shown.rating == 99)
+      #expect(recorder.origin == "pending")
+      #expect(try await setup.cache.entry(for: setup.origin + " " + call.key)?.isPending == true)
+
+      #expect(try await setup.sync().sent.count == 1)
+      #expect(try await setup.cache.entry(for: setup.origin + " " + call.key) == nil)
+      let after = Provenance.Recorder()
+      let fetched = try await after.observing(layered(.networkFirst, true)).movie(id: 9)
+      #expect(fetched.rating == original.rating)
+      #expect(after.origin == "network")
+    }
+  }
+}
+
+extension Written {
+  /// The kept write, or nil when it was sent.
+  var kept: PendingWrite? {
+    if case .queued(let write) = self { return write }
+    return nil
+  }
+}
