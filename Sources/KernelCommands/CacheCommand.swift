@@ -1,6 +1,7 @@
 import ArgumentParser
 import Composition
 import Foundation
+import Layers
 
 /// `kernel cache …`: the SQLite cache in the data dir.
 struct CacheCommand: AsyncParsableCommand {
@@ -11,7 +12,8 @@ struct CacheCommand: AsyncParsableCommand {
   struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "stats",
-      abstract: "Answers stored (by each environment's origin), size, oldest and newest.")
+      abstract:
+        "Answers stored (by each environment's origin), size and budget, oldest, newest; kept writes.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -25,6 +27,7 @@ struct CacheCommand: AsyncParsableCommand {
         return (origin: origin, names: names, count: count)
       }
       let now = Date()
+      let writes = try await OutboxCommand.tally(invocation, options: global)
       if invocation.format == .json {
         var fields: [String: any Sendable] = [
           "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
@@ -36,6 +39,10 @@ struct CacheCommand: AsyncParsableCommand {
         ]
         fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
         fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
+        fields["writes"] = writes.map { counts in
+          Dictionary(
+            uniqueKeysWithValues: WriteState.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
+        }
         try Terminal.printExact(try Reply.json(fields))
         return
       }
@@ -51,6 +58,7 @@ struct CacheCommand: AsyncParsableCommand {
         try Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
         try Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
       }
+      if let writes { try Terminal.print("writes:  \(OutboxCommand.said(writes)) (outbox list)") }
     }
   }
 

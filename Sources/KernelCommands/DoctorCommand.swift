@@ -1,6 +1,7 @@
 import ArgumentParser
 import Composition
 import Foundation
+import Layers
 
 /// `kernel doctor`: boots every profile, validates its container, checks the data dir.
 struct DoctorCommand: AsyncParsableCommand {
@@ -43,6 +44,17 @@ struct DoctorCommand: AsyncParsableCommand {
     }
     try check("transport") {
       try first.inspect().checkTransport()
+    }
+    // Kept writes are the user's to see, not a fault: a conflict or a rejection waits for them.
+    var tally: Result<[WriteState: Int]?, any Error>
+    do { tally = .success(try await OutboxCommand.tally(first, options: global)) } catch {
+      tally = .failure(error)
+    }
+    try check("outbox") {
+      guard let counts = try tally.get() else { return "no write stack keeps one" }
+      let waiting = (counts[.conflict] ?? 0) + (counts[.rejected] ?? 0)
+      return OutboxCommand.said(counts)
+        + (waiting > 0 ? "; outbox list shows what needs you" : "")
     }
     if first.format == .json {
       try Terminal.printExact(try Reply.json(["ok": problems.isEmpty, "checks": checks]))

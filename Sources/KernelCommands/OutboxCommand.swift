@@ -107,6 +107,26 @@ struct OutboxCommand: AsyncParsableCommand {
     return writes
   }
 
+  /// How many kept writes are in each state, from the first profile (the chosen one first)
+  /// whose write stacks keep an outbox; nil when none does. Creates no file.
+  static func tally(_ invocation: Invocation, options: GlobalOptions) async throws
+    -> [WriteState: Int]?
+  {
+    let chosen = invocation.config.profile
+    for profile in [chosen] + invocation.document.profileNames.sorted().filter({ $0 != chosen }) {
+      let composed = try Invocation(options, profile: profile).inspect()
+      guard let writes = try await composed.keptWrites() else { continue }
+      return Dictionary(grouping: writes, by: \.state).mapValues(\.count)
+    }
+    return nil
+  }
+
+  /// `2 pending, 1 in conflict, 0 rejected`.
+  static func said(_ tally: [WriteState: Int]) -> String {
+    "\(tally[.pending] ?? 0) pending, \(tally[.conflict] ?? 0) in conflict,"
+      + " \(tally[.rejected] ?? 0) rejected"
+  }
+
   /// Sends what is kept, forced, with a line per write on stderr as it goes, then a summary.
   static func sync(_ invocation: Invocation, _ given: Composed? = nil) async throws {
     let composed = try given ?? invocation.services()

@@ -124,6 +124,14 @@ import Testing
     #expect(kept.map { $0["state"] as? String } == ["conflict", "conflict"])
     #expect((kept.first?["serverBody"] as? String)?.contains("rated in the meantime") == true)
     let ids = kept.compactMap { $0["id"] as? Int }
+    // doctor and cache stats say so, without failing: the conflicts are the user's to resolve.
+    let doctor = try await kernel.run(["--base-url", base, "doctor"])
+    #expect(doctor.status == 0, "\(doctor)")
+    #expect(doctor.stdout.contains("outbox: 0 pending, 2 in conflict, 0 rejected"), "\(doctor)")
+    let stats = try await kernel.run(["--base-url", base, "cache", "stats", "--format", "json"])
+    #expect(
+      stats.json?["writes"] as? [String: Int] == ["pending": 0, "conflict": 2, "rejected": 0],
+      "\(stats)")
 
     conflicts.setConflict(false, movie: 5)
     let retried = try await kernel.run(["--base-url", base, "outbox", "retry", "\(ids[0])"])
