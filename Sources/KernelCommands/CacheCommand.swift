@@ -13,7 +13,8 @@ struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "stats",
       abstract:
-        "Answers stored (by each environment's origin), size and budget, oldest, newest; kept writes.")
+        "Answers stored (by each environment's origin), size and budget, oldest, newest; kept writes."
+    )
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

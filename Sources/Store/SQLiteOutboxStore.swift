@@ -235,21 +235,42 @@ public final class SQLiteOutboxStore: OutboxStore {
   public func drop(_ id: Int64) async throws -> PendingWrite? {
     let file = file.path
     return try await changing("written") { db in
-      guard
-        let row = try Row.fetchOne(
-          db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
-      else { return nil }
-      let write = try Self.write(row)
-      if let holder = row["leaseHolder"] as String?, let until = row["leaseUntil"] as Double?,
-        until > Date().timeIntervalSince1970, !Self.isGone(holder)
-      {
-        throw OutboxError(
-          file: file, doing: "changed", cause: "write \(id) is being sent by \(holder)",
-          fix: "try again when that sync ends")
-      }
+      guard let write = try Self.unheld(id, in: db, file: file) else { return nil }
       try db.execute(sql: "DELETE FROM outbox_write WHERE id = ?", arguments: [id])
       return write
     }
+  }
+
+  public func replace(_ id: Int64, request: Data, idempotencyKey: String, now: Date)
+    async throws -> PendingWrite?
+  {
+    let file = file.path
+    return try await changing("written") { db in
+      guard try Self.unheld(id, in: db, file: file) != nil else { return nil }
+      try db.execute(
+        sql: """
+          UPDATE outbox_write SET request = ?, idempotencyKey = ?, state = 'pending',
+            nextTryAt = ?, serverBody = NULL WHERE id = ?
+          """, arguments: [request, idempotencyKey, now.timeIntervalSince1970, id])
+      return try Row.fetchOne(db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
+        .map(Self.write)
+    }
+  }
+
+  /// The write `id`, nil when there is none; an error when a live sync holds it.
+  private static func unheld(_ id: Int64, in db: Database, file: String) throws -> PendingWrite? {
+    guard
+      let row = try Row.fetchOne(
+        db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
+    else { return nil }
+    if let holder = row["leaseHolder"] as String?, let until = row["leaseUntil"] as Double?,
+      until > Date().timeIntervalSince1970, !isGone(holder)
+    {
+      throw OutboxError(
+        file: file, doing: "changed", cause: "write \(id) is being sent by \(holder)",
+        fix: "try again when that sync ends")
+    }
+    return try write(row)
   }
 
   // MARK: Rows

@@ -157,6 +157,26 @@ import Testing
     }
   }
 
+  @Test func aConflictResolvedWithTheServersVersionIsSentInItsPlace() async throws {
+    try await withSetup(conflicts: [5]) { setup in
+      let writer = setup.writer(api: false)
+      let conflict = try #require(try await writer.write(try .rate(movie: 5, score: 50)).kept)
+      let behind = try #require(try await writer.write(try .rate(movie: 5, score: 51)).kept)
+      #expect(try await setup.sync().conflicts.map(\.id) == [conflict.id])
+      // The one behind it waits for the conflict to be resolved.
+      #expect(try await setup.sync(force: true).tried == 0)
+      setup.ratings.setConflict(false, movie: 5)
+      let anew = try WriteCall<Rating>.rate(movie: 5, score: 55)
+      let resolved = try #require(try await writer.resolve(conflict.id, with: anew))
+      #expect(resolved.id == conflict.id)
+      #expect(resolved.state == .pending)
+      #expect(resolved.idempotencyKey == anew.idempotencyKey)
+      #expect(try await setup.sync().sent.map(\.id) == [conflict.id, behind.id])
+      #expect(setup.ratings.applied(to: 5).map(\.score) == [55, 51])
+      #expect(try await writer.resolve(conflict.id, with: anew) == nil)
+    }
+  }
+
   @Test func writesOfOneKeyGoInTheOrderTheyWereMade() async throws {
     try await withSetup { setup in
       let keeping = setup.writer(api: false)

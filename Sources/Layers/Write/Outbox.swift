@@ -25,6 +25,10 @@ public protocol OutboxStore: Sendable {
   func retry(_ id: Int64, now: Date) async throws -> PendingWrite?
   /// Removes the write `id`, unless a live sync holds it; nil when there is none.
   func drop(_ id: Int64) async throws -> PendingWrite?
+  /// Gives the write `id` a new request and idempotency key in its place (its order kept),
+  /// pending and due at `now`, unless a live sync holds it; nil when there is none.
+  func replace(_ id: Int64, request: Data, idempotencyKey: String, now: Date) async throws
+    -> PendingWrite?
 }
 
 /// How one try of a kept write went.

@@ -69,6 +69,18 @@ public struct Writer: Sendable {
       origin: origin, send: send, cache: cache, force: force, progress: progress)
   }
 
+  /// Resolves the kept write `id` (a conflict, usually) with `call`: the app's write made anew
+  /// against the server's version (`PendingWrite.serverBody`), sent in the kept write's place
+  /// in its order, with `call`'s own idempotency key, by the next sync. Nil when the outbox
+  /// keeps no such write, or the stack has no outbox.
+  public func resolve<Value>(_ id: Int64, with call: WriteCall<Value>) async throws
+    -> PendingWrite?
+  {
+    guard let outbox else { return nil }
+    return try await outbox.store.replace(
+      id, request: call.request, idempotencyKey: call.idempotencyKey, now: outbox.clock.now())
+  }
+
   /// Whether a write that failed so may wait in the outbox: the api could not take it now.
   public static func canWait(_ error: any Error) -> Bool {
     if let answered = error as? any AnsweredFailure {
