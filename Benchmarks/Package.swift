@@ -20,6 +20,7 @@ let package = Package(
         .product(name: "KernelTesting", package: "Kernel"),
         .product(name: "Layers", package: "Kernel"),
         .product(name: "Store", package: "Kernel"),
+        .product(name: "Domain", package: "Kernel"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Swinject", package: "Swinject"),
       ]

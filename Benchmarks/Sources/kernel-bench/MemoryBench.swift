@@ -22,16 +22,23 @@ enum MemoryBench {
   static let movies = 100_000
   static let runs = 3
 
-  static func run() async throws {
+  /// What a suite that times whole `kernel` processes starts from: a folder of its own (the
+  /// caller removes it), the release `kernel`, and GNU time.
+  static func prepare(_ suite: String) throws -> (work: URL, kernel: URL, time: String) {
     let work = FileManager.default.temporaryDirectory
-      .appendingPathComponent("kernel-bench-memory-\(ProcessInfo.processInfo.processIdentifier)")
+      .appendingPathComponent("kernel-bench-\(suite)-\(ProcessInfo.processInfo.processIdentifier)")
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
     let kernel = try CliBench.binary("KERNEL_BIN", ".build/release/kernel", build: [])
     let time = "/usr/bin/time"
     guard FileManager.default.isExecutableFile(atPath: time) else {
       throw BenchError("GNU time is not installed (apt-get install time)")
     }
+    return (work, kernel, time)
+  }
+
+  static func run() async throws {
+    let (work, kernel, time) = try MemoryBench.prepare("memory")
+    defer { try? FileManager.default.removeItem(at: work) }
 
     let encoder = JSONEncoder()
     let answer = try encoder.encode((1...movies).map { SampleMovie.generated(id: 15 + $0) })

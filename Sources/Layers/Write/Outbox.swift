@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Synchronization
 
 /// Where the outbox keeps writes: one durable row per write, never evicted. The Store module's
 /// SQLite file is the one apps keep on disk.
@@ -69,11 +70,17 @@ public struct Outbox: Sendable {
   /// How long a sync holds a write it is sending before another sync may take it: longer than
   /// a call may take (`timeouts.callSeconds`), so a live sync is never overtaken.
   public let lease: Duration
+  /// How many writes a sync sends at once (of different ordering keys).
+  public let concurrency: Int
 
-  public init(store: any OutboxStore, clock: WallClock = .system, lease: Duration = .seconds(120)) {
+  public init(
+    store: any OutboxStore, clock: WallClock = .system, lease: Duration = .seconds(120),
+    concurrency: Int = 8
+  ) {
     self.store = store
     self.clock = clock
     self.lease = lease
+    self.concurrency = concurrency
   }
 
   /// Keeps `call` for `origin`, due now.
@@ -96,17 +103,47 @@ public struct Outbox: Sendable {
     }
   }
 
-  /// Sends the due writes of `origin` through `send`, each in order per ordering key, and
-  /// settles each: sent (its cached answers dropped from `cache`), conflict, rejected, or still
-  /// pending with backoff. `force` makes every pending write due now. Stops at the first write
-  /// the api cannot be reached for: the rest would fail alike.
+  /// Sends the due writes of `origin` through `send` and settles each: sent (its cached answers
+  /// dropped from `cache`), conflict, rejected, or still pending with backoff. `force` makes
+  /// every pending write due now. Up to `concurrency` writes are in flight, never two of one
+  /// ordering key: each worker leases the next write whose earlier writes are settled. Stops at
+  /// the first write the api cannot be reached for: the rest would fail alike.
   public func sync(
     origin: String, send: WriteSender, cache: (any CacheStore)?, force: Bool = false,
     progress: (@Sendable (PendingWrite, WriteOutcome) -> Void)? = nil
   ) async throws -> SyncReport {
     if force { try await store.makeDue(origin: origin, now: clock.now()) }
+    let stopped = StopReason()
+    return try await withThrowingTaskGroup(of: SyncReport.self) { group in
+      for _ in 0..<max(1, concurrency) {
+        group.addTask {
+          try await work(
+            origin: origin, send: send, cache: cache, progress: progress, stopped: stopped)
+        }
+      }
+      var report = SyncReport()
+      for try await part in group {
+        report.sent += part.sent
+        report.conflicts += part.conflicts
+        report.rejected += part.rejected
+        report.failed += part.failed
+      }
+      for keyPath in [\SyncReport.sent, \.conflicts, \.rejected, \.failed] {
+        report[keyPath: keyPath].sort { $0.id < $1.id }
+      }
+      report.stoppedBecause = stopped.reason.withLock { $0 }
+      return report
+    }
+  }
+
+  /// One worker of a sync: leases, sends and settles writes until none is due or the api is
+  /// found unreachable (`stopped`, for every worker).
+  private func work(
+    origin: String, send: WriteSender, cache: (any CacheStore)?,
+    progress: (@Sendable (PendingWrite, WriteOutcome) -> Void)?, stopped: StopReason
+  ) async throws -> SyncReport {
     var report = SyncReport()
-    while !Task.isCancelled {
+    while !Task.isCancelled, stopped.reason.withLock({ $0 == nil }) {
       let now = clock.now()
       guard
         let write = try await store.lease(
@@ -146,7 +183,7 @@ public struct Outbox: Sendable {
         tried.lastError = error
         report.failed.append(tried)
         if unreachable {
-          report.stoppedBecause = error
+          stopped.reason.withLock { $0 = $0 ?? error }
           return report
         }
       }
@@ -175,6 +212,11 @@ public struct Outbox: Sendable {
     let delay = min(30 * pow(2, Double(max(0, tries - 1))), 3600)
     return .pending(error: sentence, nextTryAt: now.addingTimeInterval(delay))
   }
+}
+
+/// Why a sync's workers stop: the first that found the api unreachable says so.
+final class StopReason: Sendable {
+  let reason = Mutex<String?>(nil)
 }
 
 /// How a stack's `api` sends a kept write: its request bytes with its idempotency key, through
