@@ -21,6 +21,10 @@ let package = Package(
     // loopback api, a recording transport, a composed container with overrides.
     .library(name: "KernelTesting", targets: ["KernelTesting"]),
     .library(name: "KernelTestingComposition", targets: ["KernelTestingComposition"]),
+    // A generated OpenAPI client through Kernel (a `ClientTransport` over the composed client,
+    // its operations stacked in the config); its own product, so apps without OpenAPI do not
+    // build the runtime.
+    .library(name: "KernelOpenAPI", targets: ["KernelOpenAPI"]),
     .executable(name: "kernel", targets: ["kernel"]),
   ],
   dependencies: [
@@ -35,6 +39,7 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
   ],
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.
@@ -109,6 +114,20 @@ let package = Package(
       dependencies: [
         "Injection", "Domain", "Api", "Layers", "SampleApi",
         .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]),
+    .target(
+      name: "KernelOpenAPI",
+      dependencies: [
+        "Api", "Domain", "Layers", "Composition",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]),
+    .testTarget(
+      name: "KernelOpenAPITests",
+      dependencies: [
+        "KernelOpenAPI", "Api", "Domain", "Layers", "Composition", "Store", "SampleApi",
+        "KernelTesting",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ]),
     .target(
       name: "KernelTestingComposition",

@@ -9,6 +9,8 @@ let package = Package(
     .package(name: "Kernel", path: ".."),
     .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
   targets: [
     .executableTarget(
@@ -21,6 +23,9 @@ let package = Package(
         .product(name: "Layers", package: "Kernel"),
         .product(name: "Store", package: "Kernel"),
         .product(name: "Domain", package: "Kernel"),
+        .product(name: "KernelOpenAPI", package: "Kernel"),
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Swinject", package: "Swinject"),
       ]

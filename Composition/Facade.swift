@@ -14,6 +14,8 @@ public struct Composed: Sendable {
   let composer: Composer
   let profileHasApi: Bool
   let profileHasOutbox: Bool
+  /// The profile this graph was built for.
+  public let profile: String
   let overriding: (@Sendable (Container) throws -> Void)?
 
   /// Whether the config's api context keeps the environment and the token in the data dir
@@ -46,6 +48,17 @@ public struct Composed: Sendable {
   /// The profile's `Service` (`(any MovieService).self`), built on first use.
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
     try container.resolve(type)
+  }
+
+  /// The profile's `Service` registered under `tag` (a service the catalog took with a tag: one
+  /// of several of the same type, as `OpenAPIAssembly` registers an api's operations).
+  public func service<Service: Sendable>(_ type: Service.Type, tag: String) throws -> Service {
+    try container.resolve(type, tag: Tag(tag))
+  }
+
+  /// Whether the profile's config stacks the service `key` (`profiles.layered.getMovie`).
+  public func stacks(_ key: String) -> Bool {
+    composer.config.profiles[profile]?.stacks[key] != nil
   }
 
   /// The profile's `Service`, noting where each of its answers came from in `recorder` when
@@ -263,8 +276,12 @@ public struct ApiAccess: Sendable {
 
 extension KernelApp {
   /// The error to report for `error`: a failed resolve's one root cause, else the error.
+  /// A wrapper's cause (`WrappingError`, as a generated OpenAPI client's `ClientError` is made
+  /// one by KernelOpenAPI) is unwrapped too, so its own sentence and exit code are reported.
   public static func rootCause(of error: any Error) -> any Error {
-    (error as? InjectionError)?.rootCause ?? error
+    var cause = (error as? InjectionError)?.rootCause ?? error
+    while let wrapper = cause as? any WrappingError { cause = wrapper.wrapped }
+    return cause
   }
 }
 

@@ -110,7 +110,8 @@ public struct KernelApp: Sendable {
     let container = try Self.started(registered.container, overriding: overriding)
     return Composed(
       container: container, composer: composer, profileHasApi: registered.hasApi,
-      profileHasOutbox: registered.hasOutbox, overriding: overriding)
+      profileHasOutbox: registered.hasOutbox, profile: profile ?? config.profile,
+      overriding: overriding)
   }
 
   /// `container`, or a child of it with `overriding` applied, validated and started.

@@ -164,12 +164,15 @@ public struct Catalog: Sendable {
 
   /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).
   /// `describe` names its sources and how layers wrap it; `store` comes with `layered`.
+  /// With a `tag`, it is registered under it (`Composed.service(_:tag:)`), so several services
+  /// of one type can be stacked each on its own.
   public mutating func service<Service: Sendable>(
-    _ key: String, _ type: Service.Type, _ describe: (inout ServiceRecipe<Service>) -> Void
+    _ key: String, _ type: Service.Type, tag: String? = nil,
+    _ describe: (inout ServiceRecipe<Service>) -> Void
   ) {
     var recipe = ServiceRecipe<Service>(key: key)
     describe(&recipe)
-    parts.services[key] = AnyServiceRecipe(recipe)
+    parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
   }
 
   /// A write service the config stacks per profile under `key`: `[outbox, api]` sends each

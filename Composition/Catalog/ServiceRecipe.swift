@@ -70,7 +70,7 @@ struct AnyServiceRecipe: Sendable {
   /// For a write service (`Catalog.writes`): registers it over the `Writer` its stack names.
   var registerWrites: (@Sendable (WritePlan, Container) throws -> Void)? = nil
 
-  init<Service: Sendable>(_ recipe: ServiceRecipe<Service>) {
+  init<Service: Sendable>(_ recipe: ServiceRecipe<Service>, tag: Tag? = nil) {
     key = recipe.key
     isLayered = recipe.wrap != nil
     let storeSource = Catalog.storeSource
@@ -83,13 +83,17 @@ struct AnyServiceRecipe: Sendable {
       let all = layers + (source == storeSource ? storeLayer.map { [$0] } ?? [] : [])
       let build: Catalog.Make<[any ServiceLayer]> = { r in try all.map { try $0.make(r) } }
       if let made = recipe.sources[source], source != storeSource || recipe.wrap == nil {
-        try container.register(Service.self, scope: .session) { r in try made.make(r) }
+        try container.register(Service.self, scope: .session, tag: tag) { r in
+          try made.make(r)
+        }
         guard let wrap = recipe.wrap, !all.isEmpty else { return }
-        try container.decorate(Service.self) { r, base in
+        try container.decorate(Service.self, tag: tag) { r, base in
           wrap(try made.layered?(r) ?? .plain(base), try build(r))
         }
       } else if let wrap = recipe.wrap {
-        try container.register(Service.self, scope: .session) { r in wrap(nil, try build(r)) }
+        try container.register(Service.self, scope: .session, tag: tag) { r in
+          wrap(nil, try build(r))
+        }
       }
     }
   }

@@ -33,6 +33,12 @@ public protocol AnsweredFailure: Error {
   var message: String { get }
 }
 
+/// An error that only carries another, the one to report (a library's wrapper around what its
+/// transport threw).
+public protocol WrappingError: Error {
+  var wrapped: any Error { get }
+}
+
 /// An error that says what kind of failure it is.
 public protocol ClassifiedError: Error {
   var failure: ServiceFailure { get }
@@ -41,6 +47,7 @@ public protocol ClassifiedError: Error {
 extension ServiceFailure {
   /// The failure `error` carries, `.cancelled` for task cancellation, else nil.
   public static func of(_ error: any Error) -> ServiceFailure? {
+    if let wrapper = error as? any WrappingError { return of(wrapper.wrapped) }
     if let classified = error as? any ClassifiedError { return classified.failure }
     if error is CancellationError { return .cancelled }
     return nil

@@ -2,6 +2,9 @@ import Api
 import Dispatch
 import Domain
 import Foundation
+import HTTPTypes
+import KernelOpenAPI
+import OpenAPIRuntime
 import SampleApi
 
 #if canImport(Darwin)
@@ -70,6 +73,18 @@ enum HttpBench {
           .count
       },
     ]
+    // A generated client's transport through Kernel (KernelOpenAPI), on the same route and
+    // client: its request read, sent, the answer handed back as a body and decoded alike.
+    let openAPI = KernelTransport(ApiOperationSender(client: client))
+    let generated = HTTPRequest(
+      method: .get, scheme: nil, authority: nil, path: "/movies/topGrossing/2016")
+    contenders["openapi"] = {
+      let (_, answer) = try await openAPI.send(
+        generated, body: nil, baseURL: server.baseURL, operationID: "getTopGrossing")
+      var data = Data()
+      if let answer { data = try await Data(collecting: answer, upTo: 1 << 20) }
+      return try JSONMapping.body.decode([ApiMovie].self, from: data, route: route).count
+    }
     #if canImport(Darwin)
       let session = URLSession(configuration: .ephemeral)
       contenders["urlsession"] = {
@@ -106,6 +121,14 @@ enum HttpBench {
         + " (\(curlFetches) fetches in one process, body discarded)")
     print(
       ratio <= 1.5 ? "# budget: met (at most 1.5x curl)" : "# budget missed: kernel over 1.5x curl")
+    let openAPITime = medians["openapi"] ?? 0
+    let clientTime = medians["client_decode"] ?? 0
+    print(
+      "http.openapi_get openapi_ns=\(Int(openAPITime)) client_decode_ns=\(Int(clientTime))"
+        + " ratio=\(rounded(clientTime > 0 ? openAPITime / clientTime : 0))")
+    print(
+      "# the same route through KernelTransport (a generated client's transport) and decoded,"
+        + " against ApiClient.response and the same decoding; no budget")
     try await storm()
   }
 

@@ -1,0 +1,68 @@
+import Composition
+import Domain
+import Foundation
+import KernelOpenAPI
+import OpenAPIRuntime
+
+// snippet: openapi-app
+extension KernelApp {
+  /// The movies-openapi app: `MOVIES_OPENAPI_*` variables, `Config/movies-openapi.yaml`, data dir
+  /// `movies-openapi`; its generated client's operations in the catalog.
+  public static var moviesOpenAPI: KernelApp {
+    var app = KernelApp(name: "movies-openapi")
+    app.add(OpenAPIAssembly(key: "movieOperations", operations: MoviesAPI.operations))
+    return app
+  }
+}
+
+/// The generated client, over the stacks the profile names for its operations.
+public enum MoviesAPI {
+  /// The operations the config may stack on their own.
+  public static let operations = ["getMovie", "getTopGrossing", "rateMovie"]
+
+  public static func client(_ composed: Composed) throws -> Client {
+    Client(
+      serverURL: try Servers.Server1.url(),
+      transport: try KernelTransport(composed, key: "movieOperations", operations: operations))
+  }
+}
+// end snippet
+
+extension MoviesAPI {
+  public typealias Movie = Components.Schemas.Movie
+
+  /// `getMovie`; a 404 is `MovieNotFound`, any other undocumented answer `UnexpectedAnswer`.
+  public static func movie(_ id: Int, through composed: Composed) async throws -> Movie {
+    switch try await client(composed).getMovie(path: .init(id: id)) {
+    case .ok(let ok): return try ok.body.json
+    case .notFound: throw MovieNotFound(id: id)
+    case .undocumented(let status, _): throw UnexpectedAnswer(operation: "getMovie", status: status)
+    }
+  }
+
+  /// `getTopGrossing`.
+  public static func topGrossing(_ year: Int, through composed: Composed) async throws -> [Movie] {
+    switch try await client(composed).getTopGrossing(path: .init(year: year)) {
+    case .ok(let ok): return try ok.body.json
+    case .undocumented(let status, _):
+      throw UnexpectedAnswer(operation: "getTopGrossing", status: status)
+    }
+  }
+}
+
+/// No movie has this id (the api answered 404): exit 66 in the command line.
+public struct MovieNotFound: Error, CustomStringConvertible, ClassifiedError {
+  public let id: Int
+  public var failure: ServiceFailure { .notFound }
+  public var description: String { "No movie has the id \(id) (getMovie answered 404)." }
+}
+
+/// An answer the document does not describe.
+public struct UnexpectedAnswer: Error, CustomStringConvertible, ClassifiedError {
+  public let operation: String
+  public let status: Int
+  public var failure: ServiceFailure { status >= 500 ? .unavailable : .rejected }
+  public var description: String {
+    "\(operation) answered HTTP \(status), which openapi.yaml does not describe."
+  }
+}

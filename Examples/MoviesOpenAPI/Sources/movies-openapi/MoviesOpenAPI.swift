@@ -1,0 +1,64 @@
+import ArgumentParser
+import Composition
+import KernelCommands
+import MoviesOpenAPIKit
+
+/// `movies-openapi`: Kernel's commands and the generated client's own, on any profile.
+@main struct MoviesOpenAPICommand: CommandLineMain {
+  static func commandLine() -> CommandLineApp {
+    CommandLineApp(
+      .moviesOpenAPI,
+      abstract: "Movies through a client generated from openapi.yaml, sent through Kernel.",
+      examples:
+        "Examples:\n  movies-openapi serve &\n  movies-openapi get 1\n"
+        + "  movies-openapi top-grossing --year 2016\n  movies-openapi --profile offline get 1",
+      commands: [Get.self, TopGrossing.self], fixtures: "Fixtures")
+  }
+}
+
+/// `movies-openapi get ID`: `getMovie`, through the stack the profile names for it.
+struct Get: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "A movie by its id.")
+  @OptionGroup var global: GlobalOptions
+  @Argument(help: "The movie's id, e.g. 1.") var id: Int
+
+  func validate() throws {
+    guard id > 0 else { throw ValidationError("A movie's id is a positive number, not \(id).") }
+  }
+
+  func run() async throws {
+    let invocation = try Invocation(global)
+    let movie = try await MoviesAPI.movie(id, through: try invocation.services())
+    try show([movie], invocation)
+  }
+}
+
+/// `movies-openapi top-grossing --year Y`: `getTopGrossing`.
+struct TopGrossing: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "top-grossing", abstract: "The year's movies, highest grossing first.")
+  @OptionGroup var global: GlobalOptions
+  @Option(help: "The year, e.g. 2016.") var year: Int
+
+  func run() async throws {
+    let invocation = try Invocation(global)
+    try show(try await MoviesAPI.topGrossing(year, through: try invocation.services()), invocation)
+  }
+}
+
+/// One line a movie, or `{"movies": [...]}`.
+func show(_ movies: [MoviesAPI.Movie], _ invocation: Invocation) throws {
+  if invocation.format == .json {
+    try Terminal.printExact(
+      try Reply.json([
+        "movies": movies.map {
+          ["id": $0.id, "name": $0.name, "year": $0.year] as [String: any Sendable]
+        }
+      ]))
+  } else {
+    for movie in movies {
+      try Terminal.print(
+        TerminalText.escaped("\(movie.id)  \(movie.name) (\(movie.year))", keepingNewlines: false))
+    }
+  }
+}

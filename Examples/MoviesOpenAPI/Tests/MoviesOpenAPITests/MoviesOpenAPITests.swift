@@ -1,0 +1,100 @@
+import Composition
+import Foundation
+import KernelOpenAPI
+import KernelTesting
+import MoviesOpenAPIKit
+import OpenAPIRuntime
+import SampleApi
+import Testing
+
+/// The generated client through Kernel, composed from the app's own config against its fixture
+/// folder on loopback; and the built `movies-openapi` against `movies-openapi serve`.
+@Suite(.timeLimit(.minutes(2))) struct MoviesOpenAPITests {
+  static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  static var shippedConfig: String {
+    get throws {
+      try String(
+        contentsOf: package.appendingPathComponent("Config/movies-openapi.yaml"), encoding: .utf8)
+    }
+  }
+
+  static func fixtures() throws -> FixtureRoutes {
+    try .folder(package.appendingPathComponent("Fixtures"))
+  }
+
+  /// The app's config with `base` as the local environment's base URL and `auth`.
+  static func composed(
+    _ profile: String, base: URL, data: URL, auth: String = "none"
+  ) throws -> Composed {
+    let yaml = try shippedConfig.replacingOccurrences(
+      of: #"local: {baseURL: "http://127.0.0.1:8080/api/"}"#,
+      with: #"local: {baseURL: "\#(base.absoluteString)", auth: "\#(auth)"}"#
+    )
+    .replacingOccurrences(of: "context: persistent", with: "context: memory")
+    let app = KernelApp.moviesOpenAPI
+    let config = try app.document(yaml: yaml, file: "Config/movies-openapi.yaml")
+      .resolve(profile: profile)
+    return try app.compose(config: config, runtime: Runtime(dataDirectory: data))
+  }
+
+  @Test func theGeneratedClientGetsTheLayeredStackAndTheOfflineOneAnswersFromTheCache()
+    async throws
+  {
+    let server = try await FixtureServer.start(routes: try Self.fixtures())
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let layered = try Self.composed("layered", base: server.baseURL, data: data.url)
+    #expect(try await MoviesAPI.movie(1, through: layered).name == "Finding Dory")
+    let top = try await MoviesAPI.topGrossing(2016, through: layered)
+    #expect(top.map(\.name) == ["Rogue One", "Finding Dory"])
+    await #expect(throws: MovieNotFound.self) { try await MoviesAPI.movie(9, through: layered) }
+    await server.stop()
+
+    let offline = try Self.composed("offline", base: server.baseURL, data: data.url)
+    #expect(try await MoviesAPI.movie(1, through: offline).name == "Finding Dory")
+    #expect(try await MoviesAPI.topGrossing(2016, through: offline) == top)
+  }
+
+  @Test func theAuthenticatorRefreshesForTheGeneratedClientAcrossAnExpiry() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    let server = try await FixtureServer.start(options: options, routes: try Self.fixtures())
+    defer { Task { await server.stop() } }
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let api = try Self.composed("api", base: server.baseURL, data: data.url, auth: "plainToken")
+    #expect(try await MoviesAPI.movie(1, through: api).id == 1)
+    #expect(server.responder.tokensIssued == 1)
+    server.responder.expireTokens()
+    let names = try await withThrowingTaskGroup(of: String.self) { group in
+      for index in 0..<10 {
+        group.addTask { try await MoviesAPI.movie(index % 2 + 1, through: api).name }
+      }
+      return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+    }
+    #expect(names == ["Finding Dory", "Rogue One"])
+    // One refresh for the ten refused calls, as for Kernel's own client.
+    #expect(server.responder.tokensIssued == 2)
+  }
+
+  @Test func theBuiltCommandLineAnswersOfflineWhatItFetchedLayered() async throws {
+    let command = try BuiltCommand("movies-openapi", package: Self.package)
+    defer { command.cleanUp() }
+    try command.write(try Self.shippedConfig, to: "Config/movies-openapi.yaml")
+    let server = try await ServedCommand(
+      command, ["--fixtures", Self.package.appendingPathComponent("Fixtures").path])
+    defer { server.terminate() }
+    let url = ["--base-url", server.baseURL]
+    let layered = try await command.run(url + ["get", "1"])
+    #expect(layered.status == 0, "\(layered)")
+    #expect(layered.stdout == "1  Finding Dory (2016)\n", "\(layered)")
+    await server.stop()
+    let offline = try await command.run(url + ["--profile", "offline", "get", "1"])
+    #expect(offline.status == 0, "\(offline)")
+    #expect(offline.stdout == layered.stdout)
+    let missing = try await command.run(url + ["--profile", "offline", "get", "2"])
+    #expect(missing.status == 69, "\(missing)")
+  }
+}

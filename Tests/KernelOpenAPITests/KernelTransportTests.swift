@@ -1,0 +1,119 @@
+import Api
+import Composition
+import Domain
+import Foundation
+import HTTPTypes
+import KernelOpenAPI
+import KernelTesting
+import Layers
+import OpenAPIRuntime
+import SampleApi
+import Testing
+
+/// A generated client's transport through Kernel, over real loopback HTTP: the environment's
+/// base URL, the authenticator across an expiry, refusals handed back as responses, and the
+/// operations' stacks from the config (the offline profile answers a GET a layered run kept).
+@Suite(.timeLimit(.minutes(1))) struct KernelTransportTests {
+  /// What a generated client sends for `operationID`: a path below the document's server URL.
+  static func send(
+    _ transport: some ClientTransport, _ operationID: String, _ path: String,
+    method: HTTPRequest.Method = .get, body: String? = nil, headers: HTTPFields = [:]
+  ) async throws -> (status: Int, body: String) {
+    let request = HTTPRequest(
+      method: method, scheme: nil, authority: nil, path: path, headerFields: headers)
+    let (response, answer) = try await transport.send(
+      request, body: body.map { HTTPBody($0) },
+      baseURL: URL(string: "http://127.0.0.1:9/the-documents-server")!, operationID: operationID)
+    var bytes = Data()
+    if let answer { bytes = try await Data(collecting: answer, upTo: 1 << 20) }
+    return (response.status.code, String(decoding: bytes, as: UTF8.self))
+  }
+
+  @Test func theEnvironmentsBaseURLReplacesTheServersAndARefusalIsAResponse() async throws {
+    try await withLoopbackApi(authentication: nil) { api in
+      let transport = KernelTransport(ApiOperationSender(client: api.client))
+      let found = try await Self.send(transport, "getMovie", "/movies/1")
+      #expect(found.status == 200)
+      #expect(found.body.contains("Finding Dory"))
+      let missing = try await Self.send(transport, "getMovie", "/movies/999")
+      #expect(missing.status == 404)
+      #expect(missing.body.contains("no movie with id 999"))
+      var headers = HTTPFields()
+      headers[.contentType] = "application/json"
+      let rated = try await Self.send(
+        transport, "rateMovie", "/movies/3/ratings", method: .post, body: #"{"score": 77}"#,
+        headers: headers)
+      #expect(rated.status == 201)
+      #expect(api.responder.options.ratings.applied(to: 3).map(\.score) == [77])
+    }
+  }
+
+  @Test func theAuthenticatorRefreshesForAGeneratedClientAsForAHandWrittenOne() async throws {
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    try await withLoopbackApi(options: options) { api in
+      let transport = KernelTransport(ApiOperationSender(client: api.client))
+      #expect(try await Self.send(transport, "getMovie", "/movies/1").status == 200)
+      #expect(api.responder.tokensIssued == 1)
+      // Every token expires: 20 calls at once are refused, one refresh serves them all.
+      api.responder.expireTokens()
+      let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        for id in 1...20 {
+          group.addTask {
+            try await Self.send(transport, "getMovie", "/movies/\(id % 10 + 1)").status
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(statuses == Array(repeating: 200, count: 20))
+      #expect(api.responder.tokensIssued == 2)
+      // The same through Kernel's own movie service, on the same client: no refresh needed.
+      #expect(try await api.movies.movie(id: 2).id == 2)
+      #expect(api.responder.tokensIssued == 2)
+    }
+  }
+
+  @Test func theOfflineProfileAnswersAGeneratedGetALayeredRunKept() async throws {
+    let server = try await FixtureServer.start()
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    var app = KernelApp(name: "movies-openapi")
+    app.add(OpenAPIAssembly(key: "movieOperations", operations: ["getTopGrossing"]))
+    let yaml = """
+      profile: layered
+      environment: local
+      context: memory
+      environments:
+        local: {baseURL: "\(server.baseURL.absoluteString)"}
+      profiles:
+        layered: {movieOperations: ["cache(networkFirst)", api], getTopGrossing: [memory, "cache(networkFirst)", api]}
+        offline: {movieOperations: [store], getTopGrossing: [store]}
+      """
+    func transport(_ profile: String) throws -> KernelTransport {
+      let config = try app.document(yaml: yaml, file: "Config/movies-openapi.yaml")
+        .resolve(profile: profile)
+      let composed = try app.compose(config: config, runtime: Runtime(dataDirectory: data.url))
+      return try KernelTransport(
+        composed, key: "movieOperations", operations: ["getMovie", "getTopGrossing"])
+    }
+    let layered = try transport("layered")
+    #expect(layered.operations.keys.sorted() == ["getTopGrossing"])
+    let movie = try await Self.send(layered, "getMovie", "/movies/4")
+    let top = try await Self.send(layered, "getTopGrossing", "/movies/topGrossing/2016")
+    #expect(movie.status == 200)
+    await server.stop()
+
+    let offline = try transport("offline")
+    let kept = try await Self.send(offline, "getMovie", "/movies/4")
+    #expect(kept == movie)
+    #expect(try await Self.send(offline, "getTopGrossing", "/movies/topGrossing/2016") == top)
+    // Nothing kept for another path: the cache's own sentence, no request.
+    await #expect(throws: CacheMiss.self) {
+      try await Self.send(offline, "getMovie", "/movies/5")
+    }
+    // A write under a stack with no api is refused, not kept by a read cache.
+    await #expect(throws: CacheMiss.self) {
+      try await Self.send(offline, "rateMovie", "/movies/4/ratings", method: .post, body: "{}")
+    }
+  }
+}
