@@ -183,10 +183,17 @@ public struct Catalog: Sendable {
   /// ```swift
   /// catalog.writes("bookWrites", (any BookWrites).self) { writer in BookWriter(writer: writer) }
   /// ```
+  ///
+  /// With a `tag`, it is registered under it (several write services of one type). `sender`
+  /// says how the stack's `api` sends a write and what its answer's bytes are (`.api`: the
+  /// body).
   public mutating func writes<Service: Sendable>(
-    _ key: String, _ type: Service.Type, _ make: @escaping @Sendable (Writer) -> Service
+    _ key: String, _ type: Service.Type, tag: String? = nil,
+    sender: @escaping @Sendable (ApiClient) -> WriteSender = { .api($0) },
+    _ make: @escaping @Sendable (Writer) -> Service
   ) {
-    parts.services[key] = AnyServiceRecipe(writes: key, make)
+    parts.services[key] = AnyServiceRecipe(
+      writes: key, tag: tag.map { Tag($0) }, sender: sender, make)
   }
 
   /// A key of the app's own in the config, read with Kernel's precedence and shown by

@@ -102,7 +102,8 @@ struct AnyServiceRecipe: Sendable {
 extension AnyServiceRecipe {
   /// A write service: its stack is `[outbox, api]`, `[outbox]` or `[api]` (see `Writer`).
   init<Service: Sendable>(
-    writes key: String, _ make: @escaping @Sendable (Writer) -> Service
+    writes key: String, tag: Tag?, sender: @escaping @Sendable (ApiClient) -> WriteSender,
+    _ make: @escaping @Sendable (Writer) -> Service
   ) {
     self.key = key
     sourceNames = WritePlan.entries
@@ -110,8 +111,8 @@ extension AnyServiceRecipe {
     sourceNeeds = { WritePlan.needs[$0] }
     register = { _, _, _, _ in }
     registerWrites = { plan, container in
-      try container.register(Service.self, scope: .session) { r in
-        make(try plan.writer(r))
+      try container.register(Service.self, scope: .session, tag: tag) { r in
+        make(try plan.writer(r, sender: sender))
       }
     }
   }

@@ -33,14 +33,16 @@ struct WritePlan: Sendable {
     (hasOutbox ? Self.needs["outbox"] ?? [] : []).union(hasApi ? Self.needs["api"] ?? [] : [])
   }
 
-  /// The writer of this stack, for the environment in use.
-  func writer(_ r: Resolver) throws -> Writer {
+  /// The writer of this stack, for the environment in use; its `api` sends through `sender`.
+  func writer(
+    _ r: Resolver, sender: @Sendable (ApiClient) -> WriteSender = { .api($0) }
+  ) throws -> Writer {
     let context = try r.resolve((any ApiContext).self)
     let origin = context.environment.origin.description
     return Writer(
       origin: origin,
       partition: CachingLayer.partition(origin: origin, identity: context.credential?.identity),
-      send: hasApi ? .api(try r.resolve(ApiClient.self)) : nil,
+      send: hasApi ? sender(try r.resolve(ApiClient.self)) : nil,
       outbox: hasOutbox ? try r.resolve(Outbox.self) : nil,
       cache: try? r.resolve((any CacheStore).self), warn: try r.resolve(Runtime.self).warn)
   }
@@ -49,14 +51,23 @@ struct WritePlan: Sendable {
 extension WriteSender {
   /// Sends a kept write's request (a `Route` it `recorded()`) through `client` — environment,
   /// authenticator, adapters, retriers, deadline — with its key as `Idempotency-Key`, which also
-  /// makes it safe for backoff to retry. A refusal is thrown as the `HTTPFailure` it is.
+  /// makes it safe for backoff to retry. Its answer's bytes are the body. A refusal is thrown as
+  /// the `HTTPFailure` it is.
   public static func api(_ client: ApiClient) -> WriteSender {
+    sending(client) { $0.body }
+  }
+
+  /// As `api`, with the answer's bytes made by `answer` from the whole response (KernelOpenAPI
+  /// keeps status and header fields too).
+  public static func sending(
+    _ client: ApiClient, answer: @escaping @Sendable (ApiResponse) throws -> Data
+  ) -> WriteSender {
     WriteSender { request, idempotencyKey in
       var route = try Route(recorded: request)
       if let name = HTTPField.Name("Idempotency-Key") { route.headerFields[name] = idempotencyKey }
       route.isIdempotent = true
       do {
-        return try await client.send(.data(route))
+        return try answer(try await client.response(for: route))
       } catch ApiError.status(let failure) {
         throw failure
       }

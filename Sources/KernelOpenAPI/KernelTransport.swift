@@ -37,11 +37,13 @@ public struct KernelTransport: ClientTransport {
     self.maxRequestBytes = maxRequestBytes
   }
 
-  /// The profile's stacks: `key`'s for every operation, and those of the `operations` the
-  /// profile stacks on their own (see `OpenAPIAssembly`).
-  public init(_ composed: Composed, key: String, operations: [String] = []) throws {
+  /// The profile's stacks: `key`'s for every operation, and those of the `operations` and
+  /// `writes` the profile stacks on their own (see `OpenAPIAssembly`).
+  public init(
+    _ composed: Composed, key: String, operations: [String] = [], writes: [String] = []
+  ) throws {
     var own: [String: any OperationSender] = [:]
-    for operation in operations where composed.stacks(operation) {
+    for operation in operations + writes where composed.stacks(operation) {
       own[operation] = try composed.service((any OperationSender).self, tag: operation)
     }
     self.init(try composed.service((any OperationSender).self, tag: key), operations: own)
@@ -59,6 +61,9 @@ public struct KernelTransport: ClientTransport {
     do {
       answer = try await (operations[operationID] ?? sender).send(call)
     } catch ApiError.status(let failure) {
+      answer = OperationAnswer(
+        status: failure.status, headerFields: failure.headerFields, body: failure.body)
+    } catch let failure as HTTPFailure {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)
     }

@@ -5,18 +5,22 @@ import Layers
 /// A generated client's operations in the catalog, as any service is: the config stacks them
 /// per profile under `key` (`movieOperations: [logging, "cache(networkFirst)", api]`), and any
 /// of `operations` under its own id (`getMovie: [memory(64, 60), api]`). Sources `api` and
-/// `store`; every layer.
+/// `store`; every layer. Each of `writes` is stacked as a write (`rateMovie: [outbox, api]`,
+/// see `OperationWriter`).
 ///
 /// ```swift
-/// catalog.add(OpenAPIAssembly(key: "movieOperations", operations: ["getMovie", "rateMovie"]))
+/// catalog.add(
+///   OpenAPIAssembly(key: "movieOperations", operations: ["getMovie"], writes: ["rateMovie"]))
 /// ```
 public struct OpenAPIAssembly: Assembly {
   public let key: String
   public let operations: [String]
+  public let writes: [String]
 
-  public init(key: String, operations: [String] = []) {
+  public init(key: String, operations: [String] = [], writes: [String] = []) {
     self.key = key
     self.operations = operations
+    self.writes = writes
   }
 
   public func assemble(into catalog: inout Catalog) {
@@ -25,6 +29,11 @@ public struct OpenAPIAssembly: Assembly {
         sender.api { client in ApiOperationSender(client: client) }
         sender.layered { base, layers in LayeredOperationSender(base: base, layers: layers) }
       }
+    }
+    let sender: @Sendable (ApiClient) -> WriteSender = { .operation($0) }
+    let make: @Sendable (Writer) -> any OperationSender = { OperationWriter(writer: $0) }
+    for name in writes {
+      catalog.writes(name, (any OperationSender).self, tag: name, sender: sender, make)
     }
   }
 }

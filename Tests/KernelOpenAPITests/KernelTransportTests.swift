@@ -29,6 +29,31 @@ import Testing
     return (response.status.code, String(decoding: bytes, as: UTF8.self))
   }
 
+  /// A config of one environment at `base`, the memory context, and `profiles` (YAML lines
+  /// indented under `profiles:`).
+  static func yaml(_ base: URL, profiles: String) -> String {
+    """
+    profile: layered
+    environment: local
+    context: memory
+    environments:
+      local: {baseURL: "\(base.absoluteString)"}
+    profiles:
+    \(profiles.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+    """
+  }
+
+  /// The movie operations' app composed for `profile` from `yaml`, its data in `data`.
+  static func composed(
+    _ assembly: OpenAPIAssembly, _ yaml: String, _ profile: String, data: URL
+  ) throws -> Composed {
+    var app = KernelApp(name: "movies-openapi")
+    app.add(assembly)
+    let config = try app.document(yaml: yaml, file: "Config/movies-openapi.yaml")
+      .resolve(profile: profile)
+    return try app.compose(config: config, runtime: Runtime(dataDirectory: data))
+  }
+
   @Test func theEnvironmentsBaseURLReplacesTheServersAndARefusalIsAResponse() async throws {
     try await withLoopbackApi(authentication: nil) { api in
       let transport = KernelTransport(ApiOperationSender(client: api.client))
@@ -77,24 +102,17 @@ import Testing
     let server = try await FixtureServer.start()
     let data = try TemporaryDirectory()
     defer { data.remove() }
-    var app = KernelApp(name: "movies-openapi")
-    app.add(OpenAPIAssembly(key: "movieOperations", operations: ["getTopGrossing"]))
-    let yaml = """
-      profile: layered
-      environment: local
-      context: memory
-      environments:
-        local: {baseURL: "\(server.baseURL.absoluteString)"}
-      profiles:
+    let assembly = OpenAPIAssembly(key: "movieOperations", operations: ["getTopGrossing"])
+    let yaml = Self.yaml(
+      server.baseURL,
+      profiles: """
         layered: {movieOperations: ["cache(networkFirst)", api], getTopGrossing: [memory, "cache(networkFirst)", api]}
         offline: {movieOperations: [store], getTopGrossing: [store]}
-      """
+        """)
     func transport(_ profile: String) throws -> KernelTransport {
-      let config = try app.document(yaml: yaml, file: "Config/movies-openapi.yaml")
-        .resolve(profile: profile)
-      let composed = try app.compose(config: config, runtime: Runtime(dataDirectory: data.url))
-      return try KernelTransport(
-        composed, key: "movieOperations", operations: ["getMovie", "getTopGrossing"])
+      try KernelTransport(
+        try Self.composed(assembly, yaml, profile, data: data.url), key: "movieOperations",
+        operations: ["getMovie", "getTopGrossing"])
     }
     let layered = try transport("layered")
     #expect(layered.operations.keys.sorted() == ["getTopGrossing"])
@@ -115,5 +133,45 @@ import Testing
     await #expect(throws: CacheMiss.self) {
       try await Self.send(offline, "rateMovie", "/movies/4/ratings", method: .post, body: "{}")
     }
+  }
+
+  @Test func aGeneratedWriteIsKeptInTheOutboxAndSyncedOnce() async throws {
+    let server = try await FixtureServer.start()
+    defer { Task { await server.stop() } }
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let assembly = OpenAPIAssembly(key: "movieOperations", writes: ["rateMovie"])
+    let yaml = Self.yaml(
+      server.baseURL,
+      profiles: """
+        layered: {movieOperations: [api], rateMovie: [outbox, api]}
+        offline: {movieOperations: [store], rateMovie: [outbox]}
+        """)
+    func composed(_ profile: String) throws -> Composed {
+      try Self.composed(assembly, yaml, profile, data: data.url)
+    }
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    headers[HTTPField.Name("Idempotency-Key")!] = "rate-4-once"
+    let offline = try KernelTransport(
+      try composed("offline"), key: "movieOperations", writes: ["rateMovie"])
+    let kept = try await Self.send(
+      offline, "rateMovie", "/movies/4/ratings", method: .post, body: #"{"score": 44}"#,
+      headers: headers)
+    #expect(kept.status == 202)
+    #expect(server.responder.options.ratings.applied(to: 4).isEmpty)
+
+    let layered = try composed("layered")
+    let writes = try #require(try await layered.keptWrites())
+    #expect(writes.map(\.idempotencyKey) == ["rate-4-once"])
+    #expect(try await layered.syncOutbox(force: false)?.sent.count == 1)
+    #expect(try await layered.syncOutbox(force: true)?.tried == 0)
+    #expect(server.responder.options.ratings.applied(to: 4).map(\.score) == [44])
+    // Sent at once when the api answers: the api's own response, the key honoured.
+    let sent = try await Self.send(
+      try KernelTransport(layered, key: "movieOperations", writes: ["rateMovie"]), "rateMovie",
+      "/movies/4/ratings", method: .post, body: #"{"score": 44}"#, headers: headers)
+    #expect(sent.status == 201)
+    #expect(server.responder.options.ratings.applied(to: 4).count == 1)
   }
 }

@@ -10,20 +10,24 @@ extension KernelApp {
   /// `movies-openapi`; its generated client's operations in the catalog.
   public static var moviesOpenAPI: KernelApp {
     var app = KernelApp(name: "movies-openapi")
-    app.add(OpenAPIAssembly(key: "movieOperations", operations: MoviesAPI.operations))
+    app.add(
+      OpenAPIAssembly(
+        key: "movieOperations", operations: MoviesAPI.operations, writes: MoviesAPI.writes))
     return app
   }
 }
 
 /// The generated client, over the stacks the profile names for its operations.
 public enum MoviesAPI {
-  /// The operations the config may stack on their own.
-  public static let operations = ["getMovie", "getTopGrossing", "rateMovie"]
+  /// The operations the config may stack on their own, and the writes (`[outbox, api]`).
+  public static let operations = ["getMovie", "getTopGrossing"]
+  public static let writes = ["rateMovie"]
 
   public static func client(_ composed: Composed) throws -> Client {
     Client(
       serverURL: try Servers.Server1.url(),
-      transport: try KernelTransport(composed, key: "movieOperations", operations: operations))
+      transport: try KernelTransport(
+        composed, key: "movieOperations", operations: operations, writes: writes))
   }
 }
 // end snippet
@@ -46,6 +50,28 @@ extension MoviesAPI {
     case .ok(let ok): return try ok.body.json
     case .undocumented(let status, _):
       throw UnexpectedAnswer(operation: "getTopGrossing", status: status)
+    }
+  }
+}
+
+extension MoviesAPI {
+  /// What rating a movie came to: the api's rating, or kept in the outbox to be sent later.
+  public enum Rated: Sendable, Equatable {
+    case rated(Components.Schemas.Rating)
+    case queued
+  }
+
+  /// `rateMovie`, with an idempotency key made here, once: a kept rating is sent with it.
+  public static func rate(_ id: Int, score: Int, through composed: Composed) async throws -> Rated {
+    let output = try await client(composed).rateMovie(
+      path: .init(id: id), headers: .init(Idempotency_hyphen_Key: UUID().uuidString),
+      body: .json(.init(score: score)))
+    switch output {
+    case .created(let created): return .rated(try created.body.json)
+    case .accepted: return .queued
+    case .conflict: throw UnexpectedAnswer(operation: "rateMovie", status: 409)
+    case .undocumented(let status, _):
+      throw UnexpectedAnswer(operation: "rateMovie", status: status)
     }
   }
 }

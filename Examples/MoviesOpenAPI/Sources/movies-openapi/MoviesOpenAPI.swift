@@ -12,7 +12,7 @@ import MoviesOpenAPIKit
       examples:
         "Examples:\n  movies-openapi serve &\n  movies-openapi get 1\n"
         + "  movies-openapi top-grossing --year 2016\n  movies-openapi --profile offline get 1",
-      commands: [Get.self, TopGrossing.self], fixtures: "Fixtures")
+      commands: [Get.self, TopGrossing.self, Rate.self], fixtures: "Fixtures")
   }
 }
 
@@ -43,6 +43,29 @@ struct TopGrossing: AsyncParsableCommand {
   func run() async throws {
     let invocation = try Invocation(global)
     try show(try await MoviesAPI.topGrossing(year, through: try invocation.services()), invocation)
+  }
+}
+
+/// `movies-openapi rate ID SCORE`: `rateMovie`, kept in the outbox when the api cannot take it.
+struct Rate: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Rate a movie from 1 to 100.")
+  @OptionGroup var global: GlobalOptions
+  @Argument(help: "The movie's id.") var id: Int
+  @Argument(help: "The score, from 1 to 100.") var score: Int
+
+  func validate() throws {
+    guard (1...100).contains(score) else {
+      throw ValidationError("A score is from 1 to 100, not \(score).")
+    }
+  }
+
+  func run() async throws {
+    let invocation = try Invocation(global)
+    switch try await MoviesAPI.rate(id, score: score, through: try invocation.services()) {
+    case .rated(let rating): try Terminal.print("Rated movie \(rating.movieId) \(rating.score).")
+    case .queued:
+      try Terminal.print("queued: the rating of movie \(id) is kept in the outbox (outbox list).")
+    }
   }
 }
 

@@ -57,6 +57,22 @@ import Testing
     #expect(try await MoviesAPI.topGrossing(2016, through: offline) == top)
   }
 
+  @Test func aRatingMadeOfflineIsKeptAndSentByASync() async throws {
+    let server = try await FixtureServer.start(routes: try Self.fixtures())
+    defer { Task { await server.stop() } }
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let offline = try Self.composed("offline", base: server.baseURL, data: data.url)
+    #expect(try await MoviesAPI.rate(1, score: 80, through: offline) == .queued)
+    #expect(server.responder.requests(to: "movies/1/ratings") == 0)
+    let layered = try Self.composed("layered", base: server.baseURL, data: data.url)
+    #expect(try await layered.syncOutbox(force: false)?.sent.count == 1)
+    #expect(server.responder.requests(to: "movies/1/ratings") == 1)
+    guard case .rated(let rating) = try await MoviesAPI.rate(1, score: 80, through: layered)
+    else { throw TestFailure("the api was there, yet the rating was kept") }
+    #expect(rating.score == 80)
+  }
+
   @Test func theAuthenticatorRefreshesForTheGeneratedClientAcrossAnExpiry() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true

@@ -431,6 +431,43 @@ public enum Operations {
                     }
                 }
             }
+            public struct Accepted: Sendable, Hashable {
+                /// Creates a new `Accepted`.
+                public init() {}
+            }
+            /// Kept in the client's outbox (Kernel's `Kernel-Outbox: queued; id=N`): the api could not be reached, and the rating is sent later with the same Idempotency-Key.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//movies/{id}/ratings/post(rateMovie)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.rateMovie.Output.Accepted)
+            /// Kept in the client's outbox (Kernel's `Kernel-Outbox: queued; id=N`): the api could not be reached, and the rating is sent later with the same Idempotency-Key.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//movies/{id}/ratings/post(rateMovie)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            public static var accepted: Self {
+                .accepted(.init())
+            }
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.rateMovie.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Conflict: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/movies/{id}/ratings/POST/responses/409/content`.
                 @frozen public enum Body: Sendable, Hashable {
