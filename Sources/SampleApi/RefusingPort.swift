@@ -1,6 +1,7 @@
 import Domain
 import FlyingSocks
 import Foundation
+import Synchronization
 
 /// A loopback port that is bound but never listens, so every connection to it is refused: the
 /// address of a server that is not there, for tests of what a client does then.
@@ -18,6 +19,39 @@ public enum RefusingPort {
       throw SocketError.unsupportedAddress
     }
     return url
+  }
+
+  /// A port of its own, refused like `url()`'s until `release()`: for a test whose server goes
+  /// down and comes back at the same origin (`FixtureServer.start(port:)` right after the
+  /// release). Until then no other server can be given it.
+  public static func hold() throws -> Held {
+    let bound = try bindSocket(to: .ip4("127.0.0.1"), port: 0, reuse: false)
+    return Held(port: bound.port, socket: bound.socket)
+  }
+
+  /// A held port: refused, and no one else's, until released.
+  public final class Held: Sendable {
+    public let port: UInt16
+    private let socket: Mutex<Socket?>
+
+    init(port: UInt16, socket: Socket) {
+      self.port = port
+      self.socket = Mutex(socket)
+    }
+
+    /// `http://127.0.0.1:<port>/api/`.
+    public var baseURL: String { "http://127.0.0.1:\(port)/api/" }
+
+    /// Lets the port go, once: a server may bind it now.
+    public func release() {
+      let held = socket.withLock { held in
+        defer { held = nil }
+        return held
+      }
+      try? held?.close()
+    }
+
+    deinit { release() }
   }
 
   private static let held: Result<UInt16, any Error> = Result {
