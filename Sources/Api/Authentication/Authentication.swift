@@ -112,38 +112,6 @@ public final class Authentication: Sendable {
     return credential
   }
 
-  // MARK: For a request another transport sends
-
-  /// `request` (absolute: scheme, authority and path) with the credential put on it, refreshed
-  /// first when it expires soon, as `client` would send `route` on its `replays`-th replay: for
-  /// a middleware around a transport that is not Kernel's (see KernelOpenAPI's
-  /// `AuthenticationMiddleware`).
-  public func authenticate(
-    _ request: HTTPRequest, route: Route, through client: ApiClient, replays: Int = 0
-  ) async throws -> HTTPRequest {
-    try await authenticate(request, for: Self.attempt(route, client, replays))
-  }
-
-  /// Whether `request`, answered `response`, is to be sent again (with the credential a refresh
-  /// just made, one refresh for every request waiting); throws the failure when the refusal is
-  /// final. False when the answer is not this authentication's business.
-  public func replays(
-    _ request: HTTPRequest, answered response: ApiResponse, route: Route,
-    through client: ApiClient, replays: Int = 0
-  ) async throws -> Bool {
-    switch await recover(request, from: response, for: Self.attempt(route, client, replays)) {
-    case .retry, .retryAfter: return true
-    case .fail(let error): throw error
-    case .doNotRetry, nil: return false
-    }
-  }
-
-  private static func attempt(_ route: Route, _ client: ApiClient, _ replays: Int) -> Attempt {
-    var attempt = Attempt(route: route, client: client)
-    for _ in 0..<replays { attempt = attempt.next(decidedBy: retrierName) }
-    return attempt
-  }
-
   /// `request` with the current credential, refreshed first when it expires within the margin.
   /// A request to another origin, or one that fetches a credential, is left as it is; so is
   /// every request while there is no credential.
