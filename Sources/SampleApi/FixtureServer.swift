@@ -41,16 +41,52 @@ public final class FixtureServer: Sendable {
     guard let loopback = Loopback.address(host) else {
       throw FixtureServerError.notLoopback(host: host)
     }
+    return try await serve(
+      options: options, routes: routes, host: host, port: port, acceptBackoff: acceptBackoff,
+      warn: warn
+    ) {
+      // A port asked for by number may be taken again while the last run's connections close;
+      // a free port the system picks never is one where a stopped server's connections linger,
+      // so a client of that stopped server is refused, not answered by this one.
+      try bindSocket(to: loopback, port: port, reuse: port != 0)
+    }
+  }
+
+  /// Starts serving on a port held by `RefusingPort.hold()`, which it takes over: it listens on
+  /// the held socket itself, so no other server or client connection can be given the port
+  /// between the hold and the serving. A port already released or taken fails like one in use.
+  public static func start(
+    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
+    on held: RefusingPort.Held, acceptBackoff: Duration = .milliseconds(50),
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) async throws -> FixtureServer {
+    try await serve(
+      options: options, routes: routes, host: "127.0.0.1", port: held.port,
+      acceptBackoff: acceptBackoff, warn: warn
+    ) {
+      guard let socket = held.take() else {
+        throw SocketError.failed(
+          type: "bind", errno: EADDRINUSE, message: "a server has taken this held port already")
+      }
+      return (socket, held.port)
+    }
+  }
+
+  private static func serve(
+    options: SampleApiResponder.Options, routes: FixtureRoutes?, host: String, port: UInt16,
+    acceptBackoff: Duration, warn: @escaping @Sendable (String) -> Void,
+    bind: () throws -> (socket: Socket, port: UInt16)
+  ) async throws -> FixtureServer {
+    guard let loopback = Loopback.address(host) else {
+      throw FixtureServerError.notLoopback(host: host)
+    }
     let responder = SampleApiResponder(options: options, routes: routes)
     let pool = SocketPool.make(maxEvents: 64)
     let listener: Socket
     let bound: UInt16
     do {
       try await pool.prepare()
-      // A port asked for by number may be taken again while the last run's connections close;
-      // a free port the system picks never is one where a stopped server's connections linger,
-      // so a client of that stopped server is refused, not answered by this one.
-      (listener, bound) = try bindSocket(to: loopback, port: port, reuse: port != 0)
+      (listener, bound) = try bind()
       try listener.listen()
     } catch {
       throw FixtureServerError.cannotListen(host: host, port: port, reason: reason(error))

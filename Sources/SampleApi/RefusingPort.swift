@@ -21,15 +21,16 @@ public enum RefusingPort {
     return url
   }
 
-  /// A port of its own, refused like `url()`'s until `release()`: for a test whose server goes
-  /// down and comes back at the same origin (`FixtureServer.start(port:)` right after the
-  /// release). Until then no other server can be given it.
+  /// A port of its own, refused like `url()`'s until a server takes it over
+  /// (`FixtureServer.start(on:)`): for a test whose server goes down and comes back at the same
+  /// origin. Until then no other server, and no client connection, can be given it.
   public static func hold() throws -> Held {
     let bound = try bindSocket(to: .ip4("127.0.0.1"), port: 0, reuse: false)
     return Held(port: bound.port, socket: bound.socket)
   }
 
-  /// A held port: refused, and no one else's, until released.
+  /// A held port: refused, and no one else's, until a server takes it; closed with the last
+  /// reference to it otherwise.
   public final class Held: Sendable {
     public let port: UInt16
     private let socket: Mutex<Socket?>
@@ -42,16 +43,15 @@ public enum RefusingPort {
     /// `http://127.0.0.1:<port>/api/`.
     public var baseURL: String { "http://127.0.0.1:\(port)/api/" }
 
-    /// Lets the port go, once: a server may bind it now.
-    public func release() {
-      let held = socket.withLock { held in
+    /// The bound socket, once, for the server that listens on it.
+    func take() -> Socket? {
+      socket.withLock { held in
         defer { held = nil }
         return held
       }
-      try? held?.close()
     }
 
-    deinit { release() }
+    deinit { try? take()?.close() }
   }
 
   private static let held: Result<UInt16, any Error> = Result {

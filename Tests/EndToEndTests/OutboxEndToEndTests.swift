@@ -23,8 +23,8 @@ import Testing
   @Test func ratingsKeptWhileTheServerIsDownAreAppliedOnceDespiteAKilledSync() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    // Nothing listens at the port, and no other test's server is given it, until it is released
-    // to the server that comes back at the same origin.
+    // Nothing listens at the port, and no other test's server is given it, until the server that
+    // comes back at the same origin takes it over.
     let port = try RefusingPort.hold()
     let base = port.baseURL
     for (id, score) in [(7, 70), (7, 71), (3, 30)] {
@@ -37,8 +37,7 @@ import Testing
     #expect(kept.allSatisfy { $0["state"] as? String == "pending" })
 
     // The server comes back; it holds the first rating's answer until the sync is killed.
-    port.release()
-    let server = try await FixtureServer.start(port: port.port)
+    let server = try await FixtureServer.start(on: port)
     defer { Task { await server.stop() } }
     let (arrived, arrival) = AsyncStream<Void>.makeStream()
     let (released, release) = AsyncStream<Void>.makeStream()
@@ -85,8 +84,7 @@ import Testing
     for id in 1...6 { #expect(try await Self.rate(kernel, base, id, 50 + id).status == 0) }
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(20)
-    port.release()
-    let server = try await FixtureServer.start(options: options, port: port.port)
+    let server = try await FixtureServer.start(options: options, on: port)
     defer { Task { await server.stop() } }
     let first = try kernel.launch(["--base-url", base, "outbox", "sync"])
     let second = try kernel.launch(["--base-url", base, "outbox", "sync"])

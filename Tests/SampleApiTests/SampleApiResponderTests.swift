@@ -164,6 +164,28 @@ import Testing
     }
     #expect(try RefusingPort.url() == url)
   }
+
+  /// A held port refuses clients and is no other server's until the server that takes it over
+  /// answers there; it is taken once.
+  @Test func aHeldPortRefusesUntilTheServerThatTakesItAnswers() async throws {
+    let held = try RefusingPort.hold()
+    let url = try #require(URL(string: held.baseURL + "movies/1"))
+    await #expect(throws: FixtureServerError.self) {
+      let server = try await FixtureServer.start(port: held.port)
+      await server.stop()
+    }
+    await #expect(throws: (any Error).self) { try await fetch(url) }
+    let server = try await FixtureServer.start(on: held)
+    #expect(server.port == held.port)
+    let answer = try await fetch(url)
+    #expect(answer.status == 200)
+    #expect(String(decoding: answer.body, as: UTF8.self).contains("\"id\":1"))
+    await #expect(throws: FixtureServerError.self) {
+      let again = try await FixtureServer.start(on: held)
+      await again.stop()
+    }
+    await server.stop()
+  }
 }
 
 @Suite struct GeneratedMoviesTests {
