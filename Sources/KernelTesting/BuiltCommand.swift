@@ -101,40 +101,37 @@ public struct BuiltCommand: Sendable {
   }
 
   /// Runs `script` with bash, `$NAME` (`$KERNEL`, `$BOOKS`) naming the binary: for
-  /// redirections a test cannot make with `Process` (`>/dev/full`, `>&-`).
+  /// redirections a test cannot make otherwise (`>/dev/full`, `>&-`).
   public func shell(_ script: String, variables: [String: String] = [:]) async throws -> Run {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", script]
-    process.environment = environment.merging(variables) { _, new in new }
-      .merging([name.uppercased(): try binary.path]) { _, new in new }
-    process.currentDirectoryURL = workingDirectory
-    process.standardOutput = Pipe()
-    process.standardError = Pipe()
-    process.standardInput = FileHandle.nullDevice
-    let running = Running(
-      process: process, stdout: Reader(process.standardOutput),
-      stderr: Reader(process.standardError))
-    try process.run()
-    return try await running.finish(within: .seconds(60))
+    let process = try ChildProcess(
+      URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],
+      environment: environment.merging(variables) { _, new in new }
+        .merging([name.uppercased(): try binary.path]) { _, new in new },
+      directory: workingDirectory)
+    return try await Running(process).finish(within: .seconds(60))
   }
 
   /// A run still going, its output drained as it comes.
-  public struct Running: @unchecked Sendable {
-    // `process` is only waited for and read once it has started.
-    public let process: Process
+  public struct Running: Sendable {
+    public let process: ChildProcess
     public let stdout: Reader
     public let stderr: Reader
 
+    init(_ process: ChildProcess) {
+      self.process = process
+      stdout = Reader(process.standardOutput)
+      stderr = Reader(process.standardError)
+    }
+
     /// Waits for the end, killing it and failing past `limit`.
     public func finish(within limit: Duration) async throws -> Run {
-      let ended = await Exit(process).wait(limit)
+      let ended = await process.exit(within: limit)
       // The pipes close as the process ends; their last bytes are collected off the pool.
       let (out, err) = await onThreadOfItsOwn { [stdout, stderr] in (stdout.text(), stderr.text()) }
       guard ended else {
         throw TestFailure(
-          "\(process.executableURL?.lastPathComponent ?? "the command") \(process.arguments?.joined(separator: " ") ?? "") ran past \(limit);"
-            + " stderr: \(err)")
+          "\(process.executable.lastPathComponent) \(process.arguments.joined(separator: " ")) ran"
+            + " past \(limit); stderr: \(err)")
       }
       return Run(status: process.terminationStatus, stdout: out, stderr: err)
     }
@@ -145,12 +142,10 @@ public struct BuiltCommand: Sendable {
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
     fileSizeLimitKB: Int? = nil, input: String? = nil
   ) throws -> Running {
-    let process = try start(
-      arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB,
-      input: input)
-    return Running(
-      process: process, stdout: Reader(process.standardOutput),
-      stderr: Reader(process.standardError))
+    Running(
+      try start(
+        arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB,
+        input: input))
   }
 
   /// With `fileSizeLimitKB`, bash's `ulimit -f` runs it: writes past that size fail, as
@@ -158,28 +153,27 @@ public struct BuiltCommand: Sendable {
   public func start(
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
     fileSizeLimitKB: Int? = nil, input: String? = nil
-  ) throws -> Process {
-    let process = Process()
-    if let limit = fileSizeLimitKB {
-      process.executableURL = URL(fileURLWithPath: "/bin/bash")  // ulimit -f in KiB
-      process.arguments =
-        ["-c", "ulimit -f \(limit) && exec \"$0\" \"$@\"", try binary.path] + arguments
-    } else {
-      process.executableURL = try binary
-      process.arguments = arguments
-    }
-    process.environment = environment.merging(variables) { _, new in new }
-    process.currentDirectoryURL = workingDirectory
-    process.standardOutput = Pipe()
-    process.standardError = terminal?.child ?? Pipe()
-    let stdin = input.map { _ in Pipe() }
-    process.standardInput =
-      terminal.flatMap { $0.isInput ? $0.child : nil } ?? stdin ?? FileHandle.nullDevice
-    try process.run()
+  ) throws -> ChildProcess {
+    let (executable, line) =
+      if let limit = fileSizeLimitKB {
+        (  // ulimit -f in KiB
+          URL(fileURLWithPath: "/bin/bash"),
+          ["-c", "ulimit -f \(limit) && exec \"$0\" \"$@\"", try binary.path] + arguments
+        )
+      } else {
+        (try binary, arguments)
+      }
+    let stdin: ChildProcess.Stream =
+      if let terminal, terminal.isInput { .handle(terminal.child) } else if input != nil {
+        .pipe
+      } else { .null }
+    let process = try ChildProcess(
+      executable, arguments: line, environment: environment.merging(variables) { _, new in new },
+      directory: workingDirectory, stdin: stdin,
+      stderr: terminal.map { .handle($0.child) } ?? .pipe)
     terminal?.started()
-    if let stdin, let input {
+    if let handle = process.standardInput, let input {
       // A background thread writes it, so a large input never blocks the test's thread.
-      let handle = stdin.fileHandleForWriting
       Thread.detachNewThread {
         try? handle.write(contentsOf: Data(input.utf8))
         try? handle.close()

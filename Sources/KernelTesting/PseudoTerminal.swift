@@ -6,8 +6,6 @@ import Foundation
   import Darwin
 #endif
 
-/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
-
 /// A pseudo-terminal for a child's stderr, so it behaves as on a user's terminal (progress);
 /// everything the child writes there is collected. Made `asInput`, it is the child's stdin too,
 /// and a test types at it (`type`) once the child asks (`waitUntilShown`).

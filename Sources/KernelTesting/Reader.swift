@@ -6,8 +6,6 @@ import Foundation
   import Darwin
 #endif
 
-/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
-
 /// Drains a pipe on its own thread so a chatty process never blocks on a full pipe; a test can
 /// wait for a line to appear while the process still runs.
 public final class Reader: @unchecked Sendable {
@@ -16,8 +14,8 @@ public final class Reader: @unchecked Sendable {
   private var data = Data()
   private var ended = false
 
-  public init(_ pipe: Any?) {
-    guard let handle = (pipe as? Pipe)?.fileHandleForReading else {
+  public init(_ handle: FileHandle?) {
+    guard let handle else {
       ended = true
       return
     }

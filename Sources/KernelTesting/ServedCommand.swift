@@ -6,24 +6,20 @@ import Foundation
   import Darwin
 #endif
 
-/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
-
 /// `<app> serve --port 0 …` in its own process (the movie API, or `--fixtures DIR`); its base
 /// URL read from its first line.
 ///
 /// Starting, stopping and killing are awaited: the waiting happens on threads of their own,
 /// never on Swift's cooperative pool.
-public final class ServedCommand: @unchecked Sendable {
-  // Only read after `init`.
-  public let process: Process
+public final class ServedCommand: Sendable {
+  public let process: ChildProcess
   public let baseURL: String
   private let errors: Reader
 
   public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
     process = try command.start(["serve", "--port", "0"] + options)
-    guard let pipe = process.standardOutput as? Pipe else { throw TestFailure("no stdout pipe") }
+    guard let handle = process.standardOutput else { throw TestFailure("no stdout pipe") }
     errors = Reader(process.standardError)
-    let handle = pipe.fileHandleForReading
     let line = await onThreadOfItsOwn {
       var line = Data()
       while !line.contains(UInt8(ascii: "\n")) {
@@ -54,13 +50,11 @@ public final class ServedCommand: @unchecked Sendable {
   }
 
   /// Sends SIGTERM and does not wait: for `defer`, where nothing can be awaited.
-  public func terminate() {
-    if process.isRunning { process.terminate() }
-  }
+  public func terminate() { process.terminate() }
 
   /// SIGKILL: no goodbye.
   public func kill() async {
-    if process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
-    await onThreadOfItsOwn { [process] in process.waitUntilExit() }
+    process.send(SIGKILL)
+    await process.exited()
   }
 }

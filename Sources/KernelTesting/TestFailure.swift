@@ -6,8 +6,6 @@ import Foundation
   import Darwin
 #endif
 
-/// An app's built command (`kernel`, `books`), run as a separate process with a private home,
-
 /// A test's own failure, as one sentence.
 public struct TestFailure: Error, CustomStringConvertible {
   public let description: String

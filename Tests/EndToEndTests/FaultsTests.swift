@@ -78,7 +78,7 @@ import Testing
     let running = try kernel.launch(
       ["-v"] + local + ["movies", "get"] + (1...2000).map(String.init) + ["--concurrency", "16"])
     #expect(await running.stderr.wait(for: "→ 200", count: 200, limit: .seconds(60)))
-    _ = kill(running.process.processIdentifier, SIGKILL)
+    running.process.send(SIGKILL)
     _ = try await running.finish(within: .seconds(10))
     #expect(running.process.terminationReason == .uncaughtSignal)
 

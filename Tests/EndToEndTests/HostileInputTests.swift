@@ -229,8 +229,8 @@ import Testing
     // SIGQUIT alone: a SIGTERM right behind it could win under load (SIGQUIT dumps core on
     // the thread it is queued to, which may not run before another thread's SIGTERM handler
     // ends the server gracefully), as a soak run once showed.
-    kill(server.process.processIdentifier, SIGQUIT)
-    #expect(await Exit(server.process).wait(.seconds(30)), "SIGQUIT did not end the server")
+    server.process.send(SIGQUIT)
+    #expect(await server.process.exit(within: .seconds(30)), "SIGQUIT did not end the server")
     let errors = await server.stop()
     #expect(server.process.terminationReason == .uncaughtSignal)
     #expect(server.process.terminationStatus == SIGQUIT)

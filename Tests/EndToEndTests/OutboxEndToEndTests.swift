@@ -60,7 +60,7 @@ import Testing
     }
     let sync = try kernel.launch(["--base-url", base, "outbox", "sync"])
     for await _ in arrived { break }
-    kill(sync.process.processIdentifier, SIGKILL)
+    sync.process.send(SIGKILL)
     _ = try await sync.finish(within: .seconds(30))
     release.yield()
     // The server applied the first rating, and the killed sync never heard so.

@@ -27,17 +27,14 @@ extension BuiltCommand.Run {
 extension Kernel {
   /// The cache database's `PRAGMA integrity_check`, by the `sqlite3` command-line tool.
   func integrityCheck() async throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "sqlite3", dataDirectory.appendingPathComponent("cache.sqlite").path,
-      "PRAGMA integrity_check;",
-    ]
-    process.standardOutput = Pipe()
-    process.standardError = Pipe()
+    let process = try ChildProcess(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      arguments: [
+        "sqlite3", dataDirectory.appendingPathComponent("cache.sqlite").path,
+        "PRAGMA integrity_check;",
+      ])
     let out = Reader(process.standardOutput)
     let err = Reader(process.standardError)
-    try process.run()
     let (output, errors) = await onThreadOfItsOwn {
       process.waitUntilExit()
       return (out.text(), err.text())

@@ -33,20 +33,17 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
     defer { folder.remove() }
     _ = try SQLiteCacheStore.open(at: folder.cache)
 
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
-    child.arguments = ["--testing-library", "swift-testing", "--filter", "writerChild"]
-    child.environment = ProcessInfo.processInfo.environment.merging([
-      "KERNEL_WRITER_CHILD_DB": folder.cache.path
-    ]) { $1 }
-    let output = Pipe()
-    child.standardOutput = output
-    child.standardError = FileHandle.nullDevice
-    try child.run()
+    let child = try ChildProcess(
+      URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]),
+      arguments: ["--testing-library", "swift-testing", "--filter", "writerChild"],
+      environment: ProcessInfo.processInfo.environment.merging([
+        "KERNEL_WRITER_CHILD_DB": folder.cache.path
+      ]) { $1 }, stderr: .null)
+    let output = try #require(child.standardOutput)
     // Kill it while it writes the third answer of ten thousand movies: the second is committed.
-    let seen = await lines(of: output.fileHandleForReading, until: "KERNEL-CHILD: committed 2")
-    kill(child.processIdentifier, SIGKILL)
-    await onThreadOfItsOwn { child.waitUntilExit() }
+    let seen = await lines(of: output, until: "KERNEL-CHILD: committed 2")
+    child.send(SIGKILL)
+    await child.exited()
     #expect(seen.contains("KERNEL-CHILD: committed 2"))
     #expect(child.terminationReason == .uncaughtSignal)
 

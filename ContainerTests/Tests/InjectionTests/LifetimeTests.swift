@@ -110,16 +110,11 @@ private final class Holder: Sendable {
       try "import Injection\nfunc check(_ container: Container) { \(line) }\n"
         .write(to: file, atomically: true, encoding: .utf8)
       defer { try? FileManager.default.removeItem(at: file) }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = ["swiftc", "-typecheck", "-I", modules.path, file.path]
-      let errors = Pipe()
-      process.standardError = errors
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      return (process.terminationStatus, text)
+      let process = try ChildProcess(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        arguments: ["swiftc", "-typecheck", "-I", modules.path, file.path], stdout: .null)
+      let errors = Reader(process.standardError)
+      return (process.terminationStatus, errors.text())
     }
     let session = try typecheck("container.reset(.session); container.reset(.named(\"cart\"))")
     #expect(session.status == 0, "\(session.errors)")
