@@ -135,6 +135,13 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       // another connection closes last between that check's two steps and removes the file, the
       // open fails with "no such file" (a soak run caught two connections opening a new file so).
       configuration.prepareDatabase { db in
+        // First of all: a new file is made to give freed pages back (`incremental_vacuum`);
+        // once anything is written (turning it to WAL writes its header) it takes a `VACUUM`
+        // (`CacheBudget.shrinkable`). Only when it is not so already: setting it writes the
+        // header, so every run that only reads would write and sync the file.
+        if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+          try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+        }
         let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
         guard mode == "wal" else {
           throw StoreError.unusable(
@@ -143,8 +150,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             fix: "move it aside or choose another --data-dir")
         }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        // Before any table: a new file gives freed pages back (`incremental_vacuum`).
-        try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
       }
       let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)

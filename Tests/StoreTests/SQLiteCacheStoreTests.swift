@@ -24,6 +24,27 @@ import Testing
     #expect(mode == "wal")
   }
 
+  /// A new file gives freed pages back from the start; a run that only reads writes nothing
+  /// (setting `auto_vacuum` again wrote and synced the header at every opening).
+  @Test func aNewFileIsShrinkableAndReadingItWritesNothing() async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    do {
+      let store = try SQLiteCacheStore.open(at: folder.cache)
+      try await store.store(entry("a", "first", at: Date().timeIntervalSince1970))
+    }
+    let vacuum = try await DatabaseQueue(path: folder.cache.path).read { db in
+      try Int.fetchOne(db, sql: "PRAGMA auto_vacuum")
+    }
+    #expect(vacuum == 2)
+    let log = URL(fileURLWithPath: folder.cache.path + "-wal")
+    #expect(!FileManager.default.fileExists(atPath: log.path), "the last connection removes it")
+    let reader = try SQLiteCacheStore.open(at: folder.cache)
+    #expect(try await reader.entry(for: "a")?.payload == Data("first".utf8))
+    let logged = try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int
+    #expect(logged == 0)
+  }
+
   /// Two connections opening one new file at once (as two kernels do) race to migrate it:
   /// both must open it, whichever wins (the loser reads the schema afresh, not what it cached).
   @Test func twoConnectionsOpeningOneNewFileAtOnceBothOpenIt() throws {
