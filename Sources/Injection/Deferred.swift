@@ -37,8 +37,8 @@ extension Deferred {
 public final class Lazy<T: Sendable>: Sendable {
   @usableFromInline weak let container: Container?
   @usableFromInline let tag: Tag?
-  /// The kept instance, published once: the first read to store it wins.
-  @usableFromInline let made = AtomicLazyReference<Box<T>>()
+  /// The kept instance, once made: the first one stored wins.
+  @usableFromInline let made = Mutex<T?>(nil)
 
   @usableFromInline
   init(container: Container, tag: Tag?) {
@@ -52,9 +52,14 @@ public final class Lazy<T: Sendable>: Sendable {
   @inlinable
   public var instance: T {
     get throws {
-      if let kept = made.load() { return kept.value }
+      if let kept = made.withLock({ $0 }) { return kept }
       guard let container else { throw Container.released(T.self, tag: tag, form: "Lazy") }
-      return made.storeIfNil(Box(try container.resolve(T.self, tag: tag))).value
+      let resolved = try container.resolve(T.self, tag: tag)
+      return made.withLock { kept in
+        if let first = kept { return first }
+        kept = resolved
+        return resolved
+      }
     }
   }
 }
