@@ -49,8 +49,11 @@ extension Invocation {
     let clock = ContinuousClock()
     let start = clock.now
     defer {
-      let elapsed = (clock.now - start).wholeMilliseconds
-      runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
+      // Only when it is shown: the peak is read from /proc.
+      if verbose {
+        let elapsed = (clock.now - start).wholeMilliseconds
+        runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
+      }
     }
     let value: Value
     do {
