@@ -22,10 +22,12 @@ public struct ConfigDocument: Sendable {
   private let environmentNames: [String: [String]]
   /// The file's values, checked and typed by the schema.
   let snapshot: InMemoryProvider
-  /// The app's `<PREFIX>_…` variables, a key's path in capitals (`KERNEL_RETRY_MAX_RETRIES`).
-  let variables: KeyMappingProvider<EnvironmentVariablesProvider>
-  /// The flags, by swift-configuration's convention (`--timeouts-call-seconds`).
-  let flags: CommandLineArgumentsProvider
+  /// The app's `<PREFIX>_…` variables, a key's path in capitals (`KERNEL_RETRY_MAX_RETRIES`);
+  /// nil when the run has none, so no read asks them.
+  let variables: KeyMappingProvider<EnvironmentVariablesProvider>?
+  /// The flags, by swift-configuration's convention (`--timeouts-call-seconds`); nil when the
+  /// run gave none.
+  let flags: CommandLineArgumentsProvider?
   private let written: (variables: [String: String], flags: [String: String])
 
   /// Parses and checks `text`; `flags` maps config keys (`profile`, `timeouts.callSeconds`) to
@@ -69,15 +71,19 @@ public struct ConfigDocument: Sendable {
     self.file = file
     let own = variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") }
     let prefix = app.variablePrefix.lowercased()
-    self.variables = EnvironmentVariablesProvider(environmentVariables: own).mapKeys {
-      AbsoluteConfigKey([prefix] + $0.components)
-    }
+    self.variables =
+      own.isEmpty
+      ? nil
+      : EnvironmentVariablesProvider(environmentVariables: own).mapKeys {
+        AbsoluteConfigKey([prefix] + $0.components)
+      }
     let arguments = flags.sorted { $0.key < $1.key }.flatMap { key, value in
       let flag = ConfigFlag.name(key.split(separator: ".").map(String.init))
       let list = value.split(separator: ",", omittingEmptySubsequences: false)
       return list.flatMap { [flag, $0.trimmingSpaces()] }
     }
-    self.flags = CommandLineArgumentsProvider(arguments: [app.name] + arguments)
+    self.flags =
+      flags.isEmpty ? nil : CommandLineArgumentsProvider(arguments: [app.name] + arguments)
     written = (own, flags)
   }
 
@@ -98,9 +104,12 @@ public struct ConfigDocument: Sendable {
     return InMemoryProvider(name: "defaults", values: values)
   }
 
-  /// The flag (provider 0) or variable (provider 1) that set `key`, and its text as given.
-  func written(_ key: [String], by provider: Int) -> (name: String, text: String) {
-    if provider == 0 {
+  /// The layers of a read, in order of precedence.
+  enum Layer { case flags, variables, profile, file, defaults }
+
+  /// The flag or variable that set `key`, and its text as given.
+  func written(_ key: [String], by layer: Layer) -> (name: String, text: String) {
+    if layer == .flags {
       let dotted = key.joined(separator: ".")
       return (ConfigFlag.name(key), written.flags[dotted] ?? "")
     }

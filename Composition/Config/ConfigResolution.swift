@@ -77,6 +77,8 @@ extension ConfigDocument {
     let document: ConfigDocument
     let profile: String?
     let reader: ConfigReader
+    /// The layer of each of the reader's providers, in its order.
+    let layers: [ConfigDocument.Layer]
     let reporter = Sources()
     var settings: [KernelConfig.Setting] = []
 
@@ -89,11 +91,14 @@ extension ConfigDocument {
         }
         return AbsoluteConfigKey(["profiles", profile] + key.components)
       }
-      reader = ConfigReader(
-        providers: [
-          document.flags, document.variables, section, document.snapshot,
-          document.defaults(profile: profile),
-        ], accessReporter: reporter)
+      // A layer the run has nothing in (no flags, no variables) is left out: no read asks it.
+      let providers: [(ConfigDocument.Layer, (any ConfigProvider)?)] = [
+        (.flags, document.flags), (.variables, document.variables), (.profile, section),
+        (.file, document.snapshot), (.defaults, document.defaults(profile: profile)),
+      ]
+      let present = providers.compactMap { layer, provider in provider.map { (layer, $0) } }
+      layers = present.map(\.0)
+      reader = ConfigReader(providers: present.map(\.1), accessReporter: reporter)
     }
 
     /// A text key of the table (`profile`), read with its source noted.
@@ -146,19 +151,20 @@ extension ConfigDocument {
       -> ConfigDocument.Source?
     {
       for (index, result) in event.providerResults.enumerated() {
+        let layer = layers.indices.contains(index) ? layers[index] : .defaults
         switch result.result {
         case .failure:
-          let (name, text) = document.written(key, by: index)
+          let (name, text) = document.written(key, by: layer)
           throw ConfigError.malformed(
-            file: index == 0 ? "the command line" : "the environment", key: name,
+            file: layer == .flags ? "the command line" : "the environment", key: name,
             value: text, expected: row.kind.schema.expectation)
         case .success(let lookup) where lookup.value != nil:
-          switch index {
-          case 0: return .flag(lookup.encodedKey)
-          case 1: return .variable(lookup.encodedKey)
-          case 2: return .profile(profile ?? "", file: document.file)
-          case 3: return .file(document.file)
-          default: return nil
+          switch layer {
+          case .flags: return .flag(lookup.encodedKey)
+          case .variables: return .variable(lookup.encodedKey)
+          case .profile: return .profile(profile ?? "", file: document.file)
+          case .file: return .file(document.file)
+          case .defaults: return nil
           }
         case .success: continue
         }
