@@ -52,7 +52,7 @@ struct DoctorCommand: AsyncParsableCommand {
     }
     try check("outbox") {
       guard let counts = try tally.get() else { return "no write stack keeps one" }
-      let waiting = (counts[.conflict] ?? 0) + (counts[.rejected] ?? 0)
+      let waiting = (counts[.conflict] ?? 0) + (counts[.rejected] ?? 0) + (counts[.damaged] ?? 0)
       return OutboxCommand.said(counts)
         + (waiting > 0 ? "; outbox list shows what needs you" : "")
     }

@@ -125,6 +125,7 @@ struct OutboxCommand: AsyncParsableCommand {
   static func said(_ tally: [WriteState: Int]) -> String {
     "\(tally[.pending] ?? 0) pending, \(tally[.conflict] ?? 0) in conflict,"
       + " \(tally[.rejected] ?? 0) rejected"
+      + ((tally[.damaged] ?? 0) > 0 ? ", \(tally[.damaged] ?? 0) damaged" : "")
   }
 
   /// Sends what is kept, forced, with a line per write on stderr as it goes, then a summary.
@@ -176,7 +177,7 @@ struct OutboxCommand: AsyncParsableCommand {
       "id": write.id, "name": write.name, "summary": write.summary, "origin": write.origin,
       "orderingKey": write.orderingKey, "idempotencyKey": write.idempotencyKey,
       "state": write.state.rawValue, "tries": write.tries,
-      "ageSeconds": Int(now.timeIntervalSince(write.createdAt)),
+      "ageSeconds": Reply.wholeSeconds(now.timeIntervalSince(write.createdAt)),
     ]
     fields["lastError"] = write.lastError
     fields["serverBody"] = write.serverBody.map { String(decoding: $0, as: UTF8.self) }

@@ -90,9 +90,16 @@ public enum Reply {
     return number < 0 ? "-" + out : out
   }
 
+  /// `seconds` as whole seconds, within ±10^15: a time another program wrote into a file may be
+  /// anything, and converting one past Int's range would trap.
+  public static func wholeSeconds(_ seconds: TimeInterval) -> Int {
+    seconds.isFinite ? Int(min(max(seconds, -1e15), 1e15)) : 0
+  }
+
   /// "12 s old", "3 min old", "5 h old", "2 days old".
   public static func age(_ seconds: TimeInterval) -> String {
-    switch seconds {
+    let seconds = TimeInterval(wholeSeconds(seconds))
+    return switch seconds {
     case ..<60: "\(Int(seconds)) s old"
     case ..<3600: "\(Int(seconds / 60)) min old"
     case ..<86400: "\(Int(seconds / 3600)) h old"

@@ -160,19 +160,27 @@ public final class SQLiteOutboxStore: OutboxStore {
             "UPDATE outbox_write SET leaseHolder = NULL, leaseUntil = NULL WHERE leaseHolder = ?",
           arguments: [gone])
       }
-      let row = try Row.fetchOne(
+      let rows = try Row.fetchCursor(
         db,
         sql: """
           SELECT * FROM outbox_write AS w
           WHERE w.origin = ? AND w.state = 'pending' AND w.nextTryAt <= ?
-            AND (w.leaseUntil IS NULL OR w.leaseUntil <= ?)
+            AND (typeof(w.leaseUntil) NOT IN ('real', 'integer') OR w.leaseUntil <= ?)
             AND NOT EXISTS (SELECT 1 FROM outbox_write AS e
               WHERE e.orderingKey = w.orderingKey AND e.origin = w.origin AND e.id < w.id
                 AND e.state IN ('pending', 'conflict'))
-          ORDER BY w.id LIMIT 1
+          ORDER BY w.id
           """, arguments: [origin, time, time])
-      guard let row else { return nil }
-      let write = try Self.write(row)
+      // A damaged row is never sent; the writes after it (of other keys) still are.
+      var found: PendingWrite?
+      while let row = try rows.next() {
+        let write = Self.write(row)
+        if write.state == .pending {
+          found = write
+          break
+        }
+      }
+      guard let write = found else { return nil }
       try db.execute(
         sql: "UPDATE outbox_write SET leaseHolder = ?, leaseUntil = ? WHERE id = ?",
         arguments: [holder, until.timeIntervalSince1970, write.id])
@@ -263,50 +271,75 @@ public final class SQLiteOutboxStore: OutboxStore {
       let row = try Row.fetchOne(
         db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
     else { return nil }
-    if let holder = row["leaseHolder"] as String?, let until = row["leaseUntil"] as Double?,
-      until > Date().timeIntervalSince1970, !isGone(holder)
+    if let holder = StoredRow.text(row["leaseHolder"]),
+      let until = StoredRow.date(row["leaseUntil"]), until > Date(), !isGone(holder)
     {
       throw OutboxError(
         file: file, doing: "changed", cause: "write \(id) is being sent by \(holder)",
         fix: "try again when that sync ends")
     }
-    return try write(row)
+    return write(row)
   }
 
   // MARK: Rows
 
-  /// A row as a write; a row that cannot be read (another program wrote it) is an error naming
-  /// it, never a trap.
-  static func write(_ row: Row) throws -> PendingWrite {
-    func text(_ column: String) throws -> String {
-      guard let value = row[column] as String? else {
-        throw OutboxError(
-          file: "the outbox", doing: "read", cause: "a write has no \(column)",
-          fix: "drop it with outbox drop")
+  /// A row as a write. A row this build cannot read (another program wrote a text `tries`, a
+  /// time past any plausible range, no request) is never a trap and never sent: it comes back
+  /// as a `.damaged` write, its id and what can be read of it kept and the reason in
+  /// `lastError`, so `outbox list` names it and `outbox drop ID` removes it.
+  static func write(_ row: Row) -> PendingWrite {
+    var problems: [String] = []
+    func value(_ column: String) -> DatabaseValue {
+      row.hasColumn(column) ? row[column] as DatabaseValue : .null
+    }
+    func text(_ column: String, nullable: Bool = false) -> String? {
+      let stored = value(column)
+      if let text = StoredRow.text(stored) { return text }
+      if !(nullable && stored.isNull) {
+        problems.append("its \(column) is \(StoredRow.kind(of: stored)), not text")
       }
-      return value
+      return nil
     }
     func time(_ column: String) -> Date {
-      Date(timeIntervalSince1970: (row[column] as Double?) ?? 0)
+      let stored = value(column)
+      if let date = StoredRow.date(stored) { return date }
+      problems.append("its \(column) is \(StoredRow.kind(of: stored)), not a time since 1970")
+      return Date(timeIntervalSince1970: 0)
     }
-    let id = (row["id"] as Int64?) ?? 0
-    guard let request = row["request"] as Data?,
-      let state = WriteState(rawValue: try text("state"))
-    else {
-      throw OutboxError(
-        file: "the outbox", doing: "read", cause: "write \(id) is damaged",
-        fix: "drop it with outbox drop \(id)")
+    let id: Int64
+    if case .int64(let integer) = value("id").storage { id = integer } else { id = 0 }
+    let request = StoredRow.data(value("request"))
+    if request == nil {
+      problems.append("its request is \(StoredRow.kind(of: value("request"))), not data")
     }
-    let invalidates = try text("invalidates")
-    return PendingWrite(
-      id: id, name: try text("name"), summary: try text("summary"), origin: try text("origin"),
-      partition: try text("partition"), orderingKey: try text("orderingKey"),
-      idempotencyKey: try text("idempotencyKey"), request: request,
-      invalidates: invalidates.isEmpty
-        ? [] : invalidates.split(separator: "\n").map(String.init),
-      state: state, tries: (row["tries"] as Int?) ?? 0, lastError: row["lastError"] as String?,
-      serverBody: row["serverBody"] as Data?, createdAt: time("createdAt"),
-      nextTryAt: time("nextTryAt"))
+    let tries = StoredRow.count(value("tries"))
+    if tries == nil {
+      problems.append("its tries is \(StoredRow.kind(of: value("tries"))), not a count")
+    }
+    let stateText = text("state")
+    let state = stateText.flatMap(WriteState.init(rawValue:))
+    if let stateText, state == nil || state == .damaged {
+      problems.append("its state \"\(stateText.prefix(40))\" is not one Kernel writes")
+    }
+    let invalidates = text("invalidates") ?? ""
+    let serverBody = value("serverBody")
+    var write = PendingWrite(
+      id: id, name: text("name") ?? "?", summary: text("summary") ?? "an unreadable write",
+      origin: text("origin") ?? "", partition: text("partition") ?? "",
+      orderingKey: text("orderingKey") ?? "", idempotencyKey: text("idempotencyKey") ?? "",
+      request: request ?? Data(),
+      invalidates: invalidates.isEmpty ? [] : invalidates.split(separator: "\n").map(String.init),
+      state: state ?? .damaged, tries: tries ?? 0,
+      lastError: text("lastError", nullable: true),
+      serverBody: StoredRow.data(serverBody) ?? StoredRow.text(serverBody).map { Data($0.utf8) },
+      createdAt: time("createdAt"), nextTryAt: time("nextTryAt"))
+    if !problems.isEmpty {
+      write.state = .damaged
+      write.lastError =
+        "this build cannot read the row: \(problems.joined(separator: "; ")); it is never sent:"
+        + " drop it with outbox drop \(id)"
+    }
+    return write
   }
 
   /// Cache keys, one a line (a key holds no line break: it is a path).

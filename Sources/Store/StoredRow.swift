@@ -3,10 +3,10 @@ import Foundation
 import GRDB
 import Layers
 
-/// Reads a `cache_entry` row field by field, never trusting its types: a row another program
-/// (or an older bug) wrote with a text `storedAt`, a time out of any plausible range or a payload
-/// that is not a blob is a problem to report, never a trap (GRDB's subscript traps on a value it
-/// cannot convert).
+/// Reads a `cache_entry` or `outbox_write` row field by field, never trusting its types: a row
+/// another program (or an older bug) wrote with a text `storedAt`, a time out of any plausible
+/// range or a payload that is not a blob is a problem to report, never a trap (GRDB's subscript
+/// traps on a value it cannot convert).
 enum StoredRow {
   /// Why a row cannot be read.
   struct Problem: Error {
@@ -51,14 +51,27 @@ enum StoredRow {
     return Date(timeIntervalSince1970: seconds)
   }
 
-  /// A validator: text, or nothing when it is anything else.
-  private static func text(_ value: DatabaseValue) -> String? {
+  /// A count: an integer from 0 to `Int32.max`, or nothing when it is anything else.
+  static func count(_ value: DatabaseValue) -> Int? {
+    guard case .int64(let integer) = value.storage, (0...Int64(Int32.max)).contains(integer)
+    else { return nil }
+    return Int(integer)
+  }
+
+  /// Data: a blob, or nothing when it is anything else.
+  static func data(_ value: DatabaseValue) -> Data? {
+    if case .blob(let data) = value.storage { return data }
+    return nil
+  }
+
+  /// Text, or nothing when it is anything else.
+  static func text(_ value: DatabaseValue) -> String? {
     if case .string(let text) = value.storage { return text }
     return nil
   }
 
   /// `text "yesterday"`, `the number 1e+19`, `null`: what a bad value is, for the warning.
-  private static func kind(of value: DatabaseValue) -> String {
+  static func kind(of value: DatabaseValue) -> String {
     switch value.storage {
     case .null: "null"
     case .int64(let integer): "the number \(integer)"

@@ -145,4 +145,7 @@ public enum WriteState: String, Sendable, Hashable, Codable, CaseIterable {
   case conflict
   /// The api refused it (another 4xx): kept, with the api's message, for the user to see.
   case rejected
+  /// Its row cannot be read by this build (another program changed it): never sent, kept for
+  /// the user to see and drop; `lastError` says what is wrong with it.
+  case damaged
 }
