@@ -136,3 +136,128 @@ extension OAuthLoginTests {
     }
   }
 }
+
+extension OAuthLoginTests {
+  /// A layered profile with an OAuth 2.0 login, its refresh stacks and an outbox.
+  static func configureLayered(_ kernel: Kernel, for server: FixtureServer) throws {
+    try kernel.write(
+      """
+      profile: layered
+      profiles:
+        layered: {movies: ["cache(networkFirst)", api], movieWrites: [outbox, api]}
+        offline: {movies: [store], movieWrites: [outbox]}
+      environment: local
+      environments:
+        local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
+      """, to: "Config/kernel.yaml")
+  }
+
+  /// The saved access token made to expire on the client's own clock, as time passing would.
+  static func expireSavedToken(_ kernel: Kernel) throws {
+    let file = kernel.dataDirectory.appendingPathComponent("context.json")
+    let text = try String(contentsOf: file, encoding: .utf8)
+    let expired = text.replacingOccurrences(
+      of: #""expiresAt" : "[^"]*""#, with: #""expiresAt" : "2001-01-01T00:00:00Z""#,
+      options: .regularExpression)
+    #expect(expired != text, "\(text)")
+    try expired.write(to: file, atomically: true, encoding: .utf8)
+  }
+
+  /// An expired access token while the api (its token endpoint too) cannot answer: the layered
+  /// read answers from the cache and the write is kept, exactly as with a valid token.
+  @Test func anExpiredTokenWithTheApiDownAnswersFromTheCacheAndKeepsTheWrite() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try Self.configureLayered(kernel, for: server)
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
+      try Self.expireSavedToken(kernel)
+      for pattern in ["/api/oauth/token", "/api/movies/{id}", "/api/movies/{id}/ratings"] {
+        for method in ["GET", "POST"] {
+          server.handle(method, pattern) { _ in .error(503, "down for maintenance") }
+        }
+      }
+      let read = try await kernel.run(["movies", "get", "1", "--format", "json"])
+      #expect(read.status == 0, "\(read)")
+      #expect(read.json?["origin"] as? String == "cache", "\(read)")
+      let rated = try await kernel.run(["movies", "rate", "1", "80"])
+      #expect(rated.status == 0, "\(rated)")
+      #expect(rated.stdout.contains("queued"), "\(rated)")
+      let status = try await kernel.run(["auth", "status", "--format", "json"])
+      #expect(status.json?["loggedIn"] as? Bool == true, "\(status)")
+    }
+  }
+
+  /// Runs started together after the access token expired, with rotating refresh tokens: one
+  /// refresh grant for all of them, every run answered, and the user still logged in.
+  @Test(arguments: [2, 10])
+  func parallelRunsAfterAnExpiryRefreshOnceAndStayLoggedIn(runs: Int) async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let clock = TestClock()
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.clock = clock
+    var oauth = OAuthServer()
+    oauth.rotatesRefreshTokens = true
+    options.oauth = oauth
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(kernel, for: server)
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      try Self.expireSavedToken(kernel)
+      clock.advance(by: .seconds(3601))
+      let results = try await withThrowingTaskGroup(of: BuiltCommand.Run.self) { group in
+        for id in 1...runs {
+          group.addTask { try await kernel.run(["movies", "get", "\(id % 5 + 1)"]) }
+        }
+        return try await group.reduce(into: [BuiltCommand.Run]()) { $0.append($1) }
+      }
+      for run in results { #expect(run.status == 0, "\(run)") }
+      #expect(server.responder.grants("refresh_token") == 1)
+      let status = try await kernel.run(["auth", "status", "--format", "json"])
+      #expect(status.json?["loggedIn"] as? Bool == true, "\(status)")
+    }
+  }
+
+  /// A logout while another run's refresh is under way (its token endpoint slowed) stays a
+  /// logout: the refresh may not store its result over it.
+  @Test func aLogoutDuringASlowRefreshStaysLoggedOut() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(kernel, for: server)
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      try Self.expireSavedToken(kernel)
+      let entered = Counter()
+      let gate = Counter()
+      let responder = server.responder
+      server.handle("POST", "/api/oauth/token") { request in
+        _ = entered.increment()
+        await gate.reach(1)
+        return await responder.original(request)
+      }
+      let read = Task { try await kernel.run(["movies", "get", "1"]) }
+      await entered.reach(1)
+      let logout = Task { try await kernel.run(["auth", "logout"]) }
+      _ = gate.increment()
+      let loggedOut = try await logout.value
+      #expect(loggedOut.status == 0, "\(loggedOut)")
+      _ = try await read.value
+      let status = try await kernel.run(["auth", "status", "--format", "json"])
+      #expect(status.json?["loggedIn"] as? Bool == false, "\(status)")
+    }
+  }
+}

@@ -273,23 +273,32 @@ public final class Authentication: Sendable {
       origin: context.environment.origin.description, credential: credential)
     let result: Result<StoredCredential, any Error>
     do {
-      let fresh = try await engine.refresh(
-        credential,
-        in: AuthenticationContext(
-          client: attempt.client.forAuthentication, environment: context.environment,
-          now: wallClock.now()))
-      try context.store(credential: fresh)
-      result = .success(fresh)
-    } catch let error as AuthenticationError {
-      if case .revoked = error { try? context.store(credential: nil) }
-      result = .failure(error)
+      let engine = engine
+      let authentication = AuthenticationContext(
+        client: attempt.client.forAuthentication, environment: context.environment,
+        now: wallClock.now())
+      switch try await context.refreshCredential(
+        replacing: credential, with: { try await engine.refresh($0, in: authentication) })
+      {
+      case .refreshed(let fresh), .changed(let fresh?): result = .success(fresh)
+      case .changed(nil):
+        result = .failure(
+          AuthenticationError.loginRequired(
+            "the credential was dropped (logged out) while this request waited; log in again"))
+      }
     } catch {
       result = .failure(error)
     }
     let waiters = state.withLock { state -> [Waiter] in
       let waiters = state.flight.map { Array($0.values) } ?? []
       state.flight = nil
-      if case .failure = result { state.failedFor = looked } else { state.failedFor = nil }
+      // A refresh that could not reach the token endpoint proves nothing about the credential:
+      // the next request may try again.
+      if case .failure(let error) = result, !Self.isUnreachable(error) {
+        state.failedFor = looked
+      } else {
+        state.failedFor = nil
+      }
       return waiters
     }
     for waiter in waiters {
@@ -301,9 +310,18 @@ public final class Authentication: Sendable {
     }
   }
 
+  /// Whether a refresh failed for want of the token endpoint (no connection, a timeout, a
+  /// 5xx): the api being unreachable, not a refused credential, so a layered stack answers from
+  /// what it keeps and a write is kept in the outbox.
+  static func isUnreachable(_ error: any Error) -> Bool {
+    guard let failure = ServiceFailure.of(error) else { return false }
+    return failure == .unreachable || failure == .unavailable
+  }
+
   /// The error a request fails with when the refresh it waited for failed.
   private static func failure(_ error: any Error, route: Route, name: String) -> any Error {
-    switch error {
+    if isUnreachable(error) { return error }
+    return switch error {
     case let error as AuthenticationError:
       switch error {
       case .loginRequired(let reason): ApiError.authenticationFailed(route: route, reason: reason)
@@ -311,13 +329,22 @@ public final class Authentication: Sendable {
         ApiError.authenticationFailed(
           route: route, reason: "\(reason); the credential was dropped: log in again")
       case .invalidAnswer(let reason):
-        ApiError.authenticationFailed(route: route, reason: "the \(name) refresh failed: \(reason)")
+        ApiError.authenticationFailed(
+          route: route, reason: "the \(name) refresh failed: \(sentence(reason))")
       }
     case is CancellationError: error
     default:
-      ApiError.authenticationFailed(route: route, reason: "the \(name) refresh failed: \(error)")
+      ApiError.authenticationFailed(
+        route: route, reason: "the \(name) refresh failed: \(sentence(error))")
     }
   }
+}
+
+/// `error`'s description without its closing period: a clause inside another sentence.
+func sentence(_ error: Any) -> String {
+  var text = "\(error)"
+  while text.hasSuffix(".") { text.removeLast() }
+  return text
 }
 
 /// An authenticator's work on credentials as the context keeps them, its type erased.

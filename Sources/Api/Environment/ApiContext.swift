@@ -13,9 +13,45 @@ public protocol ApiContext: AnyObject, Sendable {
   func use(_ environment: ApiEnvironment) throws
   /// Keeps `credential` for the current environment's origin; nil drops it.
   func store(credential: StoredCredential?) throws
+  /// Replaces the current origin's credential `seen` with what `refresh` makes of it, one
+  /// refresh at a time among everyone sharing this context (other processes on the same file
+  /// too). `refresh` runs only while the stored credential is still `seen`, so a rotated
+  /// refresh token is never spent twice, a refusal (`AuthenticationError.revoked`) drops only
+  /// the credential it refused, and a logout is never undone; otherwise the stored one comes
+  /// back as `.changed` and nothing is sent.
+  func refreshCredential(
+    replacing seen: StoredCredential?,
+    with refresh: @Sendable (StoredCredential?) async throws -> StoredCredential
+  ) async throws -> CredentialRefresh
+}
+
+/// How `ApiContext.refreshCredential(replacing:with:)` ended.
+public enum CredentialRefresh: Sendable, Equatable {
+  /// The refresh ran; its credential is stored.
+  case refreshed(StoredCredential)
+  /// The stored credential was no longer the one seen (another process refreshed it, or the
+  /// user logged out: nil), so no refresh ran.
+  case changed(StoredCredential?)
 }
 
 extension ApiContext {
+  /// A refresh for a context held by one process alone: the caller (`Authentication`) already
+  /// runs one refresh at a time, so comparing before and after suffices.
+  public func refreshCredential(
+    replacing seen: StoredCredential?,
+    with refresh: @Sendable (StoredCredential?) async throws -> StoredCredential
+  ) async throws -> CredentialRefresh {
+    guard credential == seen else { return .changed(credential) }
+    let fresh: StoredCredential
+    do { fresh = try await refresh(seen) } catch AuthenticationError.revoked(let reason) {
+      if credential == seen { try store(credential: nil) }
+      throw AuthenticationError.revoked(reason)
+    }
+    guard credential == seen else { return .changed(credential) }
+    try store(credential: fresh)
+    return .refreshed(fresh)
+  }
+
   /// The talk's plain token for the current origin, when that is the credential kept.
   public var token: AuthToken? {
     guard let credential, credential.authenticator == PlainTokenAuthenticator.name else {

@@ -79,6 +79,28 @@ public final class PersistentApiContext: ApiContext {
     try save { $0.credentials[origin] = credential }
   }
 
+  /// Holds the folder's lock across the refresh: a run of another process that needs one
+  /// waits, then finds the new credential on disk and sends nothing; a logout waits for the
+  /// refresh to end and then removes what it stored.
+  public func refreshCredential(
+    replacing seen: StoredCredential?,
+    with refresh: @Sendable (StoredCredential?) async throws -> StoredCredential
+  ) async throws -> CredentialRefresh {
+    let origin = environment.origin.description
+    let lock = try await FolderLock.waiting(for: try lockedFolder())
+    defer { lock.release() }
+    let stored = try onDisk().credentials[origin]
+    state.withLock { $0.credentials[origin] = stored }
+    guard stored == seen else { return .changed(stored) }
+    let fresh: StoredCredential
+    do { fresh = try await refresh(stored) } catch AuthenticationError.revoked(let reason) {
+      try save(holding: lock) { $0.credentials[origin] = nil }
+      throw AuthenticationError.revoked(reason)
+    }
+    try save(holding: lock) { $0.credentials[origin] = fresh }
+    return .refreshed(fresh)
+  }
+
   /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
   private static func load(_ file: URL, warn: (String) -> Void) -> ContextState? {
     guard FileManager.default.fileExists(atPath: file.path) else { return nil }
@@ -128,20 +150,26 @@ public final class PersistentApiContext: ApiContext {
   /// Applies `change` to the state on disk under the cross-process lock, writes it, and keeps
   /// the credentials it ends with; the environment in use stays this process's own.
   private func save(_ change: (inout ContextState) -> Void) throws {
-    try createFolder()
-    let lock = open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard lock >= 0 else {
-      throw ApiError.contextStorage(
-        file: file.path,
-        reason: "its folder could not be opened to lock it (\(String(cString: strerror(errno))))")
+    let lock = try FolderLock.blocking(for: try lockedFolder())
+    defer { lock.release() }
+    try save(holding: lock, change)
+  }
+
+  /// `save` by a caller that holds the folder's lock already.
+  private func save(holding lock: FolderLock, _ change: (inout ContextState) -> Void) throws {
+    var current = try onDisk()
+    change(&current)
+    try persist(current)
+    let saved = current
+    state.withLock {
+      $0.saved = saved.environment
+      $0.credentials = saved.credentials
     }
-    defer { close(lock) }
-    while flock(lock, LOCK_EX) != 0 {
-      guard errno == EINTR else {
-        throw ApiError.contextStorage(
-          file: file.path, reason: "it could not be locked (\(String(cString: strerror(errno))))")
-      }
-    }
+  }
+
+  /// The state on disk now (read under the lock), or this process's when there is no file or
+  /// it is not a saved context.
+  private func onDisk() throws -> ContextState {
     var current = state.withLock {
       ContextState(environment: $0.saved, credentials: $0.credentials)
     }
@@ -158,13 +186,13 @@ public final class PersistentApiContext: ApiContext {
             + " and private (chown, chmod 600)")
       }
     }
-    change(&current)
-    try persist(current)
-    let saved = current
-    state.withLock {
-      $0.saved = saved.environment
-      $0.credentials = saved.credentials
-    }
+    return current
+  }
+
+  /// The folder, created if needed: what the cross-process lock is taken on.
+  private func lockedFolder() throws -> String {
+    try createFolder()
+    return file.deletingLastPathComponent().path
   }
 
   private func createFolder() throws {
@@ -205,4 +233,51 @@ public final class PersistentApiContext: ApiContext {
       throw ApiError.contextStorage(file: file.path, reason: "it could not be written (\(reason))")
     }
   }
+}
+
+/// An exclusive `flock` on a folder, held across processes (no lock file is left beside it).
+struct FolderLock: Sendable {
+  let descriptor: Int32
+
+  /// Waits for the lock, blocking this thread: for changes that take no time.
+  static func blocking(for folder: String) throws -> FolderLock {
+    let lock = try opened(folder)
+    while flock(lock.descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else { throw lock.failed(folder) }
+    }
+    return lock
+  }
+
+  /// Waits for the lock without blocking a thread, trying again every 10 ms while another
+  /// holder (a refresh under way) keeps it; a cancelled task stops waiting.
+  static func waiting(for folder: String) async throws -> FolderLock {
+    let lock = try opened(folder)
+    while flock(lock.descriptor, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else { throw lock.failed(folder) }
+      do { try await Task.sleep(for: .milliseconds(10)) } catch {
+        lock.release()
+        throw error
+      }
+    }
+    return lock
+  }
+
+  private static func opened(_ folder: String) throws -> FolderLock {
+    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw ApiError.contextStorage(
+        file: folder,
+        reason: "the folder could not be opened to lock it (\(String(cString: strerror(errno))))")
+    }
+    return FolderLock(descriptor: descriptor)
+  }
+
+  private func failed(_ folder: String) -> ApiError {
+    let reason = String(cString: strerror(errno))
+    release()
+    return .contextStorage(file: folder, reason: "it could not be locked (\(reason))")
+  }
+
+  /// Unlocks by closing: the lock goes with the descriptor.
+  func release() { close(descriptor) }
 }
