@@ -158,7 +158,12 @@ import Testing
     ("https://ghp_x@host/api/", "https://REDACTED@host/api/"),
     ("https://u:p4ss@host:8443/api/", "https://REDACTED@host:8443/api/"),
     ("http://h/api/?api_key=s3cret&page=2", "http://h/api/?api_key=REDACTED&page=REDACTED"),
-    ("http://u:p/w@h/api/?tok#frag", "http://REDACTED@h/api/?REDACTED#frag"),
+    ("http://u:p/w@h/api/?tok#frag", "http://REDACTED@h/api/?REDACTED#REDACTED"),
+    ("http://svc:Hash#Secret6@127.0.0.1:9/api/", "http://REDACTED@127.0.0.1:9/api/"),
+    ("http://svc:Q?uery6@127.0.0.1:9/api/", "http://REDACTED@127.0.0.1:9/api/"),
+    ("http://svc:a@b#c?d/e@127.0.0.1:9/api/", "http://REDACTED@127.0.0.1:9/api/"),
+    ("http://127.0.0.1:9/api/#token=s3cret", "http://127.0.0.1:9/api/#REDACTED"),
+    ("http://127.0.0.1:9/api/?a=1#", "http://127.0.0.1:9/api/?a=REDACTED#"),
     ("ht!tp://user:hunter2@bad host/", "ht!tp://REDACTED@bad host/"),
     ("http://127.0.0.1:8080/api/", "http://127.0.0.1:8080/api/"),
   ])

@@ -8,32 +8,56 @@ public enum Redaction {
   /// What stands in for a secret.
   public static let placeholder = "REDACTED"
 
-  /// `text` with the user info replaced (`https://REDACTED@host/`) and each query value
-  /// replaced (`?api_key=REDACTED&page=REDACTED`); a query item without `=` is replaced whole.
+  /// `text` with the user info replaced (`https://REDACTED@host/`), each query value replaced
+  /// (`?api_key=REDACTED&page=REDACTED`; a query item without `=` whole) and a fragment replaced
+  /// (`#REDACTED`: `#token=…` is how some services hand out a token).
+  ///
+  /// The user info runs from the scheme to the first `@` followed by a host (`127.0.0.1:9`,
+  /// `[::1]`, `api.example`) up to the path, whatever it holds before: a password may hold `/`,
+  /// `?`, `#` or `@`, which a parser would take for the start of a path, query or fragment. A
+  /// URL without user info whose path holds an `@` is redacted up to it: more than needed,
+  /// never less.
   public static func url(_ text: String) -> String {
-    let queryStart = text.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? text.endIndex
-    var head = Substring(text[..<queryStart])
+    var rest = Substring(text)
     var shown = ""
-    if let scheme = head.range(of: "://") {
-      shown += head[..<scheme.upperBound]
-      head = head[scheme.upperBound...]
+    if let scheme = rest.range(of: "://") {
+      shown += rest[..<scheme.upperBound]
+      rest = rest[scheme.upperBound...]
     }
-    // The last `@` before the query ends the user info, even where a password holds a `/`.
-    if let at = head.lastIndex(of: "@") {
+    if let at = userInfoEnd(rest) {
       shown += placeholder
-      head = head[at...]
+      rest = rest[at...]
     }
-    shown += head
-    let tail = text[queryStart...]
-    guard tail.first == "?" else { return shown + tail }
-    let fragmentStart = tail.firstIndex(of: "#") ?? tail.endIndex
-    let items = tail[tail.index(after: tail.startIndex)..<fragmentStart]
-      .split(separator: "&", omittingEmptySubsequences: false)
-      .map { item -> String in
-        if item.isEmpty { return "" }
-        guard let equals = item.firstIndex(of: "=") else { return placeholder }
-        return item[...equals] + placeholder
-      }
-    return shown + "?" + items.joined(separator: "&") + tail[fragmentStart...]
+    let queryStart = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
+    shown += rest[..<queryStart]
+    var tail = rest[queryStart...]
+    if tail.first == "?" {
+      let fragmentStart = tail.firstIndex(of: "#") ?? tail.endIndex
+      let items = tail[tail.index(after: tail.startIndex)..<fragmentStart]
+        .split(separator: "&", omittingEmptySubsequences: false)
+        .map { item -> String in
+          if item.isEmpty { return "" }
+          guard let equals = item.firstIndex(of: "=") else { return placeholder }
+          return item[...equals] + placeholder
+        }
+      shown += "?" + items.joined(separator: "&")
+      tail = tail[fragmentStart...]
+    }
+    if tail.count > 1 { shown += "#" + placeholder } else { shown += tail }
+    return shown
+  }
+
+  /// The `@` that ends the user info of `authorityAndAfter`: the first one followed by a host up
+  /// to the path or the end; the last `@` when none is.
+  private static func userInfoEnd(_ authorityAndAfter: Substring) -> Substring.Index? {
+    let hostCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%")
+    var index = authorityAndAfter.startIndex
+    while let at = authorityAndAfter[index...].firstIndex(of: "@") {
+      let after = authorityAndAfter[authorityAndAfter.index(after: at)...]
+      let host = after.prefix { $0 != "/" }
+      if !host.isEmpty, host.allSatisfy(hostCharacters.contains) { return at }
+      index = authorityAndAfter.index(after: at)
+    }
+    return authorityAndAfter.lastIndex(of: "@")
   }
 }
