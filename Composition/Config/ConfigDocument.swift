@@ -25,9 +25,13 @@ public struct ConfigDocument: Sendable {
   /// The app's `<PREFIX>_…` variables, a key's path in capitals (`KERNEL_RETRY_MAX_RETRIES`);
   /// nil when the run has none, so no read asks them.
   let variables: KeyMappingProvider<EnvironmentVariablesProvider>?
-  /// The flags, by swift-configuration's convention (`--timeouts-call-seconds`); nil when the
-  /// run gave none.
-  let flags: CommandLineArgumentsProvider?
+  /// The flags, named by swift-configuration's convention (`--timeouts-call-seconds`), each
+  /// value taken as given and typed by its row; nil when the run gave none.
+  ///
+  /// Not the library's `CommandLineArgumentsProvider`: it splits every value on commas, so a
+  /// password or an `oauth2(grant: password, clientId: x)` with a comma could not be given by
+  /// flag. Here only a list key's value is split.
+  let flags: InMemoryProvider?
   private let written: (variables: [String: String], flags: [String: String])
 
   /// Parses and checks `text`; `flags` maps config keys (`profile`, `timeouts.callSeconds`) to
@@ -77,14 +81,38 @@ public struct ConfigDocument: Sendable {
       : EnvironmentVariablesProvider(environmentVariables: own).mapKeys {
         AbsoluteConfigKey([prefix] + $0.components)
       }
-    let arguments = flags.sorted { $0.key < $1.key }.flatMap { key, value in
-      let flag = ConfigFlag.name(key.split(separator: ".").map(String.init))
-      let list = value.split(separator: ",", omittingEmptySubsequences: false)
-      return list.flatMap { [flag, $0.trimmingSpaces()] }
-    }
     self.flags =
-      flags.isEmpty ? nil : CommandLineArgumentsProvider(arguments: [app.name] + arguments)
+      flags.isEmpty ? nil : Self.flagProvider(flags, settings: app.catalog.settings)
     written = (own, flags)
+  }
+
+  /// The flags' values by key, each typed by its row of the settings table: a list key's value
+  /// split on commas, a number or a yes/no read as one (left as text when it is not, so reading
+  /// it is an error naming the flag), anything else as given.
+  static func flagProvider(_ flags: [String: String], settings: [String: AppSetting])
+    -> InMemoryProvider
+  {
+    var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    for (key, text) in flags {
+      let levels = key.split(separator: ".").map(String.init)
+      let id =
+        levels.count > 2 && levels[0] == "environments"
+        ? "environments.*." + levels.dropFirst(2).joined(separator: ".") : key
+      let kind = settings[id]?.kind ?? .string
+      let content: ConfigContent =
+        switch kind {
+        case .list:
+          .stringArray(
+            text.split(separator: ",", omittingEmptySubsequences: false).map {
+              $0.trimmingSpaces()
+            })
+        case .integer: Int(text).map { .int($0) } ?? .string(text)
+        case .boolean: ConfigSchema.boolean(text).map { .bool($0) } ?? .string(text)
+        case .string, .secret: .string(text)
+        }
+      values[AbsoluteConfigKey(levels)] = ConfigValue(content, isSecret: kind == .secret)
+    }
+    return InMemoryProvider(name: "the command line", values: values)
   }
 
   /// The table's defaults, for the top level and every environment of `profile`.

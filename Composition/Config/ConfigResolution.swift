@@ -157,10 +157,11 @@ extension ConfigDocument {
           let (name, text) = document.written(key, by: layer)
           throw ConfigError.malformed(
             file: layer == .flags ? "the command line" : "the environment", key: name,
-            value: text, expected: row.kind.schema.expectation)
+            value: row.kind == .secret ? Redaction.placeholder : text,
+            expected: row.kind.schema.expectation)
         case .success(let lookup) where lookup.value != nil:
           switch layer {
-          case .flags: return .flag(lookup.encodedKey)
+          case .flags: return .flag(ConfigFlag.name(key))
           case .variables: return .variable(lookup.encodedKey)
           case .profile: return .profile(profile ?? "", file: document.file)
           case .file: return .file(document.file)

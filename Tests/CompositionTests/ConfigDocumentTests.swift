@@ -168,6 +168,23 @@ import Testing
         == "the command line: --profile names \"x\", which is not one of: api, layered.")
   }
 
+  /// A flag's value is taken as given: only a list key's is split on commas.
+  @Test func aFlagsValueWithACommaIsTakenAsGiven() throws {
+    let config = try ConfigDocument(
+      text: Self.small, file: "k.yaml",
+      flags: [
+        "environments.local.password": "pa,ss",
+        "environments.local.auth": "oauth2(grant: password, clientId: x)",
+        "adapters": "defaultHeaders, defaultHeaders",
+      ]
+    ).resolve()
+    let shown = Dictionary(uniqueKeysWithValues: config.settings.map { ($0.key, $0) })
+    #expect(shown["environments.local.password"]?.value == "REDACTED")
+    #expect(shown["environments.local.password"]?.source == .flag("--environments-local-password"))
+    #expect(shown["environments.local.auth"]?.value == "oauth2(grant: password, clientId: x)")
+    #expect(shown["adapters"]?.value == "[defaultHeaders, defaultHeaders]")
+  }
+
   @Test func aPasswordInABaseURLIsRedactedInSettings() throws {
     let config = try ConfigDocument(
       text: Self.small, file: "k.yaml",
