@@ -268,6 +268,14 @@ public struct AppSetting: Sendable, Equatable {
   /// Where it stands in the file: `timeouts.callSeconds`, `environments.*.baseURL`.
   public var id: String { scope == .environment ? "environments.*.\(name)" : name }
 
+  /// The id of the row a key of the file is read by: `environments.local.password` is
+  /// `environments.*.password`'s.
+  public static func id(of key: [String]) -> String {
+    key.count > 2 && key[0] == "environments"
+      ? "environments.*." + key.dropFirst(2).joined(separator: ".")
+      : key.joined(separator: ".")
+  }
+
   /// The key's levels.
   var path: [String] { name.split(separator: ".").map(String.init) }
 

@@ -95,10 +95,7 @@ public struct ConfigDocument: Sendable {
     var values: [AbsoluteConfigKey: ConfigValue] = [:]
     for (key, text) in flags {
       let levels = key.split(separator: ".").map(String.init)
-      let id =
-        levels.count > 2 && levels[0] == "environments"
-        ? "environments.*." + levels.dropFirst(2).joined(separator: ".") : key
-      let kind = settings[id]?.kind ?? .string
+      let kind = settings[AppSetting.id(of: levels)]?.kind ?? .string
       let content: ConfigContent =
         switch kind {
         case .list:

@@ -19,7 +19,11 @@ public enum ConfigReference {
         case let value?: setting.kind == .list ? "`[\(value)]`" : "`\(value)`"
         }
       let range = setting.range.map { " (\($0.lowerBound)–\($0.upperBound))" } ?? ""
-      let flag = "`\(ConfigFlag.name(key))`"
+      // A secret by flag is visible to every user of the machine (`ps`): the flag warns so.
+      let flag =
+        setting.kind == .secret
+        ? "`\(ConfigFlag.name(key))` (warns: `ps` shows it; prefer the variable)"
+        : "`\(ConfigFlag.name(key))`"
       lines.append(
         "| `\(shown)` | \(builtIn) | `\(ConfigFlag.variable(key, prefix: app.variablePrefix))` | \(flag) | \(setting.doc)\(range) |"
       )

@@ -36,6 +36,7 @@ public struct Invocation: Sendable {
       flags: Self.flags(options))
     let config = try document.resolve(profile: profile)
     self.config = config
+    if profile == nil { Self.warnOfSecretFlags(config, app: app) }
     format = try Self.format(
       options, variables, variable: "\(app.variablePrefix)_FORMAT", allowed: formats)
     verbose = options.verbose
@@ -75,6 +76,21 @@ public struct Invocation: Sendable {
     let composed = try inspect()
     Phases.mark("container")
     return composed
+  }
+
+  /// Warns of each secret a flag gave: a command line is readable by every user of the machine
+  /// (`ps`, `/proc/PID/cmdline`), so the secret is as good as shared.
+  static func warnOfSecretFlags(_ config: KernelConfig, app: KernelApp) {
+    let secrets = Set(app.catalog.table.filter { $0.kind == .secret }.map(\.id))
+    for setting in config.settings {
+      guard case .flag(let flag) = setting.source else { continue }
+      let levels = setting.key.split(separator: ".").map(String.init)
+      guard secrets.contains(AppSetting.id(of: levels)) else { continue }
+      Terminal.warn(
+        "\(flag) puts a secret on the command line, where any user of this machine can read it"
+          + " (ps); set \(ConfigFlag.variable(levels, prefix: app.variablePrefix)) or the config"
+          + " file instead.")
+    }
   }
 
   /// The config keys the parsed global options set, by key (`profile`, `baseURL`…).

@@ -118,6 +118,30 @@ import Testing
     }
   }
 
+  /// A token endpoint that echoes the password in its `error_description`: the sentence shows
+  /// it redacted.
+  @Test func aPasswordEchoedByTheTokenEndpointIsRedacted() async throws {
+    let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
+    try await withLoopbackApi(
+      options: Self.options(TestClock()), authentication: Self.oauth2(password, TestWallClock())
+    ) { api in
+      api.server.handle("POST", "/api/oauth/token") { request in
+        let sent = String(decoding: request.body, as: UTF8.self)
+        return SampleResponse(
+          status: 400, headers: ["Content-Type": "application/json"],
+          body: Data(
+            #"{"error": "invalid_request", "error_description": "bad form: \#(sent)"}"#.utf8))
+      }
+      do {
+        try await api.client.login(Login(username: "u", password: "Hunter2-pw"))
+        Issue.record("expected a refusal")
+      } catch {
+        #expect(!"\(error)".contains("Hunter2-pw"), "\(error)")
+        #expect("\(error)".contains("password=REDACTED"), "\(error)")
+      }
+    }
+  }
+
   @Test func clientCredentialsWithBasicClientAuthNeedNoLogin() async throws {
     var oauth = OAuthServer()
     oauth.clientSecret = "s3cret"

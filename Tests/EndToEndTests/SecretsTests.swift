@@ -177,3 +177,23 @@ import Testing
     #expect(try Data(contentsOf: data.appendingPathComponent("context.json")) == before)
   }
 }
+
+extension SecretsTests {
+  /// A secret given by flag is taken (commas and all) and warned of, since `ps` shows a command
+  /// line to every user; its value is printed nowhere.
+  @Test func aSecretGivenByFlagIsWarnedOfAndNeverPrinted() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let shown = try await kernel.run(
+      ["--environments-local-password", "pa,ss-Secret7", "config", "show"])
+    #expect(shown.status == 0, "\(shown)")
+    #expect(
+      shown.stderr.contains(
+        "warning: --environments-local-password puts a secret on the command line"), "\(shown)")
+    #expect(shown.stderr.contains("KERNEL_ENVIRONMENTS_LOCAL_PASSWORD"), "\(shown)")
+    #expect(!shown.stdout.contains("Secret7") && !shown.stderr.contains("Secret7"), "\(shown)")
+    let variable = try await kernel.run(
+      ["config", "show"], variables: ["KERNEL_ENVIRONMENTS_LOCAL_PASSWORD": "pa,ss-Secret7"])
+    #expect(variable.status == 0 && !variable.stderr.contains("warning"), "\(variable)")
+  }
+}

@@ -151,7 +151,14 @@ public struct OAuth2Authenticator: Authenticator {
         "\(route) answered HTTP \(response.status) with no OAuth 2.0 JSON")
     }
     if let error = answer.error {
-      let detail = answer.errorDescription.map { " (\($0))" } ?? ""
+      // A server may echo what it was sent: every secret of the request is redacted from it.
+      let secrets = [fields["password"], fields["refresh_token"], clientSecret].compactMap {
+        $0.flatMap { $0.isEmpty ? nil : $0 }
+      }
+      let detail =
+        answer.errorDescription.map { description in
+          " (\(secrets.reduce(description) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) }))"
+        } ?? ""
       if error == "invalid_grant" {
         throw fields["grant_type"] == "refresh_token"
           ? AuthenticationError.revoked("the refresh token was refused: invalid_grant\(detail)")

@@ -50,7 +50,8 @@ public enum Redaction {
   /// The `@` that ends the user info of `authorityAndAfter`: the first one followed by a host up
   /// to the path or the end; the last `@` when none is.
   private static func userInfoEnd(_ authorityAndAfter: Substring) -> Substring.Index? {
-    let hostCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%")
+    let hostCharacters = Set(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%")
     var index = authorityAndAfter.startIndex
     while let at = authorityAndAfter[index...].firstIndex(of: "@") {
       let after = authorityAndAfter[authorityAndAfter.index(after: at)...]
