@@ -39,10 +39,13 @@ struct AuthCommand: AsyncParsableCommand {
       let api = try invocation.api()
       let credential = try api.credential
       let name = try api.current.name
-      if credential.isConfigured && username == nil {
+      // A key or password from the config is sent as it is configured and never stored: a
+      // login would only keep a copy that a rotated key in the config no longer changes.
+      if credential.isConfigured {
         try Reply.say(
           invocation,
-          "\(name) sends its \(credential.kind) from the config; there is nothing to log in to.",
+          "\(name) sends its \(credential.kind) from the config; there is nothing to log in to"
+            + (username == nil ? "." : " (--username is not used)."),
           ["environment": name, "loggedIn": false, "authenticator": credential.authenticator])
         return
       }

@@ -54,9 +54,18 @@ public final class PseudoTerminal: @unchecked Sendable {
         condition.unlock()
         if count <= 0 { break }
       }
-      close(primary)
     }
   }
+
+  /// Whether the terminal echoes what is typed: what a program that turned echo off must put
+  /// back before it ends, however it ends.
+  public func echoes() -> Bool {
+    var settings = termios()
+    guard tcgetattr(primary, &settings) == 0 else { return false }
+    return settings.c_lflag & tcflag_t(ECHO) != 0
+  }
+
+  deinit { close(primary) }
 
   /// Types `text` at the terminal, as a user at the keyboard would.
   public func type(_ text: String) {

@@ -261,3 +261,73 @@ extension OAuthLoginTests {
     }
   }
 }
+
+extension OAuthLoginTests {
+  /// Ctrl-C at the `Password:` prompt ends the login (exit 130) with echo back on.
+  @Test func anInterruptAtThePasswordPromptPutsEchoBack() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(
+      options: {
+        var o = SampleApiResponder.Options()
+        o.oauth = OAuthServer()
+        return o
+      }()
+    ) { server in
+      try Self.configure(kernel, for: server)
+      let terminal = try PseudoTerminal(asInput: true)
+      let running = try kernel.launch(["auth", "login", "--username", "u"], terminal: terminal)
+      await onThreadOfItsOwn { terminal.waitUntilShown("Password: ") }
+      #expect(!terminal.echoes())
+      running.process.send(SIGINT)
+      let run = try await running.finish(within: .seconds(30))
+      #expect(run.status == 130, "\(run)")
+      #expect(terminal.echoes())
+    }
+  }
+
+  /// `--password-stdin` reads one line of at most 4 KiB: an endless input is refused at once.
+  @Test func anEndlessPipedPasswordIsRefused() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(kernel, for: server)
+      let run = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"],
+        input: String(repeating: "x", count: 10_000))
+      #expect(run.status == 64, "\(run)")
+      #expect(run.stderr.contains("longer than 4096 bytes"), "\(run)")
+      #expect(server.responder.grants("password") == 0)
+    }
+  }
+}
+
+extension OAuthLoginTests {
+  /// An environment whose key or password comes from the config has nothing to log in to, with
+  /// or without `--username`: nothing is read from standard input and nothing is stored, so a
+  /// key rotated in the config is the one sent.
+  @Test(arguments: ["apiKey(header: X-Api-Key)", "basic"])
+  func aLoginWhereTheConfigHoldsTheCredentialStoresNothing(auth: String) async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer { server in
+      try kernel.write(
+        """
+        profile: api
+        profiles: {api: {movies: [api]}}
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "\(auth)", apiKey: k-Secret9, username: u, password: p-Secret9}
+        """, to: "Config/kernel.yaml")
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "typed\n")
+      #expect(login.status == 0, "\(login)")
+      #expect(login.stdout.contains("there is nothing to log in to"), "\(login)")
+      let context = kernel.dataDirectory.appendingPathComponent("context.json")
+      let saved = (try? String(contentsOf: context, encoding: .utf8)) ?? ""
+      #expect(!saved.contains("Secret9") && !saved.contains("typed"), "\(saved)")
+    }
+  }
+}

@@ -99,10 +99,14 @@ public final class Authentication: Sendable {
     engine.timing(of: credential)
   }
 
-  /// Logs in with what the user gave and keeps the credential for the current origin.
+  /// Logs in with what the user gave and keeps the credential for the current origin. An
+  /// authenticator whose credential comes from the config (an API key, a password) has nothing
+  /// to log in with: that credential is returned and never stored, so a key changed in the
+  /// config is the one sent.
   @discardableResult
   public func login(_ login: Login, through client: ApiClient) async throws -> StoredCredential {
     let context = client.context
+    if let standing = engine.standing(for: context.environment) { return standing }
     let credential = try await engine.login(
       login,
       in: AuthenticationContext(
