@@ -180,7 +180,8 @@ struct Composer {
       [:]
     for (name, described) in config.environments {
       let key = "environments.\(name).auth"
-      let parameters = try Parameters.parse(described.auth, file: config.file, key: key)
+      var parameters = try Parameters.parse(described.auth, file: config.file, key: key)
+      parameters.variablePrefix = app.variablePrefix
       guard let part = catalog.authenticators[parameters.name] else {
         throw ConfigError.unknownName(
           file: config.file, key: key, name: parameters.name,

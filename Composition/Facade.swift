@@ -219,6 +219,9 @@ public struct ApiAccess: Sendable {
     public let isConfigured: Bool
     /// When the kept credential expires, if it says.
     public let expiresAt: Date?
+    /// Whether a credential is saved for the origin that its authenticator cannot read (another
+    /// version saved it, or it was changed by hand): never sent, as good as none.
+    public var isUnreadable = false
   }
 
   /// The current environment's authentication and credential, as `auth status` shows them.
@@ -231,12 +234,15 @@ public struct ApiAccess: Sendable {
           authenticator: "none", kind: "no authentication", origin: "\(environment.origin)",
           isKept: false, isConfigured: false, expiresAt: nil)
       }
-      let kept = authentication.credential(in: try context)
-      return Credential(
+      let context = try context
+      let kept = authentication.credential(in: context)
+      var credential = Credential(
         authenticator: authentication.name, kind: authentication.kind,
         origin: "\(environment.origin)", isKept: kept != nil,
         isConfigured: authentication.hasStandingCredential(for: environment),
         expiresAt: kept.flatMap { authentication.expiry(of: $0).expiresAt })
+      credential.isUnreadable = kept == nil && authentication.hasUnreadableCredential(in: context)
+      return credential
     }
   }
 

@@ -39,7 +39,17 @@ extension KernelAssembly {
       let clientAuth = try p.oneOf(
         "clientAuth", OAuth2Authenticator.ClientAuthentication.self, default: .form)
       return { _, environment in
-        OAuth2Authenticator(
+        // HTTP Basic client authentication sends the secret in every token request: without
+        // one, the request would go out and be refused as invalid_client.
+        if clientAuth == .basic, (environment.values["clientSecret"] ?? "").isEmpty {
+          throw ConfigError.unusable(
+            file: p.file, key: p.key,
+            reason:
+              "oauth2(clientAuth: basic) needs the client's secret, and none is set; set"
+              + " environments.\(environment.name).clientSecret or"
+              + " \(p.variable(["environments", environment.name, "clientSecret"]))")
+        }
+        return OAuth2Authenticator(
           tokenURL: tokenURL, grant: grant, clientId: clientId,
           clientSecret: environment.values["clientSecret"], scope: scope,
           clientAuthentication: clientAuth)

@@ -15,6 +15,8 @@ public struct Parameters: Sendable, Equatable {
   public let key: String
   /// The entry as written.
   public let written: String
+  /// The app's variable prefix (`KERNEL`), so a message can name the variable of a key.
+  public var variablePrefix = "KERNEL"
   /// The labels the component asked for, so far.
   private let asked = Asked()
 
@@ -118,6 +120,11 @@ public struct Parameters: Sendable, Equatable {
     throw ConfigError.unknownLabel(
       file: file, key: key, entry: written, label: label,
       closest: closestName(to: label, in: Array(asked)), valid: asked.sorted())
+  }
+
+  /// The variable that sets `key` (`KERNEL_ENVIRONMENTS_LOCAL_CLIENT_SECRET`), for messages.
+  public func variable(_ key: [String]) -> String {
+    ConfigFlag.variable(key, prefix: variablePrefix)
   }
 
   /// A config error at this entry: "… but it must be `expected`."

@@ -77,9 +77,17 @@ struct AuthCommand: AsyncParsableCommand {
       let expiry = credential.expiresAt.map { $0.ISO8601Format() }
       let text: String
       if credential.isKept {
+        let expired = credential.expiresAt.map { $0 <= Date() } ?? false
         text =
           "Logged in to \(name) with \(credential.kind) for \(credential.origin)"
-          + (expiry.map { "; it expires \($0)" } ?? "") + "."
+          + (expiry.map {
+            expired ? "; it expired \($0) and is refreshed when next used" : "; it expires \($0)"
+          } ?? "") + "."
+      } else if credential.isUnreadable {
+        text =
+          "Not logged in to \(name): the saved credential for \(credential.origin) cannot be read"
+          + " (another version of \(invocation.app.name) saved it?), so it is never sent;"
+          + " \(invocation.app.name) auth login logs in again."
       } else if credential.isConfigured {
         text = "\(name) sends its \(credential.kind) from the config to \(credential.origin)."
       } else if credential.authenticator == "none" {
@@ -93,6 +101,7 @@ struct AuthCommand: AsyncParsableCommand {
         "environment": name, "loggedIn": credential.isKept,
         "authenticator": credential.authenticator, "kind": credential.kind,
         "origin": credential.origin, "configured": credential.isConfigured,
+        "unreadable": credential.isUnreadable,
       ]
       if let expiry { fields["expiresAt"] = expiry }
       try Reply.say(invocation, text, fields)

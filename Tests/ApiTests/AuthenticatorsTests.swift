@@ -142,6 +142,58 @@ import Testing
     }
   }
 
+  /// What a token endpoint may answer that Kernel must not keep as it is: a token too large to
+  /// send, an `expires_in` as text, and one no date can hold.
+  @Test(arguments: [
+    (
+      #"{"access_token": "\#(String(repeating: "a", count: 10_000))", "token_type": "bearer"}"#,
+      "refused"
+    ),
+    (#"{"access_token": "ok", "token_type": "bearer", "expires_in": "3600"}"#, "3600"),
+    (#"{"access_token": "ok", "token_type": "bearer", "expires_in": -1e300}"#, "none"),
+    (#"{"access_token": "ok", "token_type": "bearer", "expires_in": 1e300}"#, "ten years"),
+  ])
+  func aTokenAnswerIsCheckedAndItsLifetimeKeptWithinReason(body: String, kept: String) async throws
+  {
+    let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
+    let wall = TestWallClock()
+    try await withLoopbackApi(
+      options: Self.options(TestClock()), authentication: Self.oauth2(password, wall)
+    ) { api in
+      api.server.handle("POST", "/api/oauth/token") { _ in
+        SampleResponse(
+          status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+      }
+      let login: Result<StoredCredential, any Error>
+      do {
+        login = .success(try await api.client.login(Login(username: "u", password: "pw")))
+      } catch {
+        login = .failure(error)
+      }
+      switch kept {
+      case "refused":
+        guard case .failure(let error) = login,
+          case .decoding(_, let field, _)? = error as? ApiError
+        else {
+          Issue.record("expected a refused token, got \(login)")
+          return
+        }
+        #expect(field == "access_token")
+        #expect(api.context.credential == nil)
+      default:
+        #expect((try? login.get()) != nil, "\(login)")
+        // What was kept reads back as it was written.
+        let token = try Self.stored(api.context)
+        let lifetime = token.expiresAt.map { $0.timeIntervalSince(wall.now) }
+        switch kept {
+        case "3600": #expect(lifetime == 3600)
+        case "none": #expect(lifetime == nil)
+        default: #expect(lifetime == OAuth2Authenticator.longestLifetime)
+        }
+      }
+    }
+  }
+
   @Test func clientCredentialsWithBasicClientAuthNeedNoLogin() async throws {
     var oauth = OAuthServer()
     oauth.clientSecret = "s3cret"

@@ -331,3 +331,59 @@ extension OAuthLoginTests {
     }
   }
 }
+
+extension OAuthLoginTests {
+  /// `clientAuth: basic` with no client secret is refused before anything is sent, naming the
+  /// setting and its variable.
+  @Test func basicClientAuthWithoutASecretIsRefusedBeforeSending() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try kernel.write(
+        """
+        profile: api
+        profiles: {api: {movies: [api]}}
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: clientCredentials, clientId: kernel, clientAuth: basic)"}
+        """, to: "Config/kernel.yaml")
+      let run = try await kernel.run(["movies", "get", "1"])
+      #expect(run.status == 78, "\(run)")
+      #expect(run.stderr.contains("environments.local.clientSecret"), "\(run)")
+      #expect(run.stderr.contains("KERNEL_ENVIRONMENTS_LOCAL_CLIENT_SECRET"), "\(run)")
+      #expect(server.responder.totalRequests == 0)
+    }
+  }
+
+  /// A saved credential that cannot be read back is as good as none, and `auth status` says
+  /// so; an expired one is said to have expired, not to expire.
+  @Test func anUnreadableOrExpiredSavedCredentialIsSaidAsItIs() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.oauth = OAuthServer()
+    try await withFixtureServer(options: options) { server in
+      try Self.configure(kernel, for: server)
+      let login = try await kernel.run(
+        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+      #expect(login.status == 0, "\(login)")
+      try Self.expireSavedToken(kernel)
+      let expired = try await kernel.run(["auth", "status"])
+      #expect(expired.stdout.contains("it expired 2001-01-01"), "\(expired)")
+
+      let file = kernel.dataDirectory.appendingPathComponent("context.json")
+      let text = try String(contentsOf: file, encoding: .utf8)
+      let broken = text.replacingOccurrences(
+        of: #""expiresAt" : "[^"]*""#, with: #""expiresAt" : "-4712-01-01T00:00:00Z""#,
+        options: .regularExpression)
+      try broken.write(to: file, atomically: true, encoding: .utf8)
+      let status = try await kernel.run(["auth", "status", "--format", "json"])
+      #expect(status.json?["loggedIn"] as? Bool == false, "\(status)")
+      #expect(status.json?["unreadable"] as? Bool == true, "\(status)")
+      let said = try await kernel.run(["auth", "status"])
+      #expect(said.stdout.contains("cannot be read"), "\(said)")
+    }
+  }
+}

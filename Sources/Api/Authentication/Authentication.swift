@@ -83,9 +83,15 @@ public final class Authentication: Sendable {
   public var refreshCount: Int { state.withLock { $0.refreshes } }
 
   /// This authentication's credential in `context`: the one kept for the current origin, if
-  /// its authenticator issued it.
+  /// its authenticator issued it and can read it (one it cannot is never sent: as good as none).
   public func credential(in context: any ApiContext) -> StoredCredential? {
-    context.credential.flatMap { $0.authenticator == name ? $0 : nil }
+    context.credential.flatMap { $0.authenticator == name && engine.isReadable($0) ? $0 : nil }
+  }
+
+  /// Whether `context` keeps a credential of this authenticator for the current origin that it
+  /// cannot read (another version saved it, or a hand changed it): `auth status` says so.
+  public func hasUnreadableCredential(in context: any ApiContext) -> Bool {
+    context.credential.map { $0.authenticator == name && !engine.isReadable($0) } ?? false
   }
 
   /// Whether the authenticator has a credential from the config for `environment` (an API
@@ -360,6 +366,7 @@ private protocol CredentialEngine: Sendable {
     -> StoredCredential
   func login(_ login: Login, in context: AuthenticationContext) async throws -> StoredCredential
   func isFailure(_ response: ApiResponse, to request: HTTPRequest) -> Bool
+  func isReadable(_ stored: StoredCredential) -> Bool
   func isRequest(_ request: HTTPRequest, authenticatedWith stored: StoredCredential) -> Bool
 }
 
@@ -411,6 +418,8 @@ private final class Engine<A: Authenticator>: CredentialEngine {
   func isFailure(_ response: ApiResponse, to request: HTTPRequest) -> Bool {
     authenticator.isAuthenticationFailure(response, to: request)
   }
+
+  func isReadable(_ stored: StoredCredential) -> Bool { credential(stored) != nil }
 
   func isRequest(_ request: HTTPRequest, authenticatedWith stored: StoredCredential) -> Bool {
     guard let credential = credential(stored) else { return false }

@@ -108,6 +108,10 @@ public struct OAuth2Authenticator: Authenticator {
     }
   }
 
+  /// The longest lifetime taken from `expires_in`: a larger one (or a negative or unreadable
+  /// one) is nonsense a date cannot even hold (`-1e300` would be saved as year −4712).
+  static let longestLifetime: TimeInterval = 10 * 366 * 86_400
+
   /// What the token endpoint answers (5.1), or its error (5.2).
   private struct Answer: Decodable {
     let accessToken: String?
@@ -117,6 +121,34 @@ public struct OAuth2Authenticator: Authenticator {
     let scope: String?
     let error: String?
     let errorDescription: String?
+
+    private enum CodingKeys: String, CodingKey {
+      case accessToken, tokenType, expiresIn, refreshToken, scope, error, errorDescription
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      accessToken = try container.decodeIfPresent(String.self, forKey: .accessToken)
+      tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType)
+      // RFC 6749 says a number; some servers send it as text ("3600"): both are read.
+      if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
+        expiresIn = number
+      } else {
+        expiresIn = (try? container.decodeIfPresent(String.self, forKey: .expiresIn))
+          .flatMap { $0.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+      }
+      refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+      scope = try container.decodeIfPresent(String.self, forKey: .scope)
+      error = try container.decodeIfPresent(String.self, forKey: .error)
+      errorDescription = try container.decodeIfPresent(String.self, forKey: .errorDescription)
+    }
+
+    /// `expires_in` within reason: a negative, infinite or absurd one is taken as not said, one
+    /// past ten years as ten years.
+    var lifetime: TimeInterval? {
+      guard let expiresIn, expiresIn.isFinite, expiresIn >= 0 else { return nil }
+      return min(expiresIn, OAuth2Authenticator.longestLifetime)
+    }
   }
 
   /// Posts `fields` (with the scope and the client's own) to the token endpoint; a refresh token
@@ -141,6 +173,12 @@ public struct OAuth2Authenticator: Authenticator {
     route.body = .form(
       fields.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
     let response = try await context.client.response(for: route)
+    // A token answer holds two tokens and a few fields: one far larger is refused unread.
+    guard response.body.count <= 8 * ApiRequest<String>.maximumTokenBytes else {
+      throw ApiError.decoding(
+        route: route, field: "",
+        reason: "the token answer is \(response.body.count) bytes, too large to hold a token")
+    }
     let answer: Answer
     do {
       let decoder = JSONDecoder()
@@ -173,9 +211,13 @@ public struct OAuth2Authenticator: Authenticator {
         "\(route) answered HTTP \(response.status) without an access_token")
     }
     return Token(
-      accessToken: access, tokenType: answer.tokenType ?? "Bearer",
-      refreshToken: answer.refreshToken ?? kept, issuedAt: context.now,
-      expiresAt: answer.expiresIn.map { context.now.addingTimeInterval($0) },
+      accessToken: try ApiRequest<String>.checkedToken(access, route: route, field: "access_token"),
+      tokenType: answer.tokenType ?? "Bearer",
+      refreshToken: try answer.refreshToken.map {
+        try ApiRequest<String>.checkedToken($0, route: route, field: "refresh_token")
+      } ?? kept,
+      issuedAt: context.now,
+      expiresAt: answer.lifetime.map { context.now.addingTimeInterval($0) },
       scope: answer.scope ?? scope)
   }
 

@@ -99,23 +99,33 @@ extension ApiRequest where Response == String {
           }
           token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-          throw ApiError.decoding(
-            route: route, field: "", reason: "the token is empty or contains spaces")
-        }
-        guard !token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-          throw ApiError.decoding(
-            route: route, field: "", reason: "the token contains control characters")
-        }
-        guard token.utf8.count <= maximumTokenBytes else {
-          throw ApiError.decoding(
-            route: route, field: "",
-            reason:
-              "the token is \(token.utf8.count) bytes, more than the \(maximumTokenBytes) a token may have"
-          )
-        }
-        return token
+        return try checkedToken(token, route: route)
       })
+  }
+
+  /// `token` if it may be kept and sent: not empty, without spaces or control characters, at
+  /// most `maximumTokenBytes` (one over it would fail every later request that carries it).
+  /// Every token Kernel keeps (the plain token, OAuth 2.0's access and refresh tokens) passes
+  /// here; `field` names where it was read (`access_token`).
+  public static func checkedToken(_ token: String, route: Route, field: String = "") throws
+    -> String
+  {
+    guard !token.isEmpty, !token.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+      throw ApiError.decoding(
+        route: route, field: field, reason: "the token is empty or contains spaces")
+    }
+    guard !token.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
+      throw ApiError.decoding(
+        route: route, field: field, reason: "the token contains control characters")
+    }
+    guard token.utf8.count <= maximumTokenBytes else {
+      throw ApiError.decoding(
+        route: route, field: field,
+        reason:
+          "the token is \(token.utf8.count) bytes, more than the \(maximumTokenBytes) a token may have"
+      )
+    }
+    return token
   }
 }
