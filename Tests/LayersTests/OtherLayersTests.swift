@@ -95,6 +95,37 @@ private final class GatedMovies: MovieService {
     #expect(base.calls == before + 1)
   }
 
+  /// A call with no codec (a write such as adding a book) is never answered nor shared by a
+  /// layer: two at once under one key, and a third after them, each reach the source.
+  @Test(arguments: ["memory", "dedupe"])
+  func aCallWithNoCodecIsNeverAnsweredOrShared(layer: String) async throws {
+    let counting = CountingLayer()
+    let stack = LayerStack([counting, layer == "memory" ? MemoryLayer() : DedupeLayer()])
+    let reached = Counter()
+    let gate = Counter()
+    let call = ServiceCall<String>(name: "add", key: "books", summary: "adding a book", codec: nil)
+    let add = { @Sendable (title: String) in
+      try await stack.run(
+        call,
+        next: Next { _ in
+          _ = reached.increment()
+          await gate.reach(1)
+          return Answer(value: title, origin: .network)
+        }
+      ).value
+    }
+    let answers = try await withThrowingTaskGroup(of: String.self) { group in
+      for title in ["Dune", "Emma"] { group.addTask { try await add(title) } }
+      // Both are in the stack before either answers.
+      await counting.arrived.reach(2)
+      _ = gate.increment()
+      return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+    }
+    #expect(answers == ["Dune", "Emma"])
+    #expect(try await add("Ubik") == "Ubik")
+    #expect(reached.value == 3)
+  }
+
   @Test func theLoggingLayerNamesTheOperationOriginAndFailure() async throws {
     let lines = Recorder<String>()
     let base = ScriptedMovieService([try Movie.fixture(1, "A")])

@@ -27,6 +27,8 @@ public final class MemoryLayer: ServiceLayer {
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {
+    // A call with no codec is never answered by a layer: its answer is not to be kept.
+    guard call.codec != nil else { return try await next() }
     let at = clock.now()
     let hit = entries.withLock { state -> Answer<Value>? in
       guard var entry = state.values[call.key],
