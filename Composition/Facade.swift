@@ -167,7 +167,8 @@ public struct Composed: Sendable {
     guard let writes = try await keptWrites(), writes.contains(where: { $0.id == id }) else {
       return nil
     }
-    return try await container.resolve(Outbox.self).store.drop(id)
+    return try await container.resolve(Outbox.self).drop(
+      id, cache: try? container.resolve((any CacheStore).self))
   }
 
   /// Refreshes a cache started behind its answers and not yet stored.

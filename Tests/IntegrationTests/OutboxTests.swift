@@ -223,6 +223,33 @@ import Testing
   }
 }
 
+extension OutboxTests {
+  /// A kept write that is dropped, or that the api refuses, takes its optimistic edit with it:
+  /// the copy it edited no longer shows it pending.
+  @Test(arguments: ["dropped", "rejected"])
+  func aDroppedOrRejectedWritesEditIsUndone(ending: String) async throws {
+    try await withSetup { setup in
+      let key = setup.origin + " " + ServiceCall<Movie>.movie(id: 9).key
+      let cached = LayeredMovieService(
+        base: .plain(setup.api.movies),
+        layers: [CachingLayer(store: setup.cache, policy: .networkFirst, partition: setup.origin)])
+      _ = try await cached.movie(id: 9)
+      let kept = try #require(
+        try await setup.writer(api: false).write(try .rate(movie: 9, score: 99)).kept)
+      #expect(try await setup.cache.entry(for: key)?.isPending == true)
+      if ending == "dropped" {
+        #expect(try await setup.outbox.drop(kept.id, cache: setup.cache)?.id == kept.id)
+      } else {
+        setup.api.responder.handle("POST", "/api/movies/{id}/ratings") { _ in
+          .error(422, "scores go from 0 to 10")
+        }
+        #expect(try await setup.sync().rejected.count == 1)
+      }
+      #expect(try await setup.cache.entry(for: key)?.isPending != true)
+    }
+  }
+}
+
 extension Written {
   /// The kept write, or nil when it was sent.
   var kept: PendingWrite? {

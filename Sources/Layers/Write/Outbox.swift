@@ -83,16 +83,39 @@ public struct Outbox: Sendable {
     self.concurrency = concurrency
   }
 
-  /// Keeps `call` for `origin`, due now.
+  /// Keeps `call` for `origin`, due now. The cached copies its optimistic edits change are
+  /// among those it invalidates: whatever becomes of it, no copy keeps an edit the api did not
+  /// take, nor one it took but answered differently.
   public func keep<Value>(_ call: WriteCall<Value>, origin: String, partition: String)
     async throws -> PendingWrite
   {
     let now = clock.now()
+    var invalidates = call.invalidates
+    for edit in call.optimistic where !invalidates.contains(edit.key) {
+      invalidates.append(edit.key)
+    }
     return try await store.add(
       PendingWrite(
         name: call.name, summary: call.summary, origin: origin, partition: partition,
         orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey, request: call.request,
-        invalidates: call.invalidates, createdAt: now, nextTryAt: now))
+        invalidates: invalidates, createdAt: now, nextTryAt: now))
+  }
+
+  /// Forgets the kept write `id` (it will never be sent) and undoes its optimistic edits: the
+  /// copies it edited leave `cache`, so no answer shows it pending. Nil when there is none.
+  public func drop(_ id: Int64, cache: (any CacheStore)?) async throws -> PendingWrite? {
+    guard let dropped = try await store.drop(id) else { return nil }
+    await forgetCopies(of: dropped, in: cache)
+    return dropped
+  }
+
+  /// Drops the cached copies `write` invalidates (its optimistic edits among them): after the
+  /// api took it, they are stale; after it was dropped or refused, they show what never was.
+  func forgetCopies(of write: PendingWrite, in cache: (any CacheStore)?) async {
+    guard let cache else { return }
+    for key in write.invalidates {
+      try? await cache.remove(Self.key(key, in: write.partition))
+    }
   }
 
   /// Whether a write of `orderingKey` for `origin` still waits or is in conflict: a new write of
@@ -165,11 +188,7 @@ public struct Outbox: Sendable {
       switch outcome {
       case .sent:
         report.sent.append(tried)
-        if let cache {
-          for key in write.invalidates {
-            try? await cache.remove(Self.key(key, in: write.partition))
-          }
-        }
+        await forgetCopies(of: write, in: cache)
       case .conflict(let error, let body):
         tried.state = .conflict
         tried.lastError = error
@@ -179,6 +198,7 @@ public struct Outbox: Sendable {
         tried.state = .rejected
         tried.lastError = error
         report.rejected.append(tried)
+        await forgetCopies(of: write, in: cache)
       case .pending(let error, _):
         tried.lastError = error
         report.failed.append(tried)
