@@ -27,11 +27,24 @@ public struct OperationWriter: OperationSender {
       decode: { try JSONDecoder().decode(OperationAnswer.self, from: $0) })
     switch try await writer.write(write) {
     case .sent(let answer): return answer
+    case .applied(let problem):
+      // The operation's answer is its whole response, so this cannot happen; said if it does.
+      throw OperationWriteApplied(operation: call.operationID, problem: problem)
     case .queued(let kept):
       var fields = HTTPFields()
       if let name = Self.outboxHeader { fields[name] = "queued; id=\(kept.id)" }
       return OperationAnswer(status: 202, headerFields: fields)
     }
+  }
+}
+
+/// A write the api took whose answer could not be read back: done, not to be made again.
+struct OperationWriteApplied: Error, CustomStringConvertible {
+  let operation: String
+  let problem: String
+  var description: String {
+    "\(operation) was applied by the api, but its answer could not be read (\(problem)); do not"
+      + " send it again."
   }
 }
 

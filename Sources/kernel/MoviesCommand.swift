@@ -209,6 +209,13 @@ extension MoviesCommand {
       }
       switch written {
       case .queued(let write): try invocation.sayQueued(write)
+      case .applied(let problem):
+        // Exit 0: the rating is done; a second run would rate again.
+        try Reply.say(
+          invocation,
+          "Rated movie \(id) \(score): the api took the rating, but its answer could not be"
+            + " read (\(problem)); it is applied, so do not rate again.",
+          ["state": "applied", "movieId": id, "score": score, "problem": problem])
       case .sent(let rating):
         if invocation.format == .json {
           try Terminal.printExact(

@@ -104,6 +104,7 @@ import Testing
         switch try await writer.write(write) {
         case .sent(let rating): said.append("rated \(rating.score)")
         case .queued(let pending): said.append("queued: \(pending.summary)")
+        case .applied(let problem): said.append("applied: \(problem)")
         }
         // end snippet
       }
@@ -246,6 +247,29 @@ extension OutboxTests {
         #expect(try await setup.sync().rejected.count == 1)
       }
       #expect(try await setup.cache.entry(for: key)?.isPending != true)
+    }
+  }
+}
+
+extension OutboxTests {
+  /// A write the api applied (201) but answered with a body that does not fit is done: it is
+  /// neither a failure (that would invite a second, applied write) nor kept.
+  @Test func aWriteTheApiTookWithAnUnreadableAnswerIsApplied() async throws {
+    try await withSetup { setup in
+      let posted = Counter()
+      setup.api.responder.handle("POST", "/api/movies/{id}/ratings") { _ in
+        _ = posted.increment()
+        return SampleResponse(
+          status: 201, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
+      }
+      let written = try await setup.writer().write(try .rate(movie: 4, score: 40))
+      guard case .applied(let problem) = written else {
+        Issue.record("expected an applied write, got \(written)")
+        return
+      }
+      #expect(!problem.isEmpty)
+      #expect(posted.value == 1)
+      #expect(try await setup.outbox.store.writes().isEmpty)
     }
   }
 }

@@ -13,6 +13,7 @@ import Foundation
 /// switch try await writer.write(write) {
 /// case .sent(let loan): show(loan)
 /// case .queued(let pending): say("queued: \(pending.summary)")
+/// case .applied(let problem): say("done, but its answer could not be read: \(problem)")
 /// }
 /// ```
 public struct WriteCall<Value: Sendable>: Sendable {
@@ -78,6 +79,10 @@ public enum Written<Value: Sendable>: Sendable {
   case sent(Value)
   /// It could not be sent now and waits in the outbox, kept on disk, to be sent by a sync.
   case queued(PendingWrite)
+  /// The api took it (a 2xx) but its answer does not fit the call's type: the write is done,
+  /// and must not be made again (a new one would be applied twice); `problem` says what did
+  /// not fit.
+  case applied(problem: String)
 
   /// The api's answer, or nil while it waits.
   public var value: Value? {

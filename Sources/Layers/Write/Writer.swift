@@ -56,7 +56,8 @@ public struct Writer: Sendable {
       return .queued(try await keep(call, in: outbox))
     }
     await invalidate(call.invalidates)
-    return .sent(try call.decode(body))
+    // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
+    do { return .sent(try call.decode(body)) } catch { return .applied(problem: "\(error)") }
   }
 
   /// Sends what the outbox keeps for this origin (see `Outbox.sync`); nil when the stack has no
