@@ -81,21 +81,21 @@ public struct ConfigDocument: Sendable {
       : EnvironmentVariablesProvider(environmentVariables: own).mapKeys {
         AbsoluteConfigKey([prefix] + $0.components)
       }
-    self.flags =
-      flags.isEmpty ? nil : Self.flagProvider(flags, settings: app.catalog.settings)
+    self.flags = flags.isEmpty ? nil : Self.flagProvider(flags, catalog: app.catalog)
     written = (own, flags)
   }
 
   /// The flags' values by key, each typed by its row of the settings table: a list key's value
-  /// split on commas, a number or a yes/no read as one (left as text when it is not, so reading
-  /// it is an error naming the flag), anything else as given.
-  static func flagProvider(_ flags: [String: String], settings: [String: AppSetting])
-    -> InMemoryProvider
-  {
+  /// (a service's stack too) split on commas, a number or a yes/no read as one (left as text
+  /// when it is not, so reading it is an error naming the flag), anything else as given.
+  static func flagProvider(_ flags: [String: String], catalog: Catalog) -> InMemoryProvider {
     var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    let services = Set(catalog.serviceKeys)
     for (key, text) in flags {
       let levels = key.split(separator: ".").map(String.init)
-      let kind = settings[AppSetting.id(of: levels)]?.kind ?? .string
+      let kind =
+        catalog.settings[AppSetting.id(of: levels)]?.kind
+        ?? (services.contains(key) ? .list : .string)
       let content: ConfigContent =
         switch kind {
         case .list:

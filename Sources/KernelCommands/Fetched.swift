@@ -97,18 +97,54 @@ extension Invocation {
 
   /// Sends the writes the outbox keeps that are due, before the command's own calls, when the
   /// profile reaches the api and keeps an outbox; says on stderr what it sent, and warns, never
-  /// fails, when it could not: the command goes on.
+  /// fails, when it could not: the command goes on. It takes at most `syncSlice` of the call
+  /// deadline: 2,000 kept writes must not hold up the read the user asked for (what is left
+  /// waits for `outbox sync` or the next run; a write cut off mid-send is sent again with its
+  /// idempotency key).
   func syncDueWrites(_ composed: Composed) async {
-    do {
-      guard let report = try await composed.syncDueWrites() else { return }
+    let slice = Self.syncSlice(callSeconds: config.timeouts.callSeconds)
+    let outcome = await withTaskGroup(of: SyncOutcome.self) { group in
+      group.addTask {
+        do { return .done(try await composed.syncDueWrites()) } catch {
+          return .failed("\(error)")
+        }
+      }
+      group.addTask {
+        try? await Task.sleep(for: slice)
+        return .cutOff
+      }
+      let first = await group.next() ?? .cutOff
+      group.cancelAll()
+      return first
+    }
+    switch outcome {
+    case .done(let report?):
       let kept = report.conflicts.count + report.rejected.count
       guard report.sent.count + kept > 0 else { return }
       Terminal.error(
         "Sent \(report.sent.count) of \(report.tried) kept writes"
           + (kept > 0 ? "; \(kept) need you: see outbox list." : "."))
-    } catch {
-      Terminal.warn("The outbox could not be synced: \(error)")
+    case .done(nil): return
+    case .failed(let error): Terminal.warn("The outbox could not be synced: \(error)")
+    case .cutOff:
+      Terminal.warn(
+        "The outbox sync was cut off after \(slice) so as not to hold up this command; outbox"
+          + " sync sends the rest.")
     }
+  }
+
+  /// How long a run's sync of kept writes may take before its own calls: a tenth of the call
+  /// deadline, from 0.1 to 2 seconds.
+  static func syncSlice(callSeconds: Int) -> Duration {
+    .milliseconds(min(2_000, max(100, callSeconds * 100)))
+  }
+
+  /// How the sync before a command ended (an enum, not a `Result` in a task group: Swift 6.3.1
+  /// miscompiles some of those under -O, ../shared/platform).
+  private enum SyncOutcome: Sendable {
+    case done(SyncReport?)
+    case failed(String)
+    case cutOff
   }
 
   /// Waits for the cache's background refreshes, for at most the resource timeout.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Domain
 import Foundation
 import Layers
 
@@ -14,7 +15,9 @@ struct OutboxCommand: AsyncParsableCommand {
       are sent in the order they were made, each with its own Idempotency-Key, by `outbox \
       sync` and at the start of every run of a profile that reaches the api. A write the api \
       answers 409 (or 412) is kept as a conflict, one it refuses (another 4xx) as rejected: \
-      `outbox retry ID` sends it again as it is, `outbox drop ID` forgets it.
+      `outbox retry ID` sends it again as it is, `outbox drop ID` forgets it. `outbox sync` \
+      exits 0 only when nothing is left unresolved: 77 when the api refused the credential, \
+      69 when writes still wait for the api, 65 when some need you.
       """,
     subcommands: [List.self, Sync.self, Retry.self, Drop.self])
 
@@ -141,21 +144,63 @@ struct OutboxCommand: AsyncParsableCommand {
       return
     }
     let left = try await composed.keptWrites() ?? []
+    let unresolved = unresolvedKinds(left, report)
     if invocation.format == .json {
       var summary: [String: any Sendable] = [
         "sent": report.sent.count, "conflicts": report.conflicts.count,
         "rejected": report.rejected.count, "failed": report.failed.count,
         "writes": left.map { fields($0, now: Date()) },
+        "unresolved": unresolved.map(\.kind),
       ]
       summary["stoppedBecause"] = report.stoppedBecause
       try Terminal.printExact(try Reply.json(summary))
-      return
+    } else {
+      var line =
+        "Sent \(count(report.sent.count, "write")); \(report.conflicts.count) in conflict,"
+        + " \(report.rejected.count) rejected; \(count(left.count, "write")) kept."
+      if let reason = report.stoppedBecause { line += " Stopped: \(reason)" }
+      try Terminal.print(line)
     }
-    var line =
-      "Sent \(count(report.sent.count, "write")); \(report.conflicts.count) in conflict,"
-      + " \(report.rejected.count) rejected; \(count(left.count, "write")) kept."
-    if let reason = report.stoppedBecause { line += " Stopped: \(reason)" }
-    try Terminal.print(line)
+    for kind in unresolved { Terminal.error(kind.line) }
+    // 0 only when nothing is left unresolved: a script can tell a sync that did its work.
+    if let worst = unresolved.first { throw ExitCode(Failure.code(worst.failure)) }
+  }
+
+  /// What is left unresolved after a sync, one kind a line, the one whose exit code a run
+  /// ends with first: a refused credential (77), writes waiting for the api (69), writes that
+  /// need the user (65).
+  static func unresolvedKinds(_ left: [PendingWrite], _ report: SyncReport) -> [(
+    kind: String, failure: ServiceFailure, line: String
+  )] {
+    let tally = Dictionary(grouping: left, by: \.state).mapValues(\.count)
+    var kinds: [(kind: String, failure: ServiceFailure, line: String)] = []
+    if report.stoppedFor == .authentication {
+      kinds.append(
+        (
+          "authentication", .authentication,
+          "The api refused the credential; log in (auth login), then outbox sync."
+        ))
+    }
+    // Writes this sync tried and could not send (a write another sync is sending is not
+    // this one's to report).
+    if report.stoppedFor != .authentication, !report.failed.isEmpty {
+      let pending = tally[.pending] ?? report.failed.count
+      kinds.append(
+        (
+          "pending", .unreachable,
+          "\(count(pending, "write")) still wait for the api; outbox sync sends them when it answers."
+        ))
+    }
+    let needYou = (tally[.conflict] ?? 0) + (tally[.rejected] ?? 0) + (tally[.damaged] ?? 0)
+    if needYou > 0 {
+      kinds.append(
+        (
+          "needsYou", .conflict,
+          "\(count(needYou, "write")) in conflict, rejected or damaged need you: outbox list shows"
+            + " them; retry or drop each."
+        ))
+    }
+    return kinds
   }
 
   static func describe(_ outcome: WriteOutcome) -> String {

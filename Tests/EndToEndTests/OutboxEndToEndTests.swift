@@ -120,6 +120,10 @@ import Testing
     }
     let synced = try await kernel.run(["--base-url", base, "outbox", "sync"])
     #expect(synced.stdout.contains("2 in conflict"), "\(synced)")
+    // Something is left for the user: not a sync that did its work.
+    #expect(synced.status == 65, "\(synced)")
+    #expect(
+      synced.stderr.contains("2 writes in conflict, rejected or damaged need you"), "\(synced)")
     let kept = try await Self.kept(kernel, base)
     #expect(kept.map { $0["state"] as? String } == ["conflict", "conflict"])
     #expect((kept.first?["serverBody"] as? String)?.contains("rated in the meantime") == true)
@@ -130,7 +134,9 @@ import Testing
     #expect(doctor.stdout.contains("outbox: 0 pending, 2 in conflict, 0 rejected"), "\(doctor)")
     let stats = try await kernel.run(["--base-url", base, "cache", "stats", "--format", "json"])
     #expect(
-      stats.json?["writes"] as? [String: Int] == ["pending": 0, "conflict": 2, "rejected": 0],
+      stats.json?["writes"] as? [String: Int] == [
+        "pending": 0, "conflict": 2, "rejected": 0, "damaged": 0,
+      ],
       "\(stats)")
 
     conflicts.setConflict(false, movie: 5)
@@ -154,5 +160,65 @@ import Testing
       try? await clock.sleep(for: .milliseconds(10))
     }
     return condition()
+  }
+}
+
+extension OutboxEndToEndTests {
+  /// The sync a run makes before its read takes a slice of the call deadline, not the whole:
+  /// with the api holding every kept write's answer, the read still answers (the limit of the
+  /// run is only a guard against a hang: the call deadline is ten minutes).
+  @Test func aRunsSyncOfKeptWritesNeverHoldsUpItsRead() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer { server in
+      let base = server.baseURL.absoluteString
+      for id in 1...3 {
+        let kept = try await kernel.run(
+          ["--base-url", base, "--profile", "offline", "movies", "rate", "\(id)", "50"])
+        #expect(kept.status == 0, "\(kept)")
+      }
+      let never = Counter()
+      server.handle("POST", "/api/movies/{id}/ratings") { _ in
+        await never.reach(1)
+        return .error(503, "never")
+      }
+      let read = try await kernel.run(
+        ["--base-url", base, "--timeouts-call-seconds", "600", "movies", "get", "4"],
+        within: .seconds(60))
+      #expect(read.status == 0, "\(read)")
+      #expect(read.stderr.contains("The outbox sync was cut off"), "\(read)")
+      _ = never.increment()
+      let kept = try await Self.kept(kernel, base)
+      #expect(kept.count == 3, "\(kept)")
+    }
+  }
+}
+
+extension OutboxEndToEndTests {
+  /// A sync whose credential the api refuses stops at once, keeps every write and exits 77 with
+  /// one line saying to log in; one whose api cannot be reached exits 69.
+  @Test func aSyncThatCannotSendExitsWithWhatStoppedIt() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    try await withFixtureServer(options: options) { server in
+      let base = server.baseURL.absoluteString
+      let offline = ["--profile", "offline", "--base-url", base]
+      for id in [1, 2] {
+        #expect(try await kernel.run(offline + ["movies", "rate", "\(id)", "60"]).status == 0)
+      }
+      server.handle("GET", "/api/auth") { _ in .error(403, "this account is locked") }
+      let refused = try await kernel.run(["--base-url", base, "outbox", "sync"])
+      #expect(refused.status == 77, "\(refused)")
+      #expect(refused.stderr.contains("log in (auth login), then outbox sync"), "\(refused)")
+      #expect(try await Self.kept(kernel, base).count == 2)
+    }
+    let down = try RefusingPort.url().absoluteString + "/api/"
+    let offline = ["--profile", "offline", "--base-url", down]
+    #expect(try await kernel.run(offline + ["movies", "rate", "3", "60"]).status == 0)
+    let unreachable = try await kernel.run(["--base-url", down, "outbox", "sync"])
+    #expect(unreachable.status == 69, "\(unreachable)")
+    #expect(unreachable.stderr.contains("still wait for the api"), "\(unreachable)")
   }
 }

@@ -52,8 +52,11 @@ public struct SyncReport: Sendable, Hashable {
   public var rejected: [PendingWrite] = []
   /// Writes tried and still pending, with why.
   public var failed: [PendingWrite] = []
-  /// Why the sync stopped before the end: the api could not be reached.
+  /// Why the sync stopped before the end: the api could not be reached, or refused the
+  /// credential (`stoppedFor` says which).
   public var stoppedBecause: String?
+  /// The kind of failure that stopped it: `.unreachable` or `.authentication`.
+  public var stoppedFor: ServiceFailure?
 
   public init() {}
 
@@ -154,7 +157,7 @@ public struct Outbox: Sendable {
       for keyPath in [\SyncReport.sent, \.conflicts, \.rejected, \.failed] {
         report[keyPath: keyPath].sort { $0.id < $1.id }
       }
-      report.stoppedBecause = stopped.reason.withLock { $0 }
+      (report.stoppedBecause, report.stoppedFor) = stopped.reason.withLock { ($0, stopped.kind) }
       return report
     }
   }
@@ -175,13 +178,15 @@ public struct Outbox: Sendable {
       var tried = write
       tried.tries += 1
       let outcome: WriteOutcome
-      var unreachable = false
+      var stops: ServiceFailure?
       do {
         _ = try await send(write.request, idempotencyKey: write.idempotencyKey)
         outcome = .sent
       } catch {
         outcome = Self.outcome(of: error, tries: tried.tries, now: clock.now())
-        unreachable = ServiceFailure.of(error) == .unreachable
+        // Unreachable, or a credential refused: every other write would fail alike.
+        let failure = ServiceFailure.of(error)
+        if failure == .unreachable || failure == .authentication { stops = failure }
       }
       try await store.settle(write.id, outcome)
       progress?(tried, outcome)
@@ -202,8 +207,8 @@ public struct Outbox: Sendable {
       case .pending(let error, _):
         tried.lastError = error
         report.failed.append(tried)
-        if unreachable {
-          stopped.reason.withLock { $0 = $0 ?? error }
+        if let stops {
+          stopped.stop(error, for: stops)
           return report
         }
       }
@@ -234,9 +239,22 @@ public struct Outbox: Sendable {
   }
 }
 
-/// Why a sync's workers stop: the first that found the api unreachable says so.
+/// Why a sync's workers stop: the first that found the api unreachable (or the credential
+/// refused) says so.
 final class StopReason: Sendable {
   let reason = Mutex<String?>(nil)
+  private let failure = Mutex<ServiceFailure?>(nil)
+
+  var kind: ServiceFailure? { failure.withLock { $0 } }
+
+  func stop(_ why: String, for kind: ServiceFailure) {
+    let first = reason.withLock { reason -> Bool in
+      guard reason == nil else { return false }
+      reason = why
+      return true
+    }
+    if first { failure.withLock { $0 = kind } }
+  }
 }
 
 /// How a stack's `api` sends a kept write: its request bytes with its idempotency key, through
