@@ -6,7 +6,8 @@ import Layers
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
   public let value: Value
-  /// `network`, `cache` or `mixed`.
+  /// `network`, `cache`, `pending` (a cached copy with writes the api has not taken) or
+  /// `mixed`.
   public let origin: String
   /// The age of the oldest cached answer in it, in seconds.
   public let oldestCacheAge: TimeInterval?
@@ -19,12 +20,15 @@ public struct Fetched<Value: Sendable>: Sendable {
       elapsed: elapsed)
   }
 
-  /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", or from both.
+  /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", from both, or from a
+  /// cached copy with changes not yet sent.
   public func footer(_ what: String) -> String {
     let milliseconds = elapsed.wholeMilliseconds
     let age = oldestCacheAge.map(Reply.age) ?? "new"
     switch origin {
     case "cache": return "\(what) from cache, \(age)"
+    case "pending":
+      return "\(what) from cache, \(age), with changes not yet sent (outbox list shows them)"
     case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
     default: return "\(what) from the api in \(milliseconds) ms"
     }

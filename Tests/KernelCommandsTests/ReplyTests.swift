@@ -87,3 +87,24 @@ import Testing
     #expect(input.reads == 1)
   }
 }
+
+extension ReplyTests {
+  /// The footer says where the answer came from as the JSON does: a pending answer is the
+  /// cached copy with unsent changes, never "from the api".
+  @Test func aPendingAnswersFooterSaysPending() {
+    let fetched = Fetched(
+      value: 1, origin: "pending", oldestCacheAge: 90, elapsed: .milliseconds(3))
+    #expect(
+      fetched.footer("1 movie")
+        == "1 movie from cache, 1 min old, with changes not yet sent (outbox list shows them)")
+    #expect(!fetched.footer("1 movie").contains("from the api"))
+  }
+
+  /// Ages another program wrote, past any range, are shown without a trap.
+  @Test func anAgeOfAnyDoubleIsShown() {
+    for seconds in [-1e300, 1e300, .nan, .infinity, -.infinity, 59.9, 86_400 * 3] {
+      #expect(!Reply.age(seconds).isEmpty)
+    }
+    #expect(Reply.age(86_400 * 3) == "3 days old")
+  }
+}
