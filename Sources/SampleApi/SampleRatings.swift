@@ -3,13 +3,15 @@ import Foundation
 import Synchronization
 
 /// The sample API's ratings: `POST movies/{id}/ratings` with `{"score": N}` (1–100) answers
-/// 201 with the rating, honouring `Idempotency-Key` (a repeated key answers the first answer
-/// and applies nothing twice); `GET movies/{id}/ratings` answers what was applied, so a test
+/// 201 with the rating, honouring `Idempotency-Key` as the IETF draft says (the same request
+/// again with its key answers the first answer and applies nothing twice; the key reused for
+/// another request — another movie or score — is 422); `GET movies/{id}/ratings` answers what was applied, so a test
 /// can count. Movies in `conflicts` answer 409, as a server that holds a newer version would.
 public final class SampleRatings: Sendable {
   private struct State {
     var applied: [Int: [Rating]] = [:]
-    var answers: [String: SampleResponse] = [:]
+    /// Each key's first answer, and the request (movie and body) it answered.
+    var answers: [String: (movie: Int, body: Data, answer: SampleResponse)] = [:]
     var conflicts: Set<Int>
     var next = 1
   }
@@ -45,7 +47,13 @@ public final class SampleRatings: Sendable {
       return .error(400, "a score is from 1 to 100, not \(asked.score)")
     }
     return state.withLock { state in
-      if let key = idempotencyKey, let first = state.answers[key] { return first }
+      if let key = idempotencyKey, let first = state.answers[key] {
+        guard first.movie == id, first.body == body else {
+          return .error(
+            422, "the Idempotency-Key \(key) was used for another request; use a new key")
+        }
+        return first.answer
+      }
       // A conflict applies nothing, so it is not kept: the same write may be tried again.
       if state.conflicts.contains(id) {
         return .error(409, "movie \(id) was rated in the meantime; rate it again")
@@ -54,7 +62,7 @@ public final class SampleRatings: Sendable {
       state.next += 1
       state.applied[id, default: []].append(rating)
       let answer = SampleResponse.json(rating, status: 201)
-      if let key = idempotencyKey { state.answers[key] = answer }
+      if let key = idempotencyKey { state.answers[key] = (id, body, answer) }
       return answer
     }
   }

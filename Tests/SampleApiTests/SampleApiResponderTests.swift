@@ -203,3 +203,27 @@ import Testing
     #expect(CalendarDay.date(from: SampleMovie.generated(id: 400).releaseDate) != nil)
   }
 }
+
+extension SampleApiResponderTests {
+  /// An `Idempotency-Key` answers its own request again, applying nothing twice; reused for
+  /// another request it is refused with 422 (the IETF draft), and nothing is applied.
+  @Test func anIdempotencyKeyReusedForAnotherRequestIs422() async throws {
+    let responder = SampleApiResponder()
+    func rate(_ id: Int, _ score: Int, key: String) async -> SampleResponse {
+      await responder.respond(
+        to: SampleRequest(
+          method: "POST", path: "/api/movies/\(id)/ratings",
+          headers: ["Idempotency-Key": key, "Content-Type": "application/json"],
+          body: Data(#"{"score": \#(score)}"#.utf8)))
+    }
+    let first = await rate(1, 80, key: "k1")
+    #expect(first.status == 201)
+    let again = await rate(1, 80, key: "k1")
+    #expect(again.status == 201 && again.body == first.body)
+    #expect(await rate(2, 80, key: "k1").status == 422)
+    #expect(await rate(1, 81, key: "k1").status == 422)
+    let ratings = responder.options.ratings
+    #expect(ratings.applied(to: 1).count == 1)
+    #expect(ratings.applied(to: 2).isEmpty)
+  }
+}
