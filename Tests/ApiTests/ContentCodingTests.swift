@@ -69,6 +69,32 @@ import Testing
   }
 }
 
+extension ContentCodingTests {
+  /// A body its `Content-Encoding` does not describe is bad data from the api (exit 65), sent
+  /// once and not retried: never "could not reach".
+  @Test(arguments: ["gzip", "bogus"])
+  func aBodyItsCodingDoesNotDescribeIsBadDataNotRetried(coding: String) async throws {
+    try await withLoopbackApi(retriers: [.backoff], clock: ImmediateClock()) {
+      harness in
+      let served = Counter()
+      harness.server.handle("GET", "/api/shelf") { _ in
+        _ = served.increment()
+        return SampleResponse(
+          status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": coding],
+          body: Self.shelf)
+      }
+      let error = await apiError { try await harness.client.send(ApiRequest<Shelf>(.get("shelf"))) }
+      guard case .decoding? = error else {
+        Issue.record("expected bad data, got \(String(describing: error))")
+        return
+      }
+      #expect(error?.failure == .badData)
+      #expect(error?.description.contains("could not reach") == false)
+      #expect(served.value == 1)
+    }
+  }
+}
+
 /// Encoders of the codings, by zlib and brotli, as a server would use them.
 enum Coded {
   struct Failure: Error {}

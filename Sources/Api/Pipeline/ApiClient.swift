@@ -378,6 +378,10 @@ public final class ApiClient: Sendable {
     case .failure(.headerTooLarge(let host)): .headerTooLarge(route: route, host: host)
     case .failure(.unavailable(let reason)): .transportUnavailable(route: route, reason: reason)
     case .failure(.bodyUnreadable(let reason)): .invalidRoute(route: route, reason: reason)
+    case .failure(.undecodable(let host, let reason)):
+      .decoding(
+        route: route, field: "",
+        reason: "\(host) sent a body its Content-Encoding does not describe (\(reason))")
     }
   }
 }

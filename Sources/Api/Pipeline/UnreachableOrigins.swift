@@ -40,7 +40,9 @@ public final class UnreachableOrigins: Sendable {
     case .cannotConnect, .timedOut, .unknownHost:
       let now = stopwatch.elapsed
       known.withLock { $0[origin] = (error, now) }
-    case .redirectRefused, .tooLarge, .headerTooLarge, .unavailable, .bodyUnreadable: break
+    case .redirectRefused, .tooLarge, .headerTooLarge, .unavailable, .bodyUnreadable,
+      .undecodable:
+      break
     }
   }
 }

@@ -261,6 +261,9 @@ final class CurlTransfer: @unchecked Sendable {
         ApiResponse(HTTPResponse(status: .init(code: status), headerFields: fields), body: received)
       )
     case 6: return .failure(TransportError.unknownHost(host: host))
+    case 61:
+      let reason = kernel_curl_easy_strerror(code).map { String(cString: $0) } ?? "error 61"
+      return .failure(TransportError.undecodable(host: host, reason: reason.lowercased()))
     case 7: return .failure(TransportError.cannotConnect(host: host, reason: "connection refused"))
     case 28: return .failure(TransportError.timedOut(host: host))
     case 8, 18, 52, 55, 56:

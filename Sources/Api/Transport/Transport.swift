@@ -87,13 +87,17 @@ public enum TransportError: Error, Sendable, Equatable {
   /// The request's body could not be read (its file is gone or unreadable): nothing was sent
   /// whole, and sending again will not help.
   case bodyUnreadable(reason: String)
+  /// The answer's body could not be decoded by its `Content-Encoding` (an unknown coding, or
+  /// bytes that are not what it names): bad data from the server, which sending again will not
+  /// mend.
+  case undecodable(host: String, reason: String)
 
   /// Whether the same request may succeed if sent again.
   public var isTransient: Bool {
     switch self {
     case .cannotConnect, .timedOut: true
     case .unknownHost, .redirectRefused, .tooLarge, .headerTooLarge, .unavailable,
-      .bodyUnreadable:
+      .bodyUnreadable, .undecodable:
       false
     }
   }

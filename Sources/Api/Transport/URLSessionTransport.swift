@@ -144,6 +144,8 @@
       case .networkConnectionLost:
         TransportError.cannotConnect(host: host, reason: "connection lost")
       case .notConnectedToInternet: TransportError.cannotConnect(host: host, reason: "no network")
+      case .cannotDecodeContentData, .cannotDecodeRawData:
+        TransportError.undecodable(host: host, reason: error.localizedDescription)
       default: TransportError.cannotConnect(host: host, reason: error.localizedDescription)
       }
     }
