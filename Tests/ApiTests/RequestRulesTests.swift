@@ -177,3 +177,18 @@ import Testing
     #expect(!environment.displayURL.contains("ghp_x"))
   }
 }
+
+/// What a server says goes into one sentence, cut to a size a person reads.
+@Suite struct ServerMessageTests {
+  @Test func aMessageOfAnySizeIsCutToOneLine() {
+    let huge = String(repeating: "spam ", count: 2_000_000)
+    let body = Data(#"{"error": {"message": "\#(huge)"}}"#.utf8)
+    let failure = HTTPFailure(route: .get("shelf"), status: 422, body: body)
+    #expect(failure.message.count <= 301)
+    #expect(failure.description.count < 500)
+    #expect(failure.message.hasSuffix("…"))
+    let short = HTTPFailure(
+      route: .get("shelf"), status: 422, body: Data(#"{"message": "no\nshelf"}"#.utf8))
+    #expect(short.message == "no shelf")
+  }
+}

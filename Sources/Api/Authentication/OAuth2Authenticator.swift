@@ -195,7 +195,7 @@ public struct OAuth2Authenticator: Authenticator {
       }
       let detail =
         answer.errorDescription.map { description in
-          " (\(secrets.reduce(description) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) }))"
+          " (\(ApiError.excerpt(secrets.reduce(description) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) })))"
         } ?? ""
       if error == "invalid_grant" {
         throw fields["grant_type"] == "refresh_token"

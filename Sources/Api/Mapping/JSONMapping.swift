@@ -166,9 +166,11 @@ public struct JSONMapping: Sendable, Hashable {
     guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return nil }
     for path in messageKeyPaths {
       switch value[path] {
-      case .string(let text) where !text.isEmpty: return text
+      case .string(let text) where !text.isEmpty: return ApiError.excerpt(text)
       case .object(let fields):
-        if case .string(let text) = fields["message"], !text.isEmpty { return text }
+        if case .string(let text) = fields["message"], !text.isEmpty {
+          return ApiError.excerpt(text)
+        }
       default: continue
       }
     }

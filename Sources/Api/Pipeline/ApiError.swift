@@ -104,10 +104,15 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
 
   /// The first `limit` characters of a body, on one line, for error messages.
   static func excerpt(_ body: Data, limit: Int = 120) -> String {
-    let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
-      .split(whereSeparator: \.isNewline).joined(separator: " ")
+    excerpt(String(decoding: body.prefix(limit * 4), as: UTF8.self), limit: limit)
+  }
+
+  /// The first `limit` characters of what a server said, on one line, for error messages: a
+  /// message of any size (a 50 MB `error.message`) is cut, never printed whole.
+  public static func excerpt(_ said: String, limit: Int = 300) -> String {
+    let text = said.prefix(limit * 2).split(whereSeparator: \.isNewline).joined(separator: " ")
       .trimmingCharacters(in: .whitespaces)
-    return text.count > limit ? String(text.prefix(limit)) + "…" : text
+    return text.count > limit || said.count > limit * 2 ? String(text.prefix(limit)) + "…" : text
   }
 }
 
@@ -139,7 +144,8 @@ public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, C
     self.status = status
     self.headerFields = headerFields
     self.body = body
-    self.message = message ?? JSONMapping.body.message(in: body) ?? ApiError.excerpt(body)
+    self.message = ApiError.excerpt(
+      message ?? JSONMapping.body.message(in: body) ?? ApiError.excerpt(body))
     self.decodedBody = decodedBody
   }
 
