@@ -4,21 +4,23 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// For an app that keeps its own transport: one line per call, as Kernel's client traces
-/// (`getMovie GET /movies/1 -> 200 in 12 ms`), with the values of `secretHeaders` and the
-/// environment's token header never written.
+/// For an app that keeps its own transport: one line per call, written by Kernel's one trace
+/// builder (`RequestTrace`), so a secret header or query item (an `apiKey(query: api_key)`
+/// added after authentication) is redacted as in the client's own `-v` trace:
+/// `getMovie: GET http://127.0.0.1:8080/api/movies/1 [Authorization: <redacted>] → 200 in 12 ms`.
 public struct TraceMiddleware: ClientMiddleware {
   public let log: @Sendable (String) -> Void
-  public let secretHeaders: Set<String>
+  /// What the lines redact: pass an `ApiClient`'s `requestTrace` to redact what it does.
+  public let trace: RequestTrace
   /// Measures each call: a `Stopwatch` on the clock it is given.
   public let clock: any Clock<Duration>
 
   public init(
-    secretHeaders: Set<String> = ["authorization"], clock: any Clock<Duration> = ContinuousClock(),
+    trace: RequestTrace = RequestTrace(), clock: any Clock<Duration> = ContinuousClock(),
     log: @escaping @Sendable (String) -> Void
   ) {
     self.log = log
-    self.secretHeaders = Set(secretHeaders.map { $0.lowercased() })
+    self.trace = trace
     self.clock = clock
   }
 
@@ -27,17 +29,19 @@ public struct TraceMiddleware: ClientMiddleware {
     next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
   ) async throws -> (HTTPResponse, HTTPBody?) {
     let stopwatch = Stopwatch(clock)
-    let secrets = request.headerFields.filter { secretHeaders.contains($0.name.canonicalName) }
-      .map { "\($0.name): <redacted>" }
-    let line =
-      "\(operationID) \(request.method) \(request.path ?? "")"
-      + (secrets.isEmpty ? "" : " [\(secrets.joined(separator: ", "))]")
+    var base = baseURL.absoluteString
+    while base.hasSuffix("/") { base.removeLast() }
+    let target = base + (request.path ?? "")
+    func line(_ result: String) -> String {
+      "\(operationID): "
+        + trace.line(request, target: target, result: result, milliseconds: stopwatch.milliseconds)
+    }
     do {
       let (response, answer) = try await next(request, body, baseURL)
-      log("\(line) -> \(response.status.code) in \(stopwatch.milliseconds) ms")
+      log(line("\(response.status.code)"))
       return (response, answer)
     } catch {
-      log("\(line) failed in \(stopwatch.milliseconds) ms: \(error)")
+      log(line("\(error)"))
       throw error
     }
   }

@@ -192,3 +192,28 @@ import Testing
     #expect(short.message == "no shelf")
   }
 }
+
+/// A trace shows what was sent, with only the secrets redacted.
+@Suite struct RequestTraceTests {
+  @Test func onlyWhatIsKnownToBeSecretIsRedacted() throws {
+    var request = HTTPRequest(
+      method: .post, scheme: "http", authority: "u:pw@127.0.0.1:9",
+      path: "/api/movies/1/ratings?page=2&api_key=k1&token=t1&lang=en#frag")
+    request.headerFields[.authorization] = "Bearer t2"
+    request.headerFields[try #require(HTTPField.Name("Idempotency-Key"))] = "6F1-key"
+    request.headerFields[try #require(HTTPField.Name("X-Library-Card"))] = "card-9"
+    request.headerFields[try #require(HTTPField.Name("X-Auth-Token"))] = "t3"
+    request.headerFields[.accept] = "application/json"
+    let trace = RequestTrace(secretHeaders: ["X-Library-Card"], secretQueryItems: ["lang"])
+    let line = trace.line(request, result: "201", milliseconds: 4)
+    #expect(
+      line
+        == "POST http://REDACTED@127.0.0.1:9/api/movies/1/ratings?page=2&api_key=REDACTED&token=REDACTED"
+        + "&lang=REDACTED#REDACTED [Accept: application/json, Authorization: <redacted>,"
+        + " Idempotency-Key: 6F1-key, X-Auth-Token: <redacted>, X-Library-Card: <redacted>]"
+        + " → 201 in 4 ms")
+    for secret in ["pw", "k1", "t1", "t2", "t3", "card-9", "frag"] {
+      #expect(!line.contains(secret), "\(secret)")
+    }
+  }
+}

@@ -62,13 +62,23 @@ import Testing
       let base =
         URL(string: String(api.server.baseURL.absoluteString.dropLast())) ?? api.server.baseURL
       let lines = Recorder<String>()
-      let trace = TraceMiddleware(clock: ImmediateClock()) { lines.append($0) }
+      let trace = TraceMiddleware(
+        trace: RequestTrace(secretQueryItems: ["sig"]), clock: ImmediateClock()
+      ) { lines.append($0) }
       var headers = HTTPFields()
       headers[.authorization] = "Bearer s3cret"
-      let status = try await Self.call(trace, "/movies/2", base: base, headers: headers)
+      headers[HTTPField.Name("Idempotency-Key")!] = "k-1"
+      let status = try await Self.call(
+        trace, "/movies/2?api_key=s3cret&sig=s3cret&page=2", base: base, headers: headers)
       #expect(status == 200)
       let written = lines.all
-      #expect(written == ["getMovie GET /movies/2 [Authorization: <redacted>] -> 200 in 0 ms"])
+      // The client's own line builder: the api key and the declared query item redacted,
+      // what else was sent shown.
+      #expect(
+        written == [
+          "getMovie: GET \(base.absoluteString)/movies/2?api_key=REDACTED&sig=REDACTED&page=2"
+            + " [Authorization: <redacted>, Idempotency-Key: k-1] → 200 in 0 ms"
+        ])
       #expect(!written.joined().contains("s3cret"))
     }
   }

@@ -17,7 +17,11 @@ public enum Redaction {
   /// `?`, `#` or `@`, which a parser would take for the start of a path, query or fragment. A
   /// URL without user info whose path holds an `@` is redacted up to it: more than needed,
   /// never less.
-  public static func url(_ text: String) -> String {
+  public static func url(_ text: String) -> String { url(text) { _ in true } }
+
+  /// `text` redacted as `url(_:)` does, but only the values of the query items `isSecret`
+  /// names: what a trace shows (`RequestTrace`), where `?page=2` is worth seeing.
+  public static func url(_ text: String, isSecret: (String) -> Bool) -> String {
     var rest = Substring(text)
     var shown = ""
     if let scheme = rest.range(of: "://") {
@@ -37,8 +41,12 @@ public enum Redaction {
         .split(separator: "&", omittingEmptySubsequences: false)
         .map { item -> String in
           if item.isEmpty { return "" }
-          guard let equals = item.firstIndex(of: "=") else { return placeholder }
-          return item[...equals] + placeholder
+          guard let equals = item.firstIndex(of: "=") else {
+            return isSecret(String(item)) ? placeholder : String(item)
+          }
+          let name = String(item[..<equals])
+          let decoded = name.removingPercentEncoding ?? name
+          return isSecret(decoded) ? item[...equals] + placeholder : String(item)
         }
       shown += "?" + items.joined(separator: "&")
       tail = tail[fragmentStart...]

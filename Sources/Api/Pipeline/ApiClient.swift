@@ -253,7 +253,7 @@ public final class ApiClient: Sendable {
       trace?(
         traceLine(
           current, "\(response.status)", since: started,
-          then: "; redirected to \(Redaction.url(next.target ?? "?"))"))
+          then: "; redirected to \(requestTrace.url(next.target ?? "?"))"))
       current = next
       hops += 1
     }
@@ -312,9 +312,8 @@ public final class ApiClient: Sendable {
     }
   }
 
-  /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`.
-  /// Every header that may carry a credential is redacted, whatever the environment calls it,
-  /// and every header an adapter declares secret.
+  /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`,
+  /// written by `requestTrace`: the one builder every trace uses.
   func traceLine(
     _ request: HTTPRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
     then next: String
@@ -331,26 +330,15 @@ public final class ApiClient: Sendable {
     _ request: HTTPRequest, _ result: String, since started: Stopwatch,
     then next: String
   ) -> String {
-    let milliseconds = started.milliseconds
-    let secret = secrets(for: context.environment)
-    let headers = request.headerFields.map { ($0.name.rawName, $0.value) }.sorted { $0.0 < $1.0 }
-      .map { name, value in
-        let redacted = secret.contains(name.lowercased()) || Self.mayCarryCredential(name, value)
-        return "\(name): \(redacted ? "<redacted>" : value)"
-      }
-    return
-      "\(request.method) \(Redaction.url(request.target ?? "?")) [\(headers.joined(separator: ", "))]"
-      + " → \(result) in \(milliseconds) ms\(next)"
+    requestTrace.line(request, result: result, milliseconds: started.milliseconds, then: next)
   }
 
-  /// `Authorization`, `Cookie`, anything named like a token, key or secret, and any value with
-  /// an auth scheme in front.
-  static func mayCarryCredential(_ name: String, _ value: String) -> Bool {
-    let lowered = name.lowercased()
-    let named = ["auth", "token", "key", "secret", "cookie", "session", "password"]
-    if named.contains(where: lowered.contains) { return true }
-    let scheme = value.split(separator: " ").first?.lowercased() ?? ""
-    return ["bearer", "basic", "digest", "token"].contains(scheme)
+  /// What this client's traces redact: its secret headers with the current environment's token
+  /// header, and the authenticator's query items.
+  public var requestTrace: RequestTrace {
+    RequestTrace(
+      secretHeaders: secrets(for: context.environment),
+      secretQueryItems: authentication?.secretQueryItems ?? [])
   }
 
   static func apiError(_ outcome: AttemptOutcome, route: Route) -> ApiError {
