@@ -130,6 +130,10 @@ struct Composer {
         valid: catalog.contexts.keys.sorted())
     }
     try container.register((any ApiContext).self, scope: .singleton, factory: context.make)
+    let authenticators = try EnvironmentAuthenticators(config: config, catalog: catalog, app: app)
+    try container.register(EnvironmentAuthenticators.self, scope: .singleton) { _ in
+      authenticators
+    }
   }
 
   private func registerApi(in container: Container) throws {
@@ -176,27 +180,13 @@ struct Composer {
       }
       return try make(r)
     }
-    var authenticators: [String: (name: String, sendsUser: Bool, make: Catalog.MakeAuthenticator)] =
-      [:]
-    for (name, described) in config.environments {
-      let key = "environments.\(name).auth"
-      var parameters = try Parameters.parse(described.auth, file: config.file, key: key)
-      parameters.variablePrefix = app.variablePrefix
-      guard let part = catalog.authenticators[parameters.name] else {
-        throw ConfigError.unknownName(
-          file: config.file, key: key, name: parameters.name,
-          valid: catalog.authenticators.keys.sorted())
-      }
-      authenticators[name] = (
-        parameters.name, part.sendsBaseURLCredentials, try part.factory(parameters)
-      )
-      try parameters.refuseLabelsNotAsked()
-    }
-    try container.register(ApiClient.self, scope: .session) { [config, runtime, authenticators] r in
+    try container.register(ApiClient.self, scope: .session) { [config, runtime] r in
       let context = try r.resolve((any ApiContext).self)
       let environment = context.environment
-      let chosen = authenticators[environment.name]
-      if chosen?.sendsUser != true, HTTPRequest.basicAuthorization(in: environment.baseURL) != nil {
+      let authenticators = try r.resolve(EnvironmentAuthenticators.self)
+      if !authenticators.sendsUser(environment),
+        HTTPRequest.basicAuthorization(in: environment.baseURL) != nil
+      {
         // A user and password go only with an authenticator that sends them: refused, not
         // silently left unsent.
         let override = runtime.baseURL == nil ? nil : config.written("baseURL")
@@ -207,12 +197,7 @@ struct Composer {
           expected: "without a user and password, unless environments.\(environment.name).auth"
             + " sends them (basic)")
       }
-      let authentication = try chosen.flatMap { chosen in
-        try chosen.make(r, environment).map {
-          Authentication(
-            $0, name: chosen.name, clock: try r.resolve(), wallClock: try r.resolve())
-        }
-      }
+      let authentication = try authenticators.authentication(for: environment, r)
       return ApiClient(
         context: context, transport: try r.resolve(),
         adapters: [try r.resolve(CompositeAdapter.self)], authentication: authentication,

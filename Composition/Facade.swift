@@ -40,7 +40,7 @@ public struct Composed: Sendable {
         return (
           environment.name, environment.displayURL,
           catalog.transports[transport]?.answersInProcess ?? false,
-          environment.origin.description
+          environment.storeRoot
         )
       })
   }
@@ -107,8 +107,8 @@ public struct Composed: Sendable {
     return try await maintenance.statistics()
   }
 
-  /// Empties the profile's cache, or only what the api at `origin` answered
-  /// (`ApiAccess.environments`' origins); nil when it keeps none.
+  /// Empties the profile's cache, or only what the environment at `origin` answered (an
+  /// `ApiAccess.environments` origin: its origin and base path); nil when it keeps none.
   public func clearCache(origin: String? = nil) async throws -> Int? {
     guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
     return try await maintenance.clear(origin: origin)
@@ -202,8 +202,9 @@ public struct ApiAccess: Sendable {
   }
 
   /// Every environment of the config, by name, with its base URL as shown to people (a password
-  /// redacted), whether its requests are answered in process rather than sent, and its origin
-  /// (`http://127.0.0.1:8080`: what its cached answers are kept under).
+  /// redacted), whether its requests are answered in process rather than sent, and the origin
+  /// and base path its cached answers are kept under (`http://127.0.0.1:8080/api/`,
+  /// `ApiEnvironment.storeRoot`).
   public let environments: [(name: String, baseURL: String, inProcess: Bool, origin: String)]
 
   /// How the current environment authenticates, and what is kept for it: never a secret.

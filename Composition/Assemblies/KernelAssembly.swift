@@ -93,13 +93,10 @@ public struct KernelAssembly: Assembly {
   }
 
   /// The `cache` layer with `policy`, over the cache store in the data dir, partitioned by the
-  /// environment's origin and the identity its kept credential names.
+  /// environment's origin and base path and whom its requests speak for (`cachePartition`).
   static func cache(_ policy: CachePolicy, _ r: Resolver) throws -> any ServiceLayer {
-    let context = try r.resolve((any ApiContext).self)
-    return CachingLayer(
-      store: try r.resolve(), policy: policy,
-      partition: CachingLayer.partition(
-        origin: context.environment.origin.description, identity: context.credential?.identity),
+    CachingLayer(
+      store: try r.resolve(), policy: policy, partition: try r.cachePartition(),
       clock: try r.resolve(), background: try r.resolve(),
       warn: try r.resolve(Runtime.self).warn)
   }

@@ -41,7 +41,7 @@ struct WritePlan: Sendable {
     let origin = context.environment.origin.description
     return Writer(
       origin: origin,
-      partition: CachingLayer.partition(origin: origin, identity: context.credential?.identity),
+      partition: try r.cachePartition(),
       send: hasApi ? sender(try r.resolve(ApiClient.self)) : nil,
       outbox: hasOutbox ? try r.resolve(Outbox.self) : nil,
       cache: try? r.resolve((any CacheStore).self), warn: try r.resolve(Runtime.self).warn)

@@ -73,8 +73,8 @@ import Testing
     await staging.stop()
     await production.stop()
 
-    // Stats count each origin's answers and name its environment; one environment is cleared.
-    let origin = { (server: FixtureServer) in "http://127.0.0.1:\(server.port)" }
+    // Stats count each environment's answers (origin and base path); one environment is cleared.
+    let origin = { (server: FixtureServer) in "http://127.0.0.1:\(server.port)/api/" }
     let stats = try await kernel.run(["cache", "stats"])
     #expect(stats.stdout.contains("  \(origin(staging)) (staging): 1\n"), "\(stats)")
     #expect(stats.stdout.contains("  \(origin(production)) (production): 1\n"), "\(stats)")
@@ -95,5 +95,45 @@ import Testing
     #expect(productionKept.movieNames == ["Production Dory"], "\(productionKept)")
     let unknown = try await kernel.run(["cache", "clear", "qa"])
     #expect(unknown.status == 64 && unknown.stderr.contains(#"There is no environment "qa""#))
+  }
+}
+
+extension CachePartitionTests {
+  /// The partition is origin, base path and identity: HTTP Basic's user keeps their answers
+  /// (anna's never serve bert, nor an environment without auth on the same origin), and an
+  /// environment on the same origin under another base path has answers of its own.
+  @Test func aBasicUsersAnswersAndAnotherBasePathsAreKeptApart() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer { server in
+      let base = server.baseURL.absoluteString
+      let other = "http://127.0.0.1:\(server.port)/other/"
+      try kernel.write(
+        """
+        profile: layered
+        profiles:
+          layered: {movies: ["cache(networkFirst)", api]}
+          offline: {movies: [store]}
+        environment: local
+        environments:
+          local: {baseURL: "\(base)", auth: basic, username: anna, password: pw}
+          open: {baseURL: "\(base)", auth: none}
+          other: {baseURL: "\(other)", auth: basic, username: anna, password: pw}
+        """, to: "Config/kernel.yaml")
+      #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
+      let offline = ["--profile", "offline", "movies", "get", "1"]
+      let anna = try await kernel.run(offline)
+      #expect(anna.status == 0 && anna.stdout.contains("Finding Dory"), "\(anna)")
+      let bert = try await kernel.run(
+        offline, variables: ["KERNEL_ENVIRONMENTS_LOCAL_USERNAME": "bert"])
+      #expect(bert.status == 69, "\(bert)")
+      let open = try await kernel.run(["--environment", "open"] + offline)
+      #expect(open.status == 69, "\(open)")
+      let elsewhere = try await kernel.run(["--environment", "other"] + offline)
+      #expect(elsewhere.status == 69, "\(elsewhere)")
+      let cleared = try await kernel.run(["cache", "clear", "other"])
+      #expect(cleared.stdout.contains("0 answers of other"), "\(cleared)")
+      #expect(try await kernel.run(offline).status == 0)
+    }
   }
 }

@@ -94,6 +94,13 @@ public final class Authentication: Sendable {
     context.credential.map { $0.authenticator == name && !engine.isReadable($0) } ?? false
   }
 
+  /// Whom requests in `context` speak for: the kept credential's identity, else that of the
+  /// credential the config holds (HTTP Basic's user). A cache keeps each identity's answers
+  /// apart.
+  public func identity(in context: any ApiContext) -> String? {
+    credential(in: context)?.identity ?? engine.standing(for: context.environment)?.identity
+  }
+
   /// Whether the authenticator has a credential from the config for `environment` (an API
   /// key, a password): one that needs no login and is never kept.
   public func hasStandingCredential(for environment: ApiEnvironment) -> Bool {

@@ -99,6 +99,17 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     tokenHeader: AuthToken.defaultHeader, tokenScheme: AuthToken.defaultScheme,
     allowsInsecureHTTP: false)
 
+  /// What this environment's stored answers are kept under: its origin and base path
+  /// (`http://127.0.0.1:8080/api/`), so two environments on one origin with different base
+  /// paths (`/api/`, `/v2/`) never share answers, and a `cache clear` of one leaves the other's.
+  public var storeRoot: String {
+    var path =
+      URLComponents(url: baseURL, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
+    if !path.hasSuffix("/") { path += "/" }
+    if !path.hasPrefix("/") { path = "/" + path }
+    return origin.description + path
+  }
+
   /// Whether `request` goes to this environment's origin.
   public func isOrigin(of request: HTTPRequest) -> Bool { request.origin == origin }
 

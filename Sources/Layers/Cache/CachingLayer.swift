@@ -38,12 +38,14 @@ public struct CachingLayer: ServiceLayer {
     self.warnings = Warnings(warn)
   }
 
-  /// The partition of an api's answers: its `origin` (`https://api.example:443`), and `identity`
-  /// (the signed-in user, as a credential names it) when there is one, so one user's private
-  /// answers never serve another: `https://api.example:443 user 42`.
-  public static func partition(origin: String, identity: String?) -> String {
-    guard let identity, !identity.isEmpty else { return origin }
-    return origin + " user " + identity
+  /// The partition of an api's answers: its `root` (the environment's origin and base path,
+  /// `https://api.example:443/api/`), and `identity` (the signed-in user, as a credential names
+  /// it) when there is one, so one user's private answers never serve another:
+  /// `https://api.example:443/api/ user 42`. The root holds no space: the cache's statistics
+  /// and `cache clear` go by the key's first word.
+  public static func partition(root: String, identity: String?) -> String {
+    guard let identity, !identity.isEmpty else { return root }
+    return root + " user " + identity
   }
 
   /// Returns once every refresh this layer started behind an answer has stored its result or
