@@ -44,3 +44,23 @@ import Testing
     }
   }
 }
+
+extension ReadmeTests {
+  /// Every system package CI installs for the build and the tests is one the README's
+  /// prerequisites name: a fresh machine set up from the README builds and tests.
+  @Test func thePrerequisitesNameEverySystemPackageCIInstalls() throws {
+    let readme = try Self.readme
+    let ci = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".ci/run"), encoding: .utf8)
+    let line = try #require(ci.split(separator: "\n").first { $0.hasPrefix("for package in ") })
+    let packages = line.dropFirst("for package in ".count).split(separator: ";")[0]
+      .split(separator: " ").map(String.init)
+    #expect(packages.count > 5, "\(packages)")
+    let start = try #require(readme.range(of: "## Prerequisites"))
+    let end = try #require(readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex))
+    let section = readme[start.upperBound..<end.lowerBound]
+    for package in packages { #expect(section.contains("`\(package)`") || section.contains(" \(package)"), "\(package)") }
+  }
+}
