@@ -86,7 +86,7 @@ let package = Package(
     .target(
       name: "KernelCommands",
       dependencies: [
-        "Composition", "Domain",
+        "Composition", "Domain", "Layers", "Api",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -94,7 +94,7 @@ let package = Package(
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain", "Layers",
+        "KernelCommands", "Composition", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.
@@ -126,7 +126,7 @@ let package = Package(
       name: "KernelOpenAPITests",
       dependencies: [
         "KernelOpenAPI", "Api", "Domain", "Layers", "Composition", "Store", "SampleApi",
-        "KernelTesting",
+        "KernelTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ]),
     .target(
@@ -156,6 +156,7 @@ let package = Package(
       name: "IntegrationTests",
       dependencies: [
         "Store", "Layers", "Api", "SampleApi", "Domain", "Composition", "KernelTesting",
+        .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     .testTarget(
       name: "CompositionTests",

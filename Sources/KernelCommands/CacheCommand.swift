@@ -1,7 +1,7 @@
 import ArgumentParser
 import Composition
+import Domain
 import Foundation
-import Layers
 
 /// `kernel cache …`: the SQLite cache in the data dir.
 struct CacheCommand: AsyncParsableCommand {

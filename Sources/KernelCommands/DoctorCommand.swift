@@ -1,7 +1,7 @@
 import ArgumentParser
 import Composition
+import Domain
 import Foundation
-import Layers
 
 /// `kernel doctor`: boots every profile, validates its container, checks the data dir.
 struct DoctorCommand: AsyncParsableCommand {

@@ -187,8 +187,8 @@ public struct Invocation: Sendable {
 
   /// Whether `name` is a file Kernel keeps in its data dir.
   static func isKernelFile(_ name: String) -> Bool {
-    name.hasPrefix("cache.sqlite") || name.hasPrefix("context.json")
-      || name.hasPrefix(".context.json.")
+    name.hasPrefix("cache.sqlite") || name.hasPrefix("outbox.sqlite")
+      || name.hasPrefix("context.json") || name.hasPrefix(".context.json.")
   }
 
   /// A config error naming the key that chose the data dir.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Domain
 import KernelCommands
-import Layers
 
 /// `kernel movies …`: the movie service of the profile's stack.
 struct MoviesCommand: AsyncParsableCommand {

@@ -61,6 +61,31 @@ extension ReadmeTests {
     let start = try #require(readme.range(of: "## Prerequisites"))
     let end = try #require(readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex))
     let section = readme[start.upperBound..<end.lowerBound]
-    for package in packages { #expect(section.contains("`\(package)`") || section.contains(" \(package)"), "\(package)") }
+    for package in packages {
+      #expect(section.contains("`\(package)`") || section.contains(" \(package)"), "\(package)")
+    }
+  }
+}
+
+extension ReadmeTests {
+  /// The command front is an app like any other: it sees the composition, the domain and the
+  /// command library, never the api, the store or the layers directly.
+  @Test func theKernelExecutableImportsOnlyWhatAnAppImports() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources/kernel")
+    let allowed: Set = [
+      "Composition", "Domain", "KernelCommands", "ArgumentParser", "Logging", "Foundation",
+      "Synchronization",
+    ]
+    var imported: Set<String> = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    where name.hasSuffix(".swift") {
+      let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+      for line in text.split(separator: "\n") where line.hasPrefix("import ") {
+        imported.insert(String(line.dropFirst("import ".count)))
+      }
+    }
+    #expect(imported.subtracting(allowed).isEmpty, "\(imported.subtracting(allowed))")
   }
 }

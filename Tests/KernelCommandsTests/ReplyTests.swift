@@ -108,3 +108,16 @@ extension ReplyTests {
     #expect(Reply.age(86_400 * 3) == "3 days old")
   }
 }
+
+/// The data dir's files Kernel knows as its own: a folder holding only them may be tightened.
+@Suite struct DataDirectoryFilesTests {
+  @Test func theOutboxAndItsLogAreKernelsFiles() {
+    for name in [
+      "cache.sqlite", "cache.sqlite-wal", "outbox.sqlite", "outbox.sqlite-wal", "outbox.sqlite-shm",
+      "context.json", ".context.json.1234.tmp",
+    ] {
+      #expect(Invocation.isKernelFile(name), "\(name)")
+    }
+    #expect(!Invocation.isKernelFile("notes.txt"))
+  }
+}

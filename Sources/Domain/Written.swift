@@ -1,0 +1,83 @@
+import Foundation
+
+/// What a write answered: the api's value, or a place in the outbox.
+public enum Written<Value: Sendable>: Sendable {
+  /// The api took it and answered this.
+  case sent(Value)
+  /// It could not be sent now and waits in the outbox, kept on disk, to be sent by a sync.
+  case queued(PendingWrite)
+  /// The api took it (a 2xx) but its answer does not fit the call's type: the write is done,
+  /// and must not be made again (a new one would be applied twice); `problem` says what did
+  /// not fit.
+  case applied(problem: String)
+
+  /// The api's answer, or nil while it waits.
+  public var value: Value? {
+    if case .sent(let value) = self { return value }
+    return nil
+  }
+}
+
+/// A write kept in the outbox: what it sends, where, and how its tries went.
+public struct PendingWrite: Sendable, Hashable, Codable {
+  /// Its place in the outbox: writes are sent in the order of their ids, per ordering key.
+  public var id: Int64
+  public var name: String
+  public var summary: String
+  /// The api origin it goes to (`http://127.0.0.1:8080`): a sync sends only the writes of the
+  /// environment it talks to.
+  public var origin: String
+  /// The cache partition whose answers it changes (see `CachingLayer.partition`).
+  public var partition: String
+  public var orderingKey: String
+  public var idempotencyKey: String
+  public var request: Data
+  public var invalidates: [String]
+  public var state: WriteState
+  /// How many times a sync sent it.
+  public var tries: Int
+  /// The last try's failure, in a sentence.
+  public var lastError: String?
+  /// The server's body of a conflict (its current version), for the app to resolve it.
+  public var serverBody: Data?
+  public var createdAt: Date
+  /// Not sent by an automatic sync before then (backoff after a failed try).
+  public var nextTryAt: Date
+
+  public init(
+    id: Int64 = 0, name: String, summary: String, origin: String, partition: String,
+    orderingKey: String, idempotencyKey: String, request: Data, invalidates: [String],
+    state: WriteState = .pending, tries: Int = 0, lastError: String? = nil,
+    serverBody: Data? = nil, createdAt: Date, nextTryAt: Date
+  ) {
+    self.id = id
+    self.name = name
+    self.summary = summary
+    self.origin = origin
+    self.partition = partition
+    self.orderingKey = orderingKey
+    self.idempotencyKey = idempotencyKey
+    self.request = request
+    self.invalidates = invalidates
+    self.state = state
+    self.tries = tries
+    self.lastError = lastError
+    self.serverBody = serverBody
+    self.createdAt = createdAt
+    self.nextTryAt = nextTryAt
+  }
+}
+
+/// Where a kept write stands. A sent write leaves the outbox.
+public enum WriteState: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Waiting to be sent (again).
+  case pending
+  /// The api said it conflicts with what it holds now (409, or 412): kept with the server's
+  /// body until the app retries it or drops it; later writes of its ordering key wait.
+  case conflict
+  /// The api refused it (another 4xx): kept, with the api's message, for the user to see.
+  case rejected
+  /// Its row cannot be read by this build (another program changed it): never sent, kept for
+  /// the user to see and drop; `lastError` says what is wrong with it.
+  case damaged
+}
