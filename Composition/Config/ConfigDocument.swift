@@ -193,7 +193,8 @@ public struct ConfigDocument: Sendable {
   }
 
   /// Environment names the file and `profile`'s section define.
-  func environments(profile: String?) -> [String] {
+  /// The environments the file defines, at its top level and in `profile`'s section, sorted.
+  public func environments(profile: String?) -> [String] {
     Array(Set((environmentNames[""] ?? []) + (profile.flatMap { environmentNames[$0] } ?? [])))
       .sorted()
   }

@@ -74,6 +74,8 @@ public struct CommandLineApp: Sendable {
   public private(set) var workingDirectory: URL?
   /// The values of the config flags this run was given, by key (`ConfigFlags`).
   private(set) var configFlags: [String: String] = [:]
+  /// The config's environments, read only for `--help`.
+  private(set) var helpEnvironments: [String] = []
 
   /// Runs the command `arguments` names (without the program's name) in this process, writing
   /// to `output`, reading `variables` and paths relative to `workingDirectory` (the process's
@@ -87,6 +89,14 @@ public struct CommandLineApp: Sendable {
     line.output = output
     line.variables = variables
     line.workingDirectory = workingDirectory
+    // Help names the config's own environments; the config is read for it only when asked.
+    if arguments.contains(where: { ["-h", "--help", "help"].contains($0) }) {
+      line.helpEnvironments =
+        (try? app.load(
+          path: nil, workingDirectory: line.directory,
+          variables: line.environment.filter { $0.key.hasPrefix(app.variablePrefix + "_") }))?
+        .environments(profile: nil) ?? []
+    }
     return await Self.$running.withValue(line) {
       await Self.$rootConfiguration.withValue(AppCommand.configuration(of: line)) {
         await parseAndRun(arguments)
@@ -198,7 +208,7 @@ struct AppCommand: AsyncParsableCommand {
         offline (the cache only), layered (the cache over the api). Global options go before or \
         after the command and can also be set by variables: \(variables). A flag beats a \
         variable, which beats the profile's section of the config, which beats its top level. \
-        \(ConfigFlags(line.app).help(prefix: prefix))
+        \(ConfigFlags(line.app).help(prefix: prefix, environments: line.helpEnvironments))
 
         Exit codes: 0 ok, 64 usage, 65 bad data from the api or a request it refused (4xx), \
         66 not found (404), 69 api unreachable or failing (5xx) and nothing cached, 77 authentication failed, 78 config error or a cache that cannot be opened; 74 \

@@ -74,11 +74,20 @@ struct ConfigFlags {
     return (kept, values)
   }
 
-  /// What `--help` says of them.
-  func help(prefix: String) -> String {
+  /// What `--help` says of them, naming the config's own `environments` (an app with no
+  /// `local` is never shown `--environments-local-…`).
+  func help(prefix: String, environments: [String] = []) -> String {
     let names = keys.keys.sorted()
+    let example =
+      environments.first.map {
+        " (--environments-\(ConfigFlag.name([$0]).dropFirst(2))-base-url URL)"
+      }
+      ?? ""
+    let which =
+      environments.isEmpty
+      ? "" : "; NAME is one of the config's environments: \(environments.joined(separator: ", "))"
     return "Every config key is a flag too, before or after the command, over its "
       + "\(prefix)_… variable and the file: \(names.joined(separator: ", ")); an environment's "
-      + "keys as --environments-NAME-KEY (--environments-local-base-url URL)."
+      + "keys as --environments-NAME-KEY\(example)\(which)."
   }
 }

@@ -104,9 +104,11 @@ public struct BooksAssembly: Assembly {
 }
 
 extension KernelApp {
-  /// The books app: `BOOKS_*` variables, `Config/books.yaml`, data dir `books`.
+  /// The books app: `BOOKS_*` variables, `Config/books.yaml` when the working directory has
+  /// one, else the copy built in (`scripts/embed-config Examples/Books/Config/books.yaml
+  /// Examples/Books/Sources/BooksKit/BooksConfig.swift BooksConfig`), data dir `books`.
   public static var books: KernelApp {
-    var app = KernelApp(name: "books")
+    var app = KernelApp(name: "books", builtInConfig: (BooksConfig.name, BooksConfig.yaml))
     app.add(BooksAssembly())
     return app
   }

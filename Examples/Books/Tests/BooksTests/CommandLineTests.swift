@@ -121,3 +121,28 @@ import Testing
       try await books.run(["config", "show"], variables: ["KERNEL_PROFILE": "nope"]).status == 0)
   }
 }
+
+extension CommandLineTests {
+  /// Run from a folder without its config, `books` uses the copy built into it (the README's
+  /// recipe), and `--help` names its own environments.
+  @Test func itRunsFromAnyFolderOnItsBuiltInConfig() async throws {
+    let books = try BuiltCommand("books", package: ContainerTests.package)
+    defer { books.cleanUp() }
+    let shown = try await books.run(["config", "show", "--format", "json"])
+    #expect(shown.status == 0, "\(shown)")
+    #expect(shown.json?["file"] as? String == "the built-in config", "\(shown)")
+    let file = try String(
+      contentsOf: ContainerTests.package.appendingPathComponent("Config/books.yaml"),
+      encoding: .utf8)
+    let source = try String(
+      contentsOf: ContainerTests.package.appendingPathComponent(
+        "Sources/BooksKit/BooksConfig.swift"), encoding: .utf8)
+    // The built-in copy is the file: run scripts/embed-config (its header says how) if not.
+    for line in file.split(separator: "\n", omittingEmptySubsequences: false) where !line.isEmpty {
+      #expect(source.contains("    " + line), "\(line)")
+    }
+    let help = try await books.run(["--help"])
+    let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(words.contains("NAME is one of the config's environments: local, staging."), "\(help)")
+  }
+}
