@@ -210,8 +210,10 @@ struct AppCommand: AsyncParsableCommand {
         variable, which beats the profile's section of the config, which beats its top level. \
         \(ConfigFlags(line.app).help(prefix: prefix, environments: line.helpEnvironments))
 
-        Exit codes: 0 ok, 64 usage, 65 bad data from the api or a request it refused (4xx), \
-        66 not found (404), 69 api unreachable or failing (5xx) and nothing cached, 77 authentication failed, 78 config error or a cache that cannot be opened; 74 \
+        Exit codes: 0 ok, 64 usage, 65 bad data from the api or a request it refused (4xx but \
+        these), 66 not found (404, 410), 69 api unreachable or failing (5xx, 408, 429) and \
+        nothing cached, 77 authentication failed (401, 403), 78 config error or a cache that \
+        cannot be opened; 74 \
         when the output cannot be written, 141 when its reader has gone. A cache that cannot be \
         written only warns: the answer is still printed.
         """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples),

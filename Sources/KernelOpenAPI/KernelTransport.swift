@@ -76,7 +76,19 @@ public struct KernelTransport: ClientTransport {
 
 /// A generated client wraps what its transport threw in a `ClientError`: the command front and
 /// `ServiceFailure.of` report the cause (a cache miss, an unreachable api), with its sentence
-/// and exit code.
+/// and exit code. A body the generated code could not decode is bad data from the api (65),
+/// said as the client's own decoding errors are, naming the operation and the field:
+/// `GET movies/1 answered data that does not fit at cast[0].name: expected a string, found
+/// another type (getMovie).`
 extension ClientError: WrappingError {
-  public var wrapped: any Error { underlyingError }
+  public var wrapped: any Error {
+    guard let decoding = underlyingError as? DecodingError else { return underlyingError }
+    let path = (request?.path ?? "").split(separator: "?", maxSplits: 1).first ?? ""
+    let route = Route(request?.method ?? .get, String(path))
+    guard
+      case .decoding(let route, let field, let reason) = JSONMapping.apiError(
+        decoding, route: route)
+    else { return underlyingError }
+    return ApiError.decoding(route: route, field: field, reason: "\(reason) (\(operationID))")
+  }
 }

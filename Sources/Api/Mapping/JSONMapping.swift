@@ -217,7 +217,10 @@ public struct JSONMapping: Sendable, Hashable {
     return day
   }
 
-  static func apiError(_ error: DecodingError, route: Route) -> ApiError {
+  /// `error` as the client reports it: bad data from the api at `route`, naming the field
+  /// (`cast[2].name`) and what was wrong; for decoders of an app's own (a generated OpenAPI
+  /// client's) too.
+  public static func apiError(_ error: DecodingError, route: Route) -> ApiError {
     switch error {
     case .typeMismatch(let type, let context):
       return .decoding(
