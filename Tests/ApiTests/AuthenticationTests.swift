@@ -167,7 +167,8 @@ final class Count: Sendable {
     try await withLoopbackApi(options: Self.requireAuth) { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse("{}", status: 401) }
       let error = await apiError { try await harness.movies.movie(id: 1) }
-      guard case .authenticationFailed(let route, let reason) = error, route == .movie(id: 1) else {
+      guard case .authenticationFailed(let route, let reason, _) = error, route == .movie(id: 1)
+      else {
         Issue.record("expected authenticationFailed, got \(String(describing: error))")
         return
       }

@@ -91,7 +91,7 @@ import Testing
       api.responder.revokeRefreshTokens()
       Self.advance(server, wall, seconds: 601)
       let error = await apiError { try await api.movies.movie(id: 1) }
-      guard case .authenticationFailed(let route, let reason)? = error else {
+      guard case .authenticationFailed(let route, let reason, _)? = error else {
         Issue.record("expected authenticationFailed, got \(String(describing: error))")
         return
       }

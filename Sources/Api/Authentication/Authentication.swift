@@ -139,7 +139,9 @@ public final class Authentication: Sendable {
     }
     var authenticated = request
     if var credential = credential(in: context) {
-      if expiresSoon(credential) {
+      // A refresh that hands back a credential still about to expire is refreshed again, until
+      // the refresh window says it is excessive: such a credential is never sent.
+      while expiresSoon(credential) {
         credential = try await refresh(from: credential, for: attempt)
       }
       engine.apply(credential, to: &authenticated)
@@ -341,18 +343,21 @@ public final class Authentication: Sendable {
     return switch error {
     case let error as AuthenticationError:
       switch error {
-      case .loginRequired(let reason): ApiError.authenticationFailed(route: route, reason: reason)
+      case .loginRequired(let reason):
+        ApiError.authenticationFailed(route: route, reason: reason, underlying: error)
       case .revoked(let reason):
         ApiError.authenticationFailed(
-          route: route, reason: "\(reason); the credential was dropped: log in again")
+          route: route, reason: "\(reason); the credential was dropped: log in again",
+          underlying: error)
       case .invalidAnswer(let reason):
         ApiError.authenticationFailed(
-          route: route, reason: "the \(name) refresh failed: \(sentence(reason))")
+          route: route, reason: "the \(name) refresh failed: \(sentence(reason))",
+          underlying: error)
       }
     case is CancellationError: error
     default:
       ApiError.authenticationFailed(
-        route: route, reason: "the \(name) refresh failed: \(sentence(error))")
+        route: route, reason: "the \(name) refresh failed: \(sentence(error))", underlying: error)
     }
   }
 }

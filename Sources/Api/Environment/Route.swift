@@ -120,18 +120,30 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Whether `contentType` (a `Content-Type` value, parameters and all) is one this route
-  /// accepts: by media type, case-insensitively, `type/*` matching any subtype.
+  /// accepts: by media type, case-insensitively, parameters ignored on both sides
+  /// (`application/json; charset=utf-8` is `application/json`), `*` matching any type or
+  /// subtype (`type/*`, `*/json`, `*/*`).
   public func accepts(contentType: String?) -> Bool {
     guard let acceptable = acceptableContentTypes else { return true }
-    let media =
-      (contentType ?? "").split(separator: ";").first
-      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-    return acceptable.contains { pattern in
-      let pattern = pattern.lowercased()
-      if pattern == "*/*" { return true }
-      if pattern.hasSuffix("/*") { return media.hasPrefix(pattern.dropLast()) }
-      return media == pattern
+    let media = Self.mediaType(contentType ?? "")
+    return acceptable.contains { written in
+      let pattern = Self.mediaType(written)
+      return Self.matches(pattern.type, media.type) && Self.matches(pattern.subtype, media.subtype)
     }
+  }
+
+  /// A media type's type and subtype, lower-cased, without its parameters.
+  static func mediaType(_ text: String) -> (type: Substring, subtype: Substring) {
+    let bare = text.split(separator: ";", maxSplits: 1).first ?? ""
+    let parts = bare.lowercased().split(separator: "/", maxSplits: 1)
+    let trim = { (part: Substring?) -> Substring in
+      Substring((part ?? "").trimmingCharacters(in: .whitespaces))
+    }
+    return (trim(parts.first), trim(parts.count > 1 ? parts[1] : nil))
+  }
+
+  private static func matches(_ pattern: Substring, _ value: Substring) -> Bool {
+    pattern == "*" || (!value.isEmpty && pattern == value)
   }
 
   /// `GET movies/topGrossing/2016`: how errors and logs name a request.

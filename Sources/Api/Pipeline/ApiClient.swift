@@ -164,10 +164,13 @@ public final class ApiClient: Sendable {
         let response: ApiResponse
         (request, response) = try await following(request, body: route.body)
         if route.acceptableStatus.contains(response.status) {
-          guard route.accepts(contentType: response.headerFields[.contentType]) else {
+          // An empty answer (a 204) has no type to check.
+          guard
+            response.body.isEmpty || route.accepts(contentType: response.headerFields[.contentType])
+          else {
             trace?(traceLine(request, "\(response.status)", since: started, then: "; refused"))
             throw ApiError.unacceptableContentType(
-              route: route, contentType: response.headerFields[.contentType] ?? "none",
+              route: route, contentType: response.headerFields[.contentType] ?? "",
               accepted: route.acceptableContentTypes ?? [])
           }
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))

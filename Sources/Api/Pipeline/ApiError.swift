@@ -35,12 +35,21 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case envelopeFailure(route: Route, message: String)
   /// The saved api context could not be read or written.
   case contextStorage(file: String, reason: String)
-  /// A refused credential that no refresh could cure, or a login or refresh that failed.
-  case authenticationFailed(route: Route, reason: String)
+  /// A refused credential that no refresh could cure, or a login or refresh that failed;
+  /// `underlying` is what the authenticator threw, when it threw (`underlyingError`).
+  case authenticationFailed(route: Route, reason: String, underlying: (any Error)? = nil)
   /// More credential refreshes than allowed in a short time: something keeps invalidating them.
   case excessiveRefresh(route: Route, count: Int, seconds: Int)
   /// The server asked to retry later than this client waits.
   case retryAfterTooLong(route: Route, seconds: Int, cap: Int)
+
+  /// The error an authenticator threw, when a refresh or login failed with one: an app's own
+  /// error type is caught as itself (`error.underlyingError as? MyRefreshError`), as with
+  /// Alamofire's `AFError.underlyingError`.
+  public var underlyingError: (any Error)? {
+    if case .authenticationFailed(_, _, let underlying) = self { return underlying }
+    return nil
+  }
 
   public var failure: ServiceFailure {
     switch self {
@@ -84,14 +93,15 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .transportUnavailable(let route, let reason):
       "\(route) could not be sent: \(reason)."
     case .unacceptableContentType(let route, let contentType, let accepted):
-      "\(route) answered \(contentType), not \(accepted.joined(separator: " or ")) as it accepts."
+      "\(route) answered \(Self.said(contentType)), not"
+        + " \(accepted.sorted().joined(separator: " or ")) as it accepts."
     case .decoding(let route, let field, let reason):
       "\(route) answered data that does not fit\(field.isEmpty ? "" : " at \(field)"): \(reason)."
     case .envelopeFailure(let route, let message):
       "\(route) reported failure: \(message)."
     case .contextStorage(let file, let reason):
       "The api context file \(file) could not be used: \(reason)."
-    case .authenticationFailed(let route, let reason):
+    case .authenticationFailed(let route, let reason, _):
       "\(route) was refused for want of a valid credential: \(reason)."
     case .excessiveRefresh(let route, let count, let seconds):
       "\(route) needed a new credential, but \(count) were already fetched in the last"
@@ -100,6 +110,12 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
       "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"
         + " try again later."
     }
+  }
+
+  /// A `Content-Type` as a sentence names it: `text/html; charset=utf-8`, or "no Content-Type".
+  static func said(_ contentType: String) -> String {
+    let trimmed = contentType.trimmingCharacters(in: .whitespaces)
+    return trimmed.isEmpty ? "no Content-Type" : excerpt(trimmed, limit: 120)
   }
 
   /// The first `limit` characters of a body, on one line, for error messages.
