@@ -157,6 +157,7 @@ let package = Package(
       dependencies: [
         "Store", "Layers", "Api", "SampleApi", "Domain", "Composition", "KernelTesting",
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "CompositionTests",

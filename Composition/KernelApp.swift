@@ -106,7 +106,10 @@ public struct KernelApp: Sendable {
     overriding: (@Sendable (Container) throws -> Void)? = nil
   ) throws -> Composed {
     let composer = Composer(app: self, config: config, runtime: runtime)
-    let registered = try composer.compose(profile: profile)
+    let registered: (container: Container, hasApi: Bool, hasOutbox: Bool)
+    do { registered = try composer.compose(profile: profile) } catch let error as ConfigError {
+      throw error.placed(in: config, prefix: variablePrefix)
+    }
     let container = try Self.started(registered.container, overriding: overriding)
     return Composed(
       container: container, composer: composer, profileHasApi: registered.hasApi,

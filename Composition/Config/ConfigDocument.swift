@@ -149,6 +149,11 @@ public struct ConfigDocument: Sendable {
     flags: [String: String] = [:], app: KernelApp = .kernel
   ) throws -> ConfigDocument {
     let variable = "\(app.variablePrefix)_CONFIG"
+    if path?.isEmpty == true {
+      throw ConfigError.malformed(
+        file: "the command line", key: "--config", value: "",
+        expected: "a config file's path (leave --config out for the default)")
+    }
     // An empty variable means unset, like every other one.
     let explicit = path ?? variables[variable].flatMap { $0.isEmpty ? nil : $0 }
     let directory = workingDirectory.path

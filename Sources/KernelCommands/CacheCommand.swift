@@ -28,7 +28,12 @@ struct CacheCommand: AsyncParsableCommand {
         return (origin: origin, names: names, count: count)
       }
       let now = Date()
-      let writes = try await OutboxCommand.tally(invocation, options: global)
+      // A damaged outbox is the outbox's problem, said in a line: the cache's numbers stand.
+      var writes: [WriteState: Int]?
+      var outboxProblem: String?
+      do { writes = try await OutboxCommand.tally(invocation, options: global) } catch {
+        outboxProblem = Failure.sentence(error)
+      }
       if invocation.format == .json {
         var fields: [String: any Sendable] = [
           "file": stats.file ?? "", "bytes": stats.bytes, "entries": stats.entries,
@@ -38,12 +43,17 @@ struct CacheCommand: AsyncParsableCommand {
               as [String: any Sendable]
           },
         ]
-        fields["oldestAgeSeconds"] = stats.oldest.map { Int(now.timeIntervalSince($0)) }
-        fields["newestAgeSeconds"] = stats.newest.map { Int(now.timeIntervalSince($0)) }
+        fields["oldestAgeSeconds"] = stats.oldest.map {
+          Reply.wholeSeconds(now.timeIntervalSince($0))
+        }
+        fields["newestAgeSeconds"] = stats.newest.map {
+          Reply.wholeSeconds(now.timeIntervalSince($0))
+        }
         fields["writes"] = writes.map { counts in
           Dictionary(
             uniqueKeysWithValues: WriteState.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
+        fields["outboxProblem"] = outboxProblem
         try Terminal.printExact(try Reply.json(fields))
         return
       }
@@ -60,6 +70,7 @@ struct CacheCommand: AsyncParsableCommand {
         try Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
       }
       if let writes { try Terminal.print("writes:  \(OutboxCommand.said(writes)) (outbox list)") }
+      if let outboxProblem { try Terminal.print("writes:  unknown: \(outboxProblem)") }
     }
   }
 

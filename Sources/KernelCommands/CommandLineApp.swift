@@ -107,17 +107,24 @@ public struct CommandLineApp: Sendable {
   private func parseAndRun(_ arguments: [String]) async -> Int32 {
     var arguments = arguments
     var numbers: [String]?
-    for bulk in bulkArguments {
-      let (kept, taken) = bulk.split(arguments)
-      if let taken {
-        (arguments, numbers) = (kept, taken)
-        break
-      }
-    }
-    arguments = GlobalOptions.foldingRepeats(arguments)
     do {
+      // Config flags first: their values (`--timeouts-call-seconds 5`) are never taken for a
+      // command's numbers.
       let flags = try ConfigFlags(app).extract(arguments)
       arguments = flags.arguments
+      for bulk in bulkArguments {
+        let (kept, taken) = bulk.split(arguments)
+        if let taken {
+          (arguments, numbers) = (kept, taken)
+          break
+        }
+      }
+      arguments = GlobalOptions.foldingRepeats(arguments)
+      if let negative = arguments.first(where: Self.isNegativeNumber) {
+        throw UsageError(
+          "\(negative) is a negative number, and no argument of \(app.name) takes one; ids,"
+            + " scores and counts are positive whole numbers.")
+      }
       var line = Self.current
       line.configFlags = flags.values
       guard arguments.count <= GlobalOptions.maximumArguments else {
@@ -142,6 +149,15 @@ public struct CommandLineApp: Sendable {
     } catch {
       return Failure.report(error)
     }
+  }
+}
+
+extension CommandLineApp {
+  /// `-1`: what ArgumentParser would take for an unknown option and report as a missing
+  /// argument.
+  static func isNegativeNumber(_ argument: String) -> Bool {
+    argument.count > 1 && argument.hasPrefix("-")
+      && argument.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
   }
 }
 

@@ -56,7 +56,9 @@ struct ConfigFlags {
         kept += arguments[(index - 1)...]
         break
       }
-      let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+      // `--key=` gives the empty value; it never takes the next argument.
+      let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        .map(String.init)
       guard argument.hasPrefix("--"), let name = parts.first, let key = key(name) else {
         kept.append(argument)
         continue

@@ -153,6 +153,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       }
       let queue = try queue(file, configuration)
       try migrate(queue, file: file.path)
+      try checkShape(queue)
       return queue
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
@@ -163,6 +164,26 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     } catch {
       throw StoreError.unusable(
         file: file.path, cause: StoreError.cause(of: error), fix: StoreError.fix(for: error))
+    }
+  }
+
+  /// Refuses a file whose `cache_entry` is not the table Kernel made (a view, say a recursive
+  /// one that never ends, or a table with a trigger): another program made it, and reading it
+  /// could hang or do anything. It is damaged, so moved aside (`connectRepairing`).
+  private static func checkShape(_ queue: DatabaseQueue) throws {
+    let foreign = try queue.read { db in
+      try Int.fetchOne(
+        db,
+        sql: """
+          SELECT COUNT(*) FROM sqlite_master
+          WHERE (name = 'cache_entry' AND type <> 'table') OR type = 'trigger'
+            OR (type = 'view' AND sql LIKE '%cache_entry%')
+          """) ?? 0
+    }
+    guard foreign == 0 else {
+      throw DatabaseError(
+        resultCode: .SQLITE_CORRUPT,
+        message: "its cache_entry is not the table Kernel made (a view or a trigger)")
     }
   }
 

@@ -53,6 +53,22 @@ public final class SQLiteOutboxStore: OutboxStore {
           fix: "update Kernel; it was left untouched")
       }
       try migrator.migrate(queue)
+      // Another program's view or trigger in place of the table could hang every read.
+      let foreign = try queue.read { db in
+        try Int.fetchOne(
+          db,
+          sql: """
+            SELECT COUNT(*) FROM sqlite_master
+            WHERE (name = 'outbox_write' AND type <> 'table') OR type = 'trigger'
+              OR (type = 'view' AND sql LIKE '%outbox_write%')
+            """) ?? 0
+      }
+      guard foreign == 0 else {
+        throw OutboxError(
+          file: file.path, doing: "opened",
+          cause: "its outbox_write is not the table Kernel made (a view or a trigger)",
+          fix: "it was left untouched; move it aside to start a new outbox")
+      }
       return SQLiteOutboxStore(file: file, queue: queue, holder: Self.thisProcess)
     } catch let error as OutboxError {
       throw error
@@ -348,6 +364,7 @@ public final class SQLiteOutboxStore: OutboxStore {
   private func changing<T: Sendable>(
     _ doing: String, _ work: @escaping @Sendable (Database) throws -> T
   ) async throws -> T {
+    let path = file.path
     do {
       return try await queue.writeWithoutTransaction { db in
         var result: T?
@@ -357,7 +374,7 @@ public final class SQLiteOutboxStore: OutboxStore {
         }
         guard let result else {
           throw OutboxError(
-            file: "the outbox", doing: doing, cause: "the transaction did not run", fix: "retry")
+            file: path, doing: doing, cause: "the transaction did not run", fix: "retry")
         }
         return result
       }

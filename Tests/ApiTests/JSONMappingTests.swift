@@ -140,3 +140,20 @@ import Testing
     }
   }
 }
+
+/// A date and time that is no real one is refused, not rolled over into another.
+@Suite struct ImpossibleDatesTests {
+  struct Stamped: Decodable { let at: Date }
+
+  @Test(arguments: [
+    ("2026-11-25T25:00:00Z", false), ("2026-11-25T23:61:00Z", false),
+    ("2026-02-30T10:00:00Z", false), ("2026-11-25T23:59:59.5+02:00", true),
+    ("2026-11-25T00:00:00Z", true),
+  ])
+  func anHourOf25IsRefused(text: String, readable: Bool) {
+    let body = Data(#"{"at": "\#(text)"}"#.utf8)
+    let decoded = try? JSONMapping(dates: .iso8601).decode(
+      Stamped.self, from: body, route: .get("stamps"))
+    #expect((decoded != nil) == readable, "\(text)")
+  }
+}

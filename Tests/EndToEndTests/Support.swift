@@ -27,12 +27,14 @@ extension BuiltCommand.Run {
 extension Kernel {
   /// The cache database's `PRAGMA integrity_check`, by the `sqlite3` command-line tool.
   func integrityCheck() async throws -> String {
+    try await sqlite3("cache.sqlite", "PRAGMA integrity_check;")
+  }
+
+  /// What the `sqlite3` command-line tool prints running `sql` on `file` in the data dir.
+  func sqlite3(_ file: String, _ sql: String) async throws -> String {
     let process = try ChildProcess(
       URL(fileURLWithPath: "/usr/bin/env"),
-      arguments: [
-        "sqlite3", dataDirectory.appendingPathComponent("cache.sqlite").path,
-        "PRAGMA integrity_check;",
-      ])
+      arguments: ["sqlite3", dataDirectory.appendingPathComponent(file).path, sql])
     let out = Reader(process.standardOutput)
     let err = Reader(process.standardError)
     let (output, errors) = await onThreadOfItsOwn {

@@ -2,6 +2,7 @@ import Api
 import Composition
 import Domain
 import Foundation
+import GRDB
 import KernelTesting
 import Layers
 import SampleApi
@@ -270,6 +271,28 @@ extension OutboxTests {
       #expect(!problem.isEmpty)
       #expect(posted.value == 1)
       #expect(try await setup.outbox.store.writes().isEmpty)
+    }
+  }
+}
+
+extension OutboxTests {
+  /// A kept write whose request bytes cannot be read is never sent: the sync settles it as
+  /// rejected, saying it can only be dropped, instead of trying it again for ever.
+  @Test func aWriteWhoseBytesCannotBeReadWaitsToBeDropped() async throws {
+    try await withSetup { setup in
+      let kept = try #require(
+        try await setup.writer(api: false).write(try .rate(movie: 4, score: 40)).kept)
+      let store = try #require(setup.outbox.store as? SQLiteOutboxStore)
+      let outside = try DatabaseQueue(path: store.file.path)
+      try await outside.write { db in
+        try db.execute(
+          sql: "UPDATE outbox_write SET request = x'00ff' WHERE id = ?", arguments: [kept.id])
+      }
+      let report = try await setup.sync(force: true)
+      #expect(report.rejected.map(\.id) == [kept.id])
+      #expect(report.rejected.first?.lastError?.contains("drop it") == true)
+      #expect(setup.ratings.applied(to: 4).isEmpty)
+      #expect(try await setup.sync(force: true).tried == 0)
     }
   }
 }

@@ -197,12 +197,29 @@ public struct JSONMapping: Sendable, Hashable {
     let container = try decoder.singleValueContainer()
     let text = try container.decode(String.self)
     if text.utf8.count == 10, let day = CalendarDay.date(from: text) { return day }
-    guard let date = try? iso8601Style.parse(text) else {
+    guard isPlausibleDateTime(text), let date = try? iso8601Style.parse(text) else {
       throw DecodingError.dataCorruptedError(
         in: container,
         debugDescription: "expected an ISO 8601 date, found \"\(text.prefix(40))\"")
     }
     return date
+  }
+
+  /// Whether `text` starts with a real day and time of day (`2026-11-25T23:59:60`): Foundation's
+  /// parser on Linux rolls an hour of 25, a minute of 61 or February 30 over into the next
+  /// day, so a server's wrong date would be read as another one.
+  static func isPlausibleDateTime(_ text: String) -> Bool {
+    let bytes = Array(text.utf8.prefix(19))
+    guard bytes.count == 19, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+      bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+      CalendarDay.date(from: String(decoding: bytes[0..<10], as: UTF8.self)) != nil
+    else { return false }
+    func number(_ range: Range<Int>) -> Int? {
+      Int(String(decoding: bytes[range], as: UTF8.self))
+    }
+    guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+    else { return false }
+    return (0...23).contains(hour) && (0...59).contains(minute) && (0...60).contains(second)
   }
 
   /// A calendar day, `yyyy-MM-dd`, as midnight UTC.

@@ -226,6 +226,11 @@ public struct Outbox: Sendable {
   /// 30 seconds to at most an hour.
   public static func outcome(of error: any Error, tries: Int, now: Date) -> WriteOutcome {
     let sentence = "\(error)"
+    // A write that cannot be sent at all (its kept bytes are not a request, its file is gone)
+    // would fail the same way for ever: it waits for the user, who drops it.
+    if !(error is any AnsweredFailure), ServiceFailure.of(error) == .rejected {
+      return .rejected(error: sentence + " It can never be sent as it is: drop it (outbox drop).")
+    }
     if let answered = error as? any AnsweredFailure {
       switch answered.status {
       case 409, 412: return .conflict(error: sentence, body: answered.body)
