@@ -44,10 +44,13 @@ extension ConfigError {
     let bare = String(key.prefix { $0 != "[" })
     let index = key.dropFirst(bare.count)
     for candidate in [bare, Self.withoutProfile(bare)] {
-      guard let written = config.written(candidate), written.file != config.file else {
-        continue
+      guard let setting = config.settings.first(where: { $0.key == candidate }),
+        let written = setting.written
+      else { continue }
+      switch setting.source {
+      case .flag, .variable: return placed(file: written.file, key: written.key + index)
+      case .profile, .file, .builtInDefault: return self
       }
-      return placed(file: written.file, key: written.key + index)
     }
     return self
   }

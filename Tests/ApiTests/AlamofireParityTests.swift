@@ -40,7 +40,8 @@ import Testing
     let refreshes = Counter()
     let wall = TestWallClock()
     let authentication = Authentication(
-      OwnAuthenticator(refreshes: refreshes, next: next), name: "own", wallClock: wall.wallClock)
+      OwnAuthenticator(refreshes: refreshes, next: next), name: "own", clock: TestClock(),
+      wallClock: wall.wallClock)
     try await withLoopbackApi(authentication: authentication) { api in
       try api.context.store(
         credential: StoredCredential(
