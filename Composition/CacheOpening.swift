@@ -76,6 +76,21 @@ final class CacheOpening: CacheStore, CacheMaintenance {
 
   func remove(_ key: String) async throws { try await usable()?.remove(key) }
 
+  func entries(for keys: [String]) async throws -> [CacheEntry?] {
+    guard let store = try usable() else { return keys.map { _ in nil } }
+    return try await store.entries(for: keys)
+  }
+
+  func store(_ entries: [CacheEntry]) async throws { try await usable()?.store(entries) }
+
+  func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
+    try await usable()?.query(scope: scope, query) ?? []
+  }
+
+  func settleEdit(of key: String, taken: Bool) async throws {
+    try await usable()?.settleEdit(of: key, taken: taken)
+  }
+
   /// With no cache file yet, an empty cache: nothing is created to count nothing.
   func statistics() async throws -> CacheStatistics {
     guard FileManager.default.fileExists(atPath: file.path) else {

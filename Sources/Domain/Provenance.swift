@@ -6,6 +6,9 @@ public enum ResultOrigin: String, Sendable, Hashable {
   case network, cache
   /// A cached copy changed by writes the api has not taken yet.
   case pending
+  /// Answered by a local query over stored entities, for a call never stored: the api may
+  /// know more.
+  case local
 }
 
 /// The origin and age of one result: a cache answer is as old as its stored copy, a network
@@ -55,7 +58,7 @@ public struct Provenance: Sendable, Hashable {
 
     public var all: [Provenance] { entries.withLock { $0 } }
 
-    /// `network`, `cache`, `pending`, `mixed`, or nil when nothing was recorded.
+    /// `network`, `cache`, `pending`, `local`, `mixed`, or nil when nothing was recorded.
     public var origin: String? {
       let origins = Set(all.map(\.origin))
       if origins.count > 1 { return "mixed" }

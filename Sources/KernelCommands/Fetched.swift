@@ -6,8 +6,8 @@ import Layers
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
   public let value: Value
-  /// `network`, `cache`, `pending` (a cached copy with writes the api has not taken) or
-  /// `mixed`.
+  /// `network`, `cache`, `pending` (a cached copy with writes the api has not taken), `local`
+  /// (a query over stored entities, for a call never stored) or `mixed`.
   public let origin: String
   /// The age of the oldest cached answer in it, in seconds.
   public let oldestCacheAge: TimeInterval?
@@ -27,6 +27,8 @@ public struct Fetched<Value: Sendable>: Sendable {
     let age = oldestCacheAge.map(Reply.age) ?? "new"
     switch origin {
     case "cache": return "\(what) from cache, \(age)"
+    case "local":
+      return "\(what) found among those stored (a local query: the api may know more), \(age)"
     case "pending":
       return "\(what) from cache, \(age), with changes not yet sent (outbox list shows them)"
     case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"

@@ -70,6 +70,21 @@ extension SQLiteCacheStore {
     migrator.registerMigration("v5: copies changed by pending writes") { db in
       try db.execute(sql: "ALTER TABLE cache_entry ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
     }
+    // Entities stored once (the source of truth): an answer of entities keeps their keys; an
+    // entity row names its partition and type (`scope`), which local queries look among, and
+    // keeps the api's copy under an edit (`original`) to put back when the write is undone.
+    // The cache is disposable: the answers stored as calls before are dropped, not converted.
+    migrator.registerMigration("v6: entities stored once") { db in
+      try db.execute(
+        sql: """
+          DELETE FROM cache_entry;
+          ALTER TABLE cache_entry ADD COLUMN scope TEXT;
+          ALTER TABLE cache_entry ADD COLUMN refs TEXT;
+          ALTER TABLE cache_entry ADD COLUMN original BLOB;
+          ALTER TABLE cache_entry ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+          CREATE INDEX cache_entry_by_scope ON cache_entry(scope) WHERE scope IS NOT NULL;
+          """)
+    }
     return migrator
   }
 

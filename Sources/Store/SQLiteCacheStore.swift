@@ -24,6 +24,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   private let warn: @Sendable (String) -> Void
   /// Keys already warned about, so each bad row is said once per process.
   private let warned = Mutex<Set<String>>([])
+  /// The fields whose local-query index this process has made (or found) already.
+  private let indexed = Mutex<Set<String>>([])
 
   private init(
     file: URL?, database: any DatabaseWriter, budget: Budget = .unbounded,
@@ -231,65 +233,193 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// An answer last marked used more than `useResolution` ago is marked again, in a write of
   /// its own: the budget evicts the least recently used first.
   public func entry(for key: String) async throws -> CacheEntry? {
-    let row = try await using("read") {
+    try await entries(for: [key])[0]
+  }
+
+  /// The rows of `keys` read in one transaction (the entities of a list are one consistent
+  /// copy), each by the same cached indexed SELECT; rows last marked used long ago are marked
+  /// again together.
+  public func entries(for keys: [String]) async throws -> [CacheEntry?] {
+    let rows = try await using("read") {
       try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
-          sql:
-            "SELECT payload, storedAt, etag, lastModified, usedAt, pending FROM cache_entry WHERE key = ?"
-        )
-        return try Row.fetchOne(statement, arguments: [key])
+          sql: "SELECT \(StoredRow.columns) FROM cache_entry WHERE key = ?")
+        if keys.count == 1 { return [try Row.fetchOne(statement, arguments: [keys[0]])] }
+        var rows: [Row?] = []
+        try db.inTransaction(.deferred) {
+          rows = try keys.map { try Row.fetchOne(statement, arguments: [$0]) }
+          return .commit
+        }
+        return rows
       }
     }
-    guard let row else { return nil }
-    switch StoredRow.entry(key: key, row) {
-    case .success(let entry):
-      let now = Date().timeIntervalSince1970
-      if budget.maxBytes != nil, let used = Double.fromDatabaseValue(row[4]),
-        now - used > Self.useResolution
-      {
-        try? await writer().write { db in
+    var found: [CacheEntry?] = []
+    found.reserveCapacity(keys.count)
+    var used: [String] = []
+    let now = Date().timeIntervalSince1970
+    for (key, row) in zip(keys, rows) {
+      guard let row else {
+        found.append(nil)
+        continue
+      }
+      switch StoredRow.entry(key: key, row) {
+      case .success(let entry):
+        if budget.maxBytes != nil, let last = Double.fromDatabaseValue(row[4]),
+          now - last > Self.useResolution
+        {
+          used.append(key)
+        }
+        found.append(entry)
+      case .failure(let problem):
+        let first = warned.withLock { $0.insert(key).inserted }
+        if first {
+          warn(
+            "The cache entry \(key) in \(name) cannot be read (\(problem.reason)); it is treated"
+              + " as missing and will be replaced.")
+        }
+        found.append(nil)
+      }
+    }
+    if !used.isEmpty {
+      let marked = used
+      try? await writer().write { db in
+        for key in marked {
           try db.execute(
             sql: "UPDATE cache_entry SET usedAt = ? WHERE key = ?", arguments: [now, key])
         }
       }
-      return entry
-    case .failure(let problem):
-      let first = warned.withLock { $0.insert(key).inserted }
-      if first {
-        warn(
-          "The cache entry \(key) in \(name) cannot be read (\(problem.reason)); it is treated as"
-            + " missing and will be replaced.")
-      }
-      return nil
     }
+    return found
   }
 
-  /// One upsert in a transaction of its own, written in place for the same reason as reads;
-  /// in the same transaction, what the budget no longer allows goes (see `evict`) and the pages
-  /// it freed are cut off the file, which shrinks when the log is next folded in (see
-  /// `bounded`).
-  public func store(_ entry: CacheEntry) async throws {
+  public func store(_ entry: CacheEntry) async throws { try await store([entry]) }
+
+  /// One upsert per row in one transaction, written in place for the same reason as reads; in
+  /// the same transaction, what the budget no longer allows goes (see `evict`) and the pages it
+  /// freed are cut off the file, which shrinks when the log is next folded in (see `bounded`).
+  /// An entity row from the api never replaces one whose edit is pending.
+  public func store(_ entries: [CacheEntry]) async throws {
+    guard let last = entries.last else { return }
     try await using("written") {
       try writer().write { db in
         let statement = try db.cachedStatement(
           sql: """
-            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
+              scope, refs, original, stale)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
               storedAt = excluded.storedAt, etag = excluded.etag,
               lastModified = excluded.lastModified, usedAt = excluded.usedAt,
-              pending = excluded.pending
+              pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
+              original = excluded.original, stale = excluded.stale
+            WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
             """)
         let now = Date().timeIntervalSince1970
-        try statement.execute(arguments: [
-          entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
-          entry.validators.lastModified, now, entry.isPending,
-        ])
-        if try evict(db, keeping: entry.key, now: now) {
+        for entry in entries {
+          try statement.execute(arguments: [
+            entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
+            entry.validators.lastModified, now, entry.isPending, entry.scope,
+            entry.references?.joined(separator: "\n"), entry.original, entry.isStale,
+          ])
+        }
+        if try evict(db, keeping: last.key, now: now) {
           try db.execute(sql: "PRAGMA incremental_vacuum")
         }
       }
     }
+  }
+
+  /// Settles the edit of the entity under `key`: taken by the api, it stays as edited but stale
+  /// (the next network read refreshes it); not taken, the api's copy it edited is put back. An
+  /// answer stored whole is dropped either way.
+  public func settleEdit(of key: String, taken: Bool) async throws {
+    try await using("written") {
+      try writer().write { db in
+        try db.execute(
+          sql: taken
+            ? "UPDATE cache_entry SET pending = 0, original = NULL, stale = 1, etag = NULL,"
+              + " lastModified = NULL WHERE key = ? AND scope IS NOT NULL"
+            : "UPDATE cache_entry SET payload = coalesce(original, payload), pending = 0,"
+              + " original = NULL WHERE key = ? AND scope IS NOT NULL",
+          arguments: [key])
+        try db.execute(
+          sql: "DELETE FROM cache_entry WHERE key = ? AND scope IS NULL", arguments: [key])
+      }
+    }
+  }
+
+  /// The entities of `scope` a local query selects, in SQL: each field read by `json_extract`,
+  /// with an index on the scope and the field made the first time a query asks for it, so a
+  /// query filters by index rather than decoding every entity.
+  public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
+    for field in query.fields where !LocalQuery.isField(field) {
+      throw LocalQueryRefused(field: field)
+    }
+    let extract = { (field: String) in "json_extract(CAST(payload AS TEXT), '$.\(field)')" }
+    try await index(query.filters.map(\.field) + query.order.prefix(1).map(\.field), extract)
+    var sql = "SELECT \(StoredRow.columns), key FROM cache_entry WHERE scope = ?"
+    var arguments: [(any DatabaseValueConvertible)?] = [scope]
+    for filter in query.filters {
+      switch filter.value {
+      case .integer(let number):
+        sql += " AND \(extract(filter.field)) = ?"
+        arguments.append(number)
+      case .number(let number):
+        sql += " AND \(extract(filter.field)) = ?"
+        arguments.append(number)
+      case .string(let text):
+        sql += " AND \(extract(filter.field)) = ?"
+        arguments.append(text)
+      case .boolean(let flag):
+        sql += " AND \(extract(filter.field)) = ?"
+        arguments.append(flag ? 1 : 0)
+      case .null, .array, .object:
+        // Nothing stored equals null, a list or an object (as in the in-memory store).
+        return []
+      }
+    }
+    if !query.order.isEmpty {
+      sql +=
+        " ORDER BY "
+        + query.order.map { "\(extract($0.field)) \($0.descending ? "DESC" : "ASC")" }
+        .joined(separator: ", ") + ", key"
+    }
+    if let limit = query.limit {
+      sql += " LIMIT ?"
+      arguments.append(max(0, limit))
+    }
+    let statementArguments = StatementArguments(arguments)
+    let rows = try await using("read") {
+      try writer().unsafeRead { db in
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: statementArguments)
+      }
+    }
+    // A row another program damaged is left out, as a lookup leaves it out.
+    return rows.compactMap { row in
+      guard let key = StoredRow.text(row[10]),
+        case .success(let entry) = StoredRow.entry(key: key, row)
+      else { return nil }
+      return entry
+    }
+  }
+
+  /// The indexes a local query on `fields` uses, made once per process and field.
+  private func index(_ fields: [String], _ extract: (String) -> String) async throws {
+    let missing = fields.filter { field in indexed.withLock { !$0.contains(field) } }
+    guard !missing.isEmpty else { return }
+    try await using("written") {
+      try writer().write { db in
+        for field in missing {
+          let name = "cache_entity_by_" + field.replacingOccurrences(of: ".", with: "_")
+          try db.execute(
+            sql: """
+              CREATE INDEX IF NOT EXISTS "\(name)" ON cache_entry(scope, \(extract(field)))
+              WHERE scope IS NOT NULL
+              """)
+        }
+      }
+    }
+    indexed.withLock { $0.formUnion(missing) }
   }
 
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {

@@ -20,8 +20,11 @@ enum StoredRow {
   static let readableTime =
     "typeof(storedAt) IN ('real', 'integer') AND storedAt BETWEEN 0 AND 32503680000"
 
-  /// The entry of `row` (`payload, storedAt, etag, lastModified`, then `usedAt` and `pending`
-  /// when selected), or why it cannot be had.
+  /// The columns `entry(key:_:)` reads, in its order.
+  static let columns =
+    "payload, storedAt, etag, lastModified, usedAt, pending, scope, refs, original, stale"
+
+  /// The entry of `row` (`columns`, or their first four), or why it cannot be had.
   static func entry(key: String, _ row: Row) -> Result<CacheEntry, Problem> {
     let payload = row[0] as DatabaseValue
     guard case .blob(let data) = payload.storage else {
@@ -32,11 +35,16 @@ enum StoredRow {
       return .failure(
         Problem(reason: "its storedAt is \(kind(of: stored)), not a time since 1970"))
     }
+    let references = row.count > 7 ? text(row[7]) : nil
     return .success(
       CacheEntry(
         key: key, payload: data, storedAt: storedAt,
         validators: CacheValidators(etag: text(row[2]), lastModified: text(row[3])),
-        isPending: row.count > 5 && (row[5] as DatabaseValue) == true.databaseValue))
+        isPending: row.count > 5 && (row[5] as DatabaseValue) == true.databaseValue,
+        scope: row.count > 6 ? text(row[6]) : nil,
+        references: references.map { $0.isEmpty ? [] : $0.split(separator: "\n").map(String.init) },
+        original: row.count > 8 ? self.data(row[8]) : nil,
+        isStale: row.count > 9 && (row[9] as DatabaseValue) == true.databaseValue))
   }
 
   /// The time a stored value names, when it is a number within `plausibleSeconds`.

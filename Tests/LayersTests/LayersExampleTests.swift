@@ -26,7 +26,7 @@ import Testing
     apiMovies.fail(.unreachable)
     #expect(try await movies.movie(id: 1).name == "Finding Dory")
     #expect(output.all.count == 2)
-    #expect(output.all.first?.hasPrefix("movie movies/1: from network in ") == true)
-    #expect(output.all.last?.hasPrefix("movie movies/1: from cache in ") == true)
+    #expect(output.all.first?.hasPrefix("movie Movie/1: from network in ") == true)
+    #expect(output.all.last?.hasPrefix("movie Movie/1: from cache in ") == true)
   }
 }

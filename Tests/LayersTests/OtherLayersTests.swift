@@ -139,8 +139,8 @@ private final class GatedMovies: MovieService {
     base.fail(.rejected)
     _ = try? await service.movie(id: 2)
     #expect(lines.all.count == 2)
-    #expect(lines.all[0].hasPrefix("movie movies/1: from network in "))
-    #expect(lines.all[1].hasPrefix("movie movies/2: failed after "))
+    #expect(lines.all[0].hasPrefix("movie Movie/1: from network in "))
+    #expect(lines.all[1].hasPrefix("movie Movie/2: failed after "))
   }
 }
 

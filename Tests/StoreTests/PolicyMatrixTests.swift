@@ -45,8 +45,9 @@ import Testing
     }
   }
 
-  /// Which copy came back: the one stored before, or the api's new one.
-  enum Copy: Equatable { case old, new }
+  /// Which copy came back: the one stored before, the api's new one, or what a local query
+  /// found among the stored movies (movie 1 alone, stored by its item call).
+  enum Copy: Equatable { case old, new, local }
 
   /// What the policy means, written as its documentation says it.
   struct Expected: Equatable {
@@ -56,40 +57,56 @@ import Testing
     var apiCalled: Bool
   }
 
+  /// Whether the call has a copy of its own: stored by itself, or (an item) its entity stored
+  /// by another call, a list that held it.
+  static func hasOwnCopy(_ c: Case) -> Bool {
+    c.stored == .fresh || c.stored == .stale || (c.stored == .byAnotherCall && c.shape == .item)
+  }
+
   static func expected(_ c: Case) -> Expected {
-    let own = c.stored == .fresh || c.stored == .stale
+    let own = hasOwnCopy(c)
+    // A list never stored, with movies of its year stored by another call: its local query.
+    let local = c.stored == .byAnotherCall && c.shape == .list
     let age: TimeInterval = c.stored == .stale ? 600 : 30
     let cached = Expected(copy: .old, origin: .cache, age: age, apiCalled: false)
+    let queried = Expected(copy: .local, origin: .local, age: 30, apiCalled: true)
     let failure = Expected(copy: nil, origin: nil, age: nil, apiCalled: true)
-    /// Asking the api, falling back to the own copy when it is down, renewing it on a 304.
+    /// Asking the api, falling back to the own copy (or the local query) when it is down,
+    /// renewing the own copy on a 304.
     func ask(fallBack: Bool) -> Expected {
       switch c.api {
       case .answers: return Expected(copy: .new, origin: .network, age: 0, apiCalled: true)
       case .down:
-        return own && fallBack
-          ? Expected(copy: .old, origin: .cache, age: age, apiCalled: true) : failure
+        if own && fallBack {
+          return Expected(copy: .old, origin: .cache, age: age, apiCalled: true)
+        }
+        return local && fallBack ? queried : failure
       case .notModified:
-        return own && fallBack
-          ? Expected(copy: .old, origin: .cache, age: 0, apiCalled: true) : failure
+        if own && fallBack { return Expected(copy: .old, origin: .cache, age: 0, apiCalled: true) }
+        return local && fallBack ? queried : failure
       case .badData: return failure
       }
     }
+    let fresh = c.stored == .fresh || (own && c.stored == .byAnotherCall)
     switch c.policy {
     case .cacheOnly:
-      return own ? cached : Expected(copy: nil, origin: nil, age: nil, apiCalled: false)
+      if own { return cached }
+      return local
+        ? Expected(copy: .local, origin: .local, age: 30, apiCalled: false)
+        : Expected(copy: nil, origin: nil, age: nil, apiCalled: false)
     case .networkOnly:
       return ask(fallBack: false)
     case .cacheFirst:
-      return c.stored == .fresh ? cached : ask(fallBack: true)
+      return fresh ? cached : ask(fallBack: true)
     case .networkFirst, .cacheThenNetwork:
       return ask(fallBack: true)
     case .staleWhileRevalidate:
-      if c.stored == .fresh { return cached }
+      if fresh { return cached }
       // A stale copy is answered at once; the api is asked behind it.
       if c.stored == .stale {
         return Expected(copy: .old, origin: .cache, age: 600, apiCalled: true)
       }
-      return ask(fallBack: false)
+      return ask(fallBack: true)
     }
   }
 
@@ -146,6 +163,7 @@ import Testing
       switch expectation.copy {
       case .old?: c.shape == .item ? [old[0]] : old
       case .new?: c.shape == .item ? [new[0]] : new
+      case .local?: [old[0]]
       case nil: nil
       }
     #expect((try? result.get()) == wanted)
@@ -157,7 +175,7 @@ import Testing
     }
     #expect((api.calls > 0) == expectation.apiCalled)
     // cacheThenNetwork hands over its own stored copy first; nothing else does.
-    let own = c.stored == .fresh || c.stored == .stale
+    let own = Self.hasOwnCopy(c)
     #expect(
       early.all
         == (c.policy == .cacheThenNetwork && own

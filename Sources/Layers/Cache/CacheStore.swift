@@ -1,8 +1,8 @@
 import Domain
 import Foundation
 
-/// One call's stored answer: its encoded result, when it was fetched from the network, and the
-/// validators it came with.
+/// One stored row: a call's answer (its encoded result, or the keys of the entities it holds),
+/// or one entity; when it was fetched from the network, and the validators it came with.
 public struct CacheEntry: Sendable, Hashable {
   public var key: String
   public var payload: Data
@@ -11,16 +11,32 @@ public struct CacheEntry: Sendable, Hashable {
   /// Changed by writes the api has not taken yet (`WriteCall.optimistic`): answered as
   /// `pending`, never offered as the api's copy.
   public var isPending: Bool
+  /// For an entity: its partition and type (`<partition>|Movie`), what a local query of that
+  /// type looks among; nil for an answer.
+  public var scope: String?
+  /// For an answer made of entities: their keys, in order (the payload is then empty); nil for
+  /// an answer stored whole or an entity.
+  public var references: [String]?
+  /// The api's copy before an optimistic edit changed it: what undoing the edit puts back.
+  public var original: Data?
+  /// The api took a write that changed it, without answering the entity: the next network read
+  /// refreshes it, whatever the policy's age.
+  public var isStale: Bool
 
   public init(
     key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators(),
-    isPending: Bool = false
+    isPending: Bool = false, scope: String? = nil, references: [String]? = nil,
+    original: Data? = nil, isStale: Bool = false
   ) {
     self.key = key
     self.payload = payload
     self.storedAt = storedAt
     self.validators = validators
     self.isPending = isPending
+    self.scope = scope
+    self.references = references
+    self.original = original
+    self.isStale = isStale
   }
 }
 
@@ -37,6 +53,53 @@ public protocol CacheStore: Sendable {
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws
   /// Removes the entry under `key`, if any (a sent write made it stale).
   func remove(_ key: String) async throws
+  /// The entries under `keys`, in their order (nil where there is none), read together: the
+  /// entities of a stored list.
+  func entries(for keys: [String]) async throws -> [CacheEntry?]
+  /// Stores `entries` together, whole or not at all: an answer and the entities it holds. An
+  /// entity row (with a `scope`) never replaces one whose edit is pending: the user's edit shows
+  /// until its write is settled.
+  func store(_ entries: [CacheEntry]) async throws
+  /// The entities whose `scope` is `scope` that `query` selects, in its order, at most its
+  /// limit: run in the store, not by decoding every entity.
+  func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry]
+  /// Settles an optimistic edit of the row under `key`: `taken` by the api, an entity stays as
+  /// edited but stale (the next network read refreshes it); not taken (dropped, refused, in
+  /// conflict), the api's copy it edited (`original`) is put back. A row stored whole is
+  /// removed either way.
+  func settleEdit(of key: String, taken: Bool) async throws
+}
+
+extension CacheStore {
+  /// One read per key: a store that can read them together (SQLite, in one transaction) says so.
+  public func entries(for keys: [String]) async throws -> [CacheEntry?] {
+    var found: [CacheEntry?] = []
+    for key in keys { found.append(try await entry(for: key)) }
+    return found
+  }
+
+  /// One write per entry: a store with transactions stores them in one.
+  public func store(_ entries: [CacheEntry]) async throws {
+    for entry in entries { try await store(entry) }
+  }
+
+  /// A store that keeps no entities answers no local query.
+  public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] { [] }
+
+  /// By `entry`, `store` and `remove`: a store that can do it in one statement does.
+  public func settleEdit(of key: String, taken: Bool) async throws {
+    guard var entry = try await entry(for: key) else { return }
+    guard entry.scope != nil else { return try await remove(key) }
+    if taken {
+      entry.isStale = true
+      entry.validators = CacheValidators()
+    } else if let original = entry.original {
+      entry.payload = original
+    }
+    entry.isPending = false
+    entry.original = nil
+    try await store([entry])
+  }
 }
 
 /// What a cache holds, for `kernel cache stats`.

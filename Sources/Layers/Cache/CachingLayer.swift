@@ -56,15 +56,17 @@ public struct CachingLayer: ServiceLayer {
     -> Answer<Value>
   {
     guard let codec = call.codec else { return try await next() }
-    let stored = try await read(call, codec)
+    let found = try await read(call, codec)
+    let stored = found?.answer
     switch policy {
     case .cacheOnly:
-      guard let stored else { throw CacheMiss(what: call.summary) }
-      return stored
+      if let stored { return stored }
+      if let local = try await localAnswer(call) { return local }
+      throw CacheMiss(what: call.summary)
     case .networkOnly:
       return try await fetch(call, codec, next, stored: nil)
     case .cacheFirst(let maxAge):
-      if let stored, stored.age <= maxAge.seconds { return stored }
+      if let found, !found.isStale, found.answer.age <= maxAge.seconds { return found.answer }
       return try await fetchOrFallBack(call, codec, next, stored: stored)
     case .networkFirst:
       return try await fetchOrFallBack(call, codec, next, stored: stored)
@@ -75,24 +77,39 @@ public struct CachingLayer: ServiceLayer {
       }
       return try await fetchOrFallBack(call, codec, next, stored: stored)
     case .staleWhileRevalidate(let maxAge):
-      guard let stored else { return try await fetch(call, codec, next, stored: nil) }
-      if stored.age > maxAge.seconds {
-        background.start { _ = try? await fetch(call, codec, next, stored: stored) }
+      guard let found else { return try await fetchOrFallBack(call, codec, next, stored: nil) }
+      if found.isStale || found.answer.age > maxAge.seconds {
+        background.start { _ = try? await fetch(call, codec, next, stored: found.answer) }
       }
-      return stored
+      return found.answer
     }
   }
 
   // MARK: The store
 
-  /// The answer stored for this very call, or nil. A store that cannot be read, or a copy that
-  /// no longer decodes, counts as nothing stored (with a warning), except under `cacheOnly`.
+  /// A stored answer, and whether a write the api took has made it stale.
+  struct Found<Value: Sendable>: Sendable {
+    var answer: Answer<Value>
+    var isStale: Bool
+  }
+
+  /// The answer stored for this very call (for an item call, its entity's row, whoever stored
+  /// it; for a list of entities, its ids' current rows), or nil. A store that cannot be read, a
+  /// copy that no longer decodes, or a list one of whose entities is gone counts as nothing
+  /// stored (with a warning), except under `cacheOnly`.
   func read<Value: Sendable>(_ call: ServiceCall<Value>, _ codec: CacheCodec<Value>) async throws
-    -> Answer<Value>?
+    -> Found<Value>?
   {
     let entry: CacheEntry?
+    var rows: [CacheEntry] = []
     do {
       entry = try await store.entry(for: key(of: call))
+      if let references = entry?.references {
+        let found = try await store.entries(for: references)
+        // An entity evicted since: the list is a miss, never a list with holes.
+        guard !found.contains(where: { $0 == nil }) else { return nil }
+        rows = found.compactMap { $0 }
+      }
     } catch {
       if policy == .cacheOnly { throw error }
       warnings.warn("\(Self.clause(error)); asking the api instead.")
@@ -100,10 +117,21 @@ public struct CachingLayer: ServiceLayer {
     }
     guard let entry else { return nil }
     do {
-      return Answer(
-        value: try codec.decode(entry.payload), origin: entry.isPending ? .pending : .cache,
-        age: max(0, clock.now().timeIntervalSince(entry.storedAt)),
-        validators: entry.isPending ? CacheValidators() : entry.validators)
+      let value: Value
+      if let shape = call.entities, entry.references != nil {
+        value = try shape.value(of: rows.map(\.payload))
+      } else if let shape = call.entities, shape.itemID != nil {
+        value = try shape.value(of: [entry.payload])
+      } else {
+        value = try codec.decode(entry.payload)
+      }
+      let pending = entry.isPending || rows.contains(where: \.isPending)
+      return Found(
+        answer: Answer(
+          value: value, origin: pending ? .pending : .cache,
+          age: max(0, clock.now().timeIntervalSince(entry.storedAt)),
+          validators: pending ? CacheValidators() : entry.validators),
+        isStale: entry.isStale || rows.contains(where: \.isStale))
     } catch {
       if policy == .cacheOnly {
         throw CacheUnreadable(what: call.summary, reason: "\(error)")
@@ -113,8 +141,56 @@ public struct CachingLayer: ServiceLayer {
     }
   }
 
-  /// Asks below, offering the stored copy's validators; stores a new network answer (its
-  /// entry whole, in one transaction), or renews the copy on `NotModified`.
+  /// What the call's local query selects among the stored entities of its type (origin
+  /// `local`: the api may know more), or nil when it declares none or nothing matches.
+  func localAnswer<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
+    guard let local = call.local, let shape = call.entities, shape.itemID == nil else {
+      return nil
+    }
+    let rows = try await store.query(scope: scope(of: shape), local)
+    guard !rows.isEmpty else { return nil }
+    let now = clock.now()
+    return Answer(
+      value: try shape.value(of: rows.map(\.payload)), origin: .local,
+      age: rows.map { max(0, now.timeIntervalSince($0.storedAt)) }.max() ?? 0)
+  }
+
+  /// The scope of `shape`'s entities in this partition: what a local query looks among.
+  func scope<Value>(of shape: EntityShape<Value>) -> String { partition + "|" + shape.type }
+
+  /// The rows that keep `answer` of `call`: its entities once each (an item call's is the
+  /// answer itself), and for a list the answer as their keys; else the answer whole.
+  func rows<Value: Sendable>(
+    for call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ answer: Answer<Value>
+  ) throws -> [CacheEntry] {
+    let now = clock.now()
+    guard let shape = call.entities else {
+      return [
+        CacheEntry(
+          key: key(of: call), payload: try codec.encode(answer.value), storedAt: now,
+          validators: answer.validators)
+      ]
+    }
+    let isItem = shape.itemID != nil
+    let entities = try shape.entities(of: answer.value).map { entity in
+      // An item call names the entity it reads: its answer is that entity, whatever id it
+      // carries. An entity's validators are those of its own item answer, never a list's.
+      CacheEntry(
+        key: storeKey(shape.key(of: shape.itemID ?? entity.id)), payload: entity.payload,
+        storedAt: now, validators: isItem ? answer.validators : CacheValidators(),
+        scope: scope(of: shape))
+    }
+    if isItem { return entities }
+    return entities + [
+      CacheEntry(
+        key: key(of: call), payload: Data(), storedAt: now, validators: answer.validators,
+        references: entities.map(\.key))
+    ]
+  }
+
+  /// Asks below, offering the stored copy's validators; stores a new network answer (its rows
+  /// together, in one transaction), or renews the copy on `NotModified`. A network failure with
+  /// nothing stored falls back to the call's local query.
   private func fetch<Value: Sendable>(
     _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
     stored: Answer<Value>?
@@ -124,12 +200,7 @@ public struct CachingLayer: ServiceLayer {
       let answer = try await next(offering: offered)
       // Something below answered from a cache of its own: keep its age, do not store it as new.
       guard answer.origin == .network else { return answer }
-      await keep {
-        try await store.store(
-          CacheEntry(
-            key: key(of: call), payload: try codec.encode(answer.value), storedAt: clock.now(),
-            validators: answer.validators))
-      }
+      await keep { try await store.store(try rows(for: call, codec, answer)) }
       return answer
     } catch is NotModified {
       guard let stored else { throw CacheMiss(what: call.summary) }
@@ -141,6 +212,9 @@ public struct CachingLayer: ServiceLayer {
         value: stored.value, origin: .cache, age: 0, validators: stored.validators)
     }
   }
+
+  /// The store's key of `key` in this layer's partition.
+  func storeKey(_ key: String) -> String { partition.isEmpty ? key : partition + " " + key }
 
   /// The store's key for `call`: the partition, a space, the call's own key.
   func key<Value>(of call: ServiceCall<Value>) -> String {
@@ -161,7 +235,11 @@ public struct CachingLayer: ServiceLayer {
     do {
       return try await fetch(call, codec, next, stored: stored)
     } catch {
-      if let stored, Self.canFallBack(error) { return stored }
+      guard Self.canFallBack(error) else { throw error }
+      if let stored { return stored }
+      // Never stored, and the api cannot answer: what the stored entities say, if the call
+      // says how to ask them.
+      if let local = try? await localAnswer(call) { return local }
       throw error
     }
   }

@@ -28,6 +28,66 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
     _ = entries.withLock { $0.removeValue(forKey: key) }
   }
 
+  public func entries(for keys: [String]) async throws -> [CacheEntry?] {
+    entries.withLock { entries in keys.map { entries[$0] } }
+  }
+
+  public func store(_ new: [CacheEntry]) async throws {
+    entries.withLock { entries in
+      // An entity from the api never replaces one with an edit pending: the edit shows until
+      // its write is settled.
+      for entry in new
+      where entry.scope == nil || entry.isPending || entries[entry.key]?.isPending != true {
+        entries[entry.key] = entry
+      }
+    }
+  }
+
+  public func settleEdit(of key: String, taken: Bool) async throws {
+    entries.withLock { entries in
+      guard var entry = entries[key] else { return }
+      guard entry.scope != nil else {
+        entries.removeValue(forKey: key)
+        return
+      }
+      if taken {
+        entry.isStale = true
+        entry.validators = CacheValidators()
+      } else if let original = entry.original {
+        entry.payload = original
+      }
+      entry.isPending = false
+      entry.original = nil
+      entries[key] = entry
+    }
+  }
+
+  /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.
+  public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
+    if let field = query.fields.first(where: { !LocalQuery.isField($0) }) {
+      throw LocalQueryRefused(field: field)
+    }
+    let candidates = entries.withLock { $0.values.filter { $0.scope == scope } }
+    let decoded = candidates.map { entry in
+      (entry, try? JSONDecoder().decode(JSONValue.self, from: entry.payload))
+    }
+    let path = { (field: String) in field.split(separator: ".").map(String.init) }
+    let selected = decoded.filter { _, value in
+      query.filters.allSatisfy { filter in
+        LocalQuery.sameValue(value?[path(filter.field)], filter.value)
+      }
+    }
+    let ordered = selected.sorted { left, right in
+      for order in query.order {
+        let (a, b) = (left.1?[path(order.field)], right.1?[path(order.field)])
+        let comparison = LocalQuery.compare(a, b)
+        if comparison != 0 { return order.descending ? comparison > 0 : comparison < 0 }
+      }
+      return left.0.key < right.0.key
+    }
+    return Array(ordered.prefix(query.limit ?? Int.max).map(\.0))
+  }
+
   public func statistics() async throws -> CacheStatistics {
     entries.withLock { entries in
       let times = entries.values.map(\.storedAt)

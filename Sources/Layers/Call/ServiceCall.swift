@@ -18,12 +18,22 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   /// Whoever asked for it and observes where its answers come from: set by the stack of an
   /// observed service (`LayeredService.observed(by:)`), so a layer can hand it an early answer.
   public var observer: Provenance.Recorder?
+  /// How its answer is made of entities, each stored once (nil: the answer is stored whole).
+  public let entities: EntityShape<Value>?
+  /// How the store answers it when it was never stored: a query over the stored entities of its
+  /// type (a list call's; nil: nothing stored is nothing to answer).
+  public let local: LocalQuery?
 
-  public init(name: String, key: String, summary: String, codec: CacheCodec<Value>?) {
+  public init(
+    name: String, key: String, summary: String, codec: CacheCodec<Value>?,
+    entities: EntityShape<Value>? = nil, local: LocalQuery? = nil
+  ) {
     self.name = name
     self.key = key
     self.summary = summary
     self.codec = codec
+    self.entities = entities
+    self.local = local
   }
 }
 
@@ -31,6 +41,24 @@ extension ServiceCall where Value: Codable {
   /// A call whose result is cached as JSON: the one line most services need.
   public init(name: String, key: String, summary: String) {
     self.init(name: name, key: key, summary: summary, codec: .json)
+  }
+
+  /// An item call that names its entity (`.item(Movie.self, id: 3)`): the store answers it
+  /// from that entity's row, whichever answer stored it. Its key is the entity's (`Movie/3`).
+  public init(name: String, entity: EntityShape<Value>, summary: String) {
+    self.init(
+      name: name, key: entity.itemID.map(entity.key(of:)) ?? name, summary: summary,
+      codec: .json, entities: entity)
+  }
+
+  /// A list call whose answer is entities (`.list(Movie.self)`), kept as their ids; `local`
+  /// answers it from the stored entities when it was never stored.
+  public init(
+    name: String, key: String, summary: String, entities: EntityShape<Value>,
+    local: LocalQuery? = nil
+  ) {
+    self.init(
+      name: name, key: key, summary: summary, codec: .json, entities: entities, local: local)
   }
 }
 

@@ -36,21 +36,34 @@ public struct LayeredMovieService: MovieService, LayeredService {
 }
 
 extension ServiceCall where Value == Movie {
+  /// Movie `id`: the entity `Movie` `id`, answered from its row whichever answer stored it.
   public static func movie(id: Int) -> Self {
-    ServiceCall(name: "movie", key: "movies/\(id)", summary: "movie \(id)")
+    ServiceCall(name: "movie", entity: .item(Movie.self, id: id), summary: "movie \(id)")
   }
 }
 
 extension ServiceCall where Value == [Movie] {
+  /// The top-grossing movies of `year`, kept as their ids; never fetched, the stored movies of
+  /// that year by grossing (the talk's Realm `filter("year == 2016")`), ten at most.
   public static func topGrossingMovies(year: Int) -> Self {
     ServiceCall(
       name: "topGrossingMovies", key: "movies/topGrossing/\(year)",
-      summary: "the top-grossing movies of \(year)")
+      summary: "the top-grossing movies of \(year)", entities: .list(Movie.self),
+      local: LocalQuery(
+        filters: [.init("year", equals: .integer(year))],
+        order: [.init("grossing", descending: true)],
+        limit: 10, summary: "stored movies of \(year), by grossing"))
   }
 
+  /// The top-rated movies of `year`, kept as their ids; never fetched, the stored movies of
+  /// that year by rating, ten at most.
   public static func topRatedMovies(year: Int) -> Self {
     ServiceCall(
       name: "topRatedMovies", key: "movies/topRated/\(year)",
-      summary: "the top-rated movies of \(year)")
+      summary: "the top-rated movies of \(year)", entities: .list(Movie.self),
+      local: LocalQuery(
+        filters: [.init("year", equals: .integer(year))],
+        order: [.init("rating", descending: true)],
+        limit: 10, summary: "stored movies of \(year), by rating"))
   }
 }

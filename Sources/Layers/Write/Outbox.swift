@@ -104,20 +104,22 @@ public struct Outbox: Sendable {
         invalidates: invalidates, createdAt: now, nextTryAt: now))
   }
 
-  /// Forgets the kept write `id` (it will never be sent) and undoes its optimistic edits: the
-  /// copies it edited leave `cache`, so no answer shows it pending. Nil when there is none.
+  /// Forgets the kept write `id` (it will never be sent) and undoes its optimistic edits: each
+  /// entity it edited gets the api's copy back, so no answer shows it pending. Nil when there
+  /// is none.
   public func drop(_ id: Int64, cache: (any CacheStore)?) async throws -> PendingWrite? {
     guard let dropped = try await store.drop(id) else { return nil }
-    await forgetCopies(of: dropped, in: cache)
+    await settleCopies(of: dropped, in: cache, taken: false)
     return dropped
   }
 
-  /// Drops the cached copies `write` invalidates (its optimistic edits among them): after the
-  /// api took it, they are stale; after it was dropped or refused, they show what never was.
-  func forgetCopies(of write: PendingWrite, in cache: (any CacheStore)?) async {
+  /// Settles the cached copies `write` changes (its optimistic edits among them): `taken` by
+  /// the api, they are stale (an entity stays, marked so; an answer stored whole goes); dropped,
+  /// refused or in conflict, each edit is undone.
+  func settleCopies(of write: PendingWrite, in cache: (any CacheStore)?, taken: Bool) async {
     guard let cache else { return }
     for key in write.invalidates {
-      try? await cache.remove(Self.key(key, in: write.partition))
+      try? await cache.settleEdit(of: Self.key(key, in: write.partition), taken: taken)
     }
   }
 
@@ -193,17 +195,18 @@ public struct Outbox: Sendable {
       switch outcome {
       case .sent:
         report.sent.append(tried)
-        await forgetCopies(of: write, in: cache)
+        await settleCopies(of: write, in: cache, taken: true)
       case .conflict(let error, let body):
         tried.state = .conflict
         tried.lastError = error
         tried.serverBody = body
         report.conflicts.append(tried)
+        await settleCopies(of: write, in: cache, taken: false)
       case .rejected(let error):
         tried.state = .rejected
         tried.lastError = error
         report.rejected.append(tried)
-        await forgetCopies(of: write, in: cache)
+        await settleCopies(of: write, in: cache, taken: false)
       case .pending(let error, _):
         tried.lastError = error
         report.failed.append(tried)

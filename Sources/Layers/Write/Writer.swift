@@ -100,6 +100,8 @@ public struct Writer: Sendable {
       let key = Outbox.key(edit.key, in: partition)
       do {
         guard var entry = try await cache.entry(for: key) else { continue }
+        // The api's copy under the first edit: what undoing the write puts back.
+        if !entry.isPending { entry.original = entry.payload }
         entry.payload = try edit.apply(entry.payload)
         entry.isPending = true
         try await cache.store(entry)
@@ -112,10 +114,12 @@ public struct Writer: Sendable {
     return kept
   }
 
+  /// What the api took makes stale: an entity is marked so (the next network read refreshes
+  /// it; every answer holding it still shows it), an answer stored whole is dropped.
   private func invalidate(_ keys: [String]) async {
     guard let cache else { return }
     for key in keys {
-      do { try await cache.remove(Outbox.key(key, in: partition)) } catch {
+      do { try await cache.settleEdit(of: Outbox.key(key, in: partition), taken: true) } catch {
         warnings.warn("The cached copy \(key) could not be dropped (\(error)); it may be stale.")
       }
     }

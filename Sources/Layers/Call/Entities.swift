@@ -1,0 +1,188 @@
+import Domain
+import Foundation
+
+/// How a call's answer is made of entities (Apollo's normalized cache, Realm's objects by
+/// primary key): each entity is stored once per partition, type and id, and an answer that
+/// holds them is kept as their ids in order, so a fresher copy of an entity (an item read,
+/// another list) shows in every stored answer that holds it.
+///
+/// ```swift
+/// ServiceCall<Movie>(name: "movie", entity: .item(Movie.self, id: 3), summary: "movie 3")
+/// ServiceCall<[Movie]>(
+///   name: "topRated", key: "movies/topRated/2016", summary: "the top-rated movies of 2016",
+///   entities: .list(Movie.self), local: LocalQuery(...))
+/// ```
+public struct EntityShape<Value: Sendable>: Sendable {
+  /// The entities' type, as the store names it (`Movie`).
+  public let type: String
+  /// For an item call: the id of the one entity it reads, whoever stored it.
+  public let itemID: String?
+  let split: @Sendable (Value) throws -> [StoredEntity]
+  let join: @Sendable ([Data]) throws -> Value
+
+  /// The entities `value` holds, each with its id and its bytes, in order.
+  public func entities(of value: Value) throws -> [StoredEntity] { try split(value) }
+
+  /// The answer made of stored entities' bytes, in the order of its ids.
+  public func value(of payloads: [Data]) throws -> Value { try join(payloads) }
+
+  /// The store key of entity `id` of this type: `Movie/3`, under the layer's partition.
+  public func key(of id: String) -> String { Self.key(type: type, id: id) }
+
+  /// `Movie/3`.
+  public static func key(type: String, id: String) -> String { type + "/" + id }
+}
+
+/// One entity as the store keeps it: its id and its bytes (JSON, so a local query can read its
+/// fields).
+public struct StoredEntity: Sendable, Hashable {
+  public let id: String
+  public let payload: Data
+
+  public init(id: String, payload: Data) {
+    self.id = id
+    self.payload = payload
+  }
+}
+
+extension EntityShape {
+  /// An item call's answer: the entity `type` with `id`, read from and stored to its own row.
+  public static func item<E: Identifiable & Codable & Sendable>(
+    _ entity: E.Type, id: E.ID, type: String? = nil
+  ) -> EntityShape<E> {
+    let codec = CacheCodec<E>.json
+    return EntityShape<E>(
+      type: type ?? "\(E.self)", itemID: "\(id)",
+      split: { value in [StoredEntity(id: "\(value.id)", payload: try codec.encode(value))] },
+      join: { payloads in
+        guard let only = payloads.first, payloads.count == 1 else {
+          throw EntityMismatch(expected: 1, found: payloads.count)
+        }
+        return try codec.decode(only)
+      })
+  }
+
+  /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids.
+  public static func list<E: Identifiable & Codable & Sendable>(
+    _ entity: E.Type, type: String? = nil
+  ) -> EntityShape<[E]> {
+    let codec = CacheCodec<E>.json
+    return EntityShape<[E]>(
+      type: type ?? "\(E.self)", itemID: nil,
+      split: { values in
+        try values.map { StoredEntity(id: "\($0.id)", payload: try codec.encode($0)) }
+      },
+      join: { payloads in try payloads.map(codec.decode) })
+  }
+}
+
+/// An answer's stored entities did not make one value of its type.
+struct EntityMismatch: Error, CustomStringConvertible {
+  let expected: Int
+  let found: Int
+  var description: String { "\(expected) stored entity was expected, \(found) were found" }
+}
+
+/// How the store answers a list call that was never stored: a filter, an order and a limit over
+/// the stored entities of its type (the talk's `realm.objects(RealmMovie.self).filter("year ==
+/// 2016")`, sorted by rating). Run in the store (SQL for SQLite), never by decoding every
+/// entity. Fields are key paths into the entity's JSON (`year`, `cast.0.name`).
+public struct LocalQuery: Sendable, Hashable {
+  /// `field == value`, every one of them.
+  public struct Filter: Sendable, Hashable {
+    public let field: String
+    public let value: JSONValue
+    public init(_ field: String, equals value: JSONValue) {
+      self.field = field
+      self.value = value
+    }
+  }
+
+  /// By `field`, highest first when `descending`.
+  public struct Order: Sendable, Hashable {
+    public let field: String
+    public let descending: Bool
+    public init(_ field: String, descending: Bool = false) {
+      self.field = field
+      self.descending = descending
+    }
+  }
+
+  public var filters: [Filter]
+  public var order: [Order]
+  public var limit: Int?
+  /// What it answers, for people: `stored movies of 2016, by rating`.
+  public var summary: String
+
+  public init(
+    filters: [Filter] = [], order: [Order] = [], limit: Int? = nil, summary: String
+  ) {
+    self.filters = filters
+    self.order = order
+    self.limit = limit
+    self.summary = summary
+  }
+
+  /// Whether `field` is a key path a store may put in a query: letters, digits and `_`, in
+  /// levels joined by `.`; anything else is refused before it reaches SQL.
+  public static func isField(_ field: String) -> Bool {
+    let levels = field.split(separator: ".", omittingEmptySubsequences: false)
+    return !levels.isEmpty
+      && levels.allSatisfy { level in
+        !level.isEmpty
+          && level.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+              || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_")
+          }
+      }
+  }
+
+  /// The query's fields, each checked by `isField` before a store runs it.
+  public var fields: [String] { filters.map(\.field) + order.map(\.field) }
+
+  /// Whether a stored field equals a filter's value, as SQL's `=` on `json_extract` does: a
+  /// number equals a number of the same value, text equal text; nothing equals null.
+  static func sameValue(_ stored: JSONValue?, _ wanted: JSONValue) -> Bool {
+    switch (stored, wanted) {
+    case (.integer(let a)?, .integer(let b)): a == b
+    case (.integer(let a)?, .number(let b)): Double(a) == b
+    case (.number(let a)?, .integer(let b)): a == Double(b)
+    case (.number(let a)?, .number(let b)): a == b
+    case (.string(let a)?, .string(let b)): a == b
+    case (.boolean(let a)?, .boolean(let b)): a == b
+    case (.boolean(let a)?, .integer(let b)): (a ? 1 : 0) == b
+    default: false
+    }
+  }
+
+  /// SQLite's order of the values `json_extract` gives: null, then numbers, then text, then
+  /// anything else; -1, 0 or 1.
+  static func compare(_ a: JSONValue?, _ b: JSONValue?) -> Int {
+    func rank(_ value: JSONValue?) -> (Int, Double, String) {
+      switch value {
+      case nil, .null?: (0, 0, "")
+      case .integer(let number)?: (1, Double(number), "")
+      case .number(let number)?: (1, number, "")
+      case .boolean(let flag)?: (1, flag ? 1 : 0, "")
+      case .string(let text)?: (2, 0, text)
+      case .array?, .object?: (3, 0, "")
+      }
+    }
+    let (x, y) = (rank(a), rank(b))
+    if x.0 != y.0 { return x.0 < y.0 ? -1 : 1 }
+    if x.1 != y.1 { return x.1 < y.1 ? -1 : 1 }
+    if x.2 != y.2 { return x.2 < y.2 ? -1 : 1 }
+    return 0
+  }
+}
+
+/// A local query whose fields are not key paths: a mistake in the app's call description.
+public struct LocalQueryRefused: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  public let field: String
+  public init(field: String) { self.field = field }
+  public var failure: ServiceFailure { .configuration }
+  public var description: String {
+    "The local query's field \"\(field.prefix(60))\" is not a key path (letters, digits and _ in"
+      + " levels joined by .); fix the call's description."
+  }
+}
