@@ -1,0 +1,83 @@
+import Foundation
+import KernelTesting
+import SampleApi
+import Synchronization
+import Testing
+
+/// The offline layer keeps data, not calls, end to end with the built `kernel`: movies seen in
+/// one list answer their item call and every other list offline; a list never fetched is
+/// answered by its local query; a fresher copy and a queued edit show in every list, and a
+/// dropped write takes its edit back.
+@Suite(.timeLimit(.minutes(2))) struct SourceOfTruthTests {
+  @Test func moviesSeenOnceAnswerEveryCallThatHoldsThem() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    // Movie 3's rating as the api has it now; nil: the bundled one.
+    let rating = Mutex<Double?>(nil)
+    try await withFixtureServer { server in
+      let responder = server.responder
+      server.handle("GET", "/api/movies/3") { request in
+        var answer = await responder.original(request)
+        guard let changed = rating.withLock({ $0 }),
+          var movie = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        else { return answer }
+        movie["rating"] = changed
+        answer.body = (try? JSONSerialization.data(withJSONObject: movie)) ?? answer.body
+        return answer
+      }
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let offline = local + ["--profile", "offline"]
+      let json = ["--format", "json"]
+      let listed = try await kernel.run(
+        local + ["movies", "top-grossing", "--year", "2016"] + json)
+      #expect(listed.status == 0, "\(listed)")
+      let movies = try #require(listed.json?["movies"] as? [[String: Any]])
+      #expect(movies.count == 10)
+
+      // Movie 3, seen in the list, is answered offline by its item call.
+      let three = try await kernel.run(offline + ["movies", "get", "3"] + json)
+      #expect(three.status == 0, "\(three)")
+      #expect(three.json?["origin"] as? String == "cache", "\(three)")
+      #expect(three.movieNames == ["Captain America: Civil War"], "\(three)")
+
+      // A list never fetched: the stored movies of 2016 by rating, origin local.
+      let rated = try await kernel.run(offline + ["movies", "top-rated", "--year", "2016"] + json)
+      #expect(rated.status == 0, "\(rated)")
+      #expect(rated.json?["origin"] as? String == "local", "\(rated)")
+      let ratings = (rated.json?["movies"] as? [[String: Any]])?.compactMap {
+        $0["rating"] as? Double
+      }
+      #expect(ratings?.count == 10)
+      #expect(ratings == ratings?.sorted(by: >), "\(rated)")
+      let text = try await kernel.run(offline + ["movies", "top-rated", "--year", "2016"])
+      #expect(text.stdout.contains("the api may know more"), "\(text)")
+      // A year nothing was stored for is still nothing.
+      let none = try await kernel.run(offline + ["movies", "top-rated", "--year", "1999"])
+      #expect(none.status == 69, "\(none)")
+
+      // A fresher copy of movie 3, brought by its item call, shows in the stored list.
+      rating.withLock { $0 = 99.5 }
+      #expect(try await kernel.run(local + ["movies", "get", "3"]).status == 0)
+      let fresher = try await kernel.run(
+        offline + ["movies", "top-grossing", "--year", "2016"] + json)
+      let shown = (fresher.json?["movies"] as? [[String: Any]])?.first { $0["id"] as? Int == 3 }
+      #expect(shown?["rating"] as? Double == 99.5, "\(fresher)")
+
+      // A rating queued offline shows in the list as pending, and goes with its write.
+      let queued = try await kernel.run(offline + ["movies", "rate", "5", "42"] + json)
+      #expect(queued.status == 0, "\(queued)")
+      let id = try #require((queued.json?["write"] as? [String: Any])?["id"] as? Int)
+      let pending = try await kernel.run(
+        offline + ["movies", "top-grossing", "--year", "2016"] + json)
+      #expect(pending.json?["origin"] as? String == "pending", "\(pending)")
+      let five = (pending.json?["movies"] as? [[String: Any]])?.first { $0["id"] as? Int == 5 }
+      #expect(five?["rating"] as? Double == 42, "\(pending)")
+      #expect(try await kernel.run(local + ["outbox", "drop", "\(id)"]).status == 0)
+      let undone = try await kernel.run(
+        offline + ["movies", "top-grossing", "--year", "2016"] + json)
+      #expect(undone.json?["origin"] as? String == "cache", "\(undone)")
+      let back = (undone.json?["movies"] as? [[String: Any]])?.first { $0["id"] as? Int == 5 }
+      #expect(back?["rating"] as? Double != 42, "\(undone)")
+    }
+  }
+}
