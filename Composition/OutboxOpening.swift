@@ -37,9 +37,12 @@ final class OutboxOpening: OutboxStore {
     try await store().retry(id, now: now)
   }
   func drop(_ id: Int64) async throws -> PendingWrite? { try await store().drop(id) }
-  func replace(_ id: Int64, request: Data, idempotencyKey: String, now: Date) async throws
+  func replace(
+    _ id: Int64, request: Data, idempotencyKey: String, ifMatch: String?, now: Date
+  ) async throws
     -> PendingWrite?
   {
-    try await store().replace(id, request: request, idempotencyKey: idempotencyKey, now: now)
+    try await store().replace(
+      id, request: request, idempotencyKey: idempotencyKey, ifMatch: ifMatch, now: now)
   }
 }

@@ -62,9 +62,10 @@ extension WriteSender {
   public static func sending(
     _ client: ApiClient, answer: @escaping @Sendable (ApiResponse) throws -> Data
   ) -> WriteSender {
-    WriteSender { request, idempotencyKey in
+    WriteSender { request, idempotencyKey, ifMatch in
       var route = try Route(recorded: request)
       if let name = HTTPField.Name("Idempotency-Key") { route.headerFields[name] = idempotencyKey }
+      if let ifMatch { route.headerFields[.ifMatch] = ifMatch }
       route.isIdempotent = true
       do {
         return try answer(try await client.response(for: route))
@@ -78,13 +79,15 @@ extension WriteSender {
 extension WriteCall where Value: Decodable {
   /// A write that sends `route` and reads its answer with `mapping`; `name` names it in logs and
   /// `outbox list`, `summary` in sentences (`a rating of movie 7`).
+  /// `precondition`: the key of the stored entity it edits, whose ETag goes as `If-Match`.
   public init(
     _ name: String, route: Route, summary: String, ordering: String, invalidates: [String] = [],
-    optimistic: [OptimisticEdit] = [], mapping: JSONMapping = .body
+    optimistic: [OptimisticEdit] = [], precondition: String? = nil, mapping: JSONMapping = .body
   ) throws {
     self.init(
       name: name, summary: summary, request: try route.recorded(), orderingKey: ordering,
       invalidates: invalidates, optimistic: optimistic,
       decode: { data in try mapping.decode(Value.self, from: data, route: route) })
+    self.precondition = precondition
   }
 }

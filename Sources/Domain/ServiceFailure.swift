@@ -31,6 +31,13 @@ public protocol AnsweredFailure: Error {
   var body: Data { get }
   /// What the server said, in a sentence the app may show.
   var message: String { get }
+  /// The `ETag` the answer carried: the version of what a refused conditional write (412)
+  /// conflicts with.
+  var etag: String? { get }
+}
+
+extension AnsweredFailure {
+  public var etag: String? { nil }
 }
 
 /// An error that only carries another, the one to report (a library's wrapper around what its

@@ -43,12 +43,19 @@ public struct PendingWrite: Sendable, Hashable, Codable {
   public var createdAt: Date
   /// Not sent by an automatic sync before then (backoff after a failed try).
   public var nextTryAt: Date
+  /// The `If-Match` it is sent with: the ETag of the stored copy it edits, taken when it was
+  /// made.
+  public var ifMatch: String?
+  /// The ETag of the server's version a conflict answered with: what resending it against
+  /// that version sends as `If-Match`.
+  public var serverETag: String?
 
   public init(
     id: Int64 = 0, name: String, summary: String, origin: String, partition: String,
     orderingKey: String, idempotencyKey: String, request: Data, invalidates: [String],
     state: WriteState = .pending, tries: Int = 0, lastError: String? = nil,
-    serverBody: Data? = nil, createdAt: Date, nextTryAt: Date
+    serverBody: Data? = nil, createdAt: Date, nextTryAt: Date, ifMatch: String? = nil,
+    serverETag: String? = nil
   ) {
     self.id = id
     self.name = name
@@ -65,6 +72,8 @@ public struct PendingWrite: Sendable, Hashable, Codable {
     self.serverBody = serverBody
     self.createdAt = createdAt
     self.nextTryAt = nextTryAt
+    self.ifMatch = ifMatch
+    self.serverETag = serverETag
   }
 }
 

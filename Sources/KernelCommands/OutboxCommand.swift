@@ -207,7 +207,7 @@ struct OutboxCommand: AsyncParsableCommand {
     switch outcome {
     case .sent: "sent"
     case .pending(let error, _): "kept: \(error)"
-    case .conflict(let error, _): "conflict: \(error)"
+    case .conflict(let error, _, _): "conflict: \(error)"
     case .rejected(let error): "rejected: \(error)"
     }
   }
@@ -225,6 +225,8 @@ struct OutboxCommand: AsyncParsableCommand {
       "ageSeconds": Reply.wholeSeconds(now.timeIntervalSince(write.createdAt)),
     ]
     fields["lastError"] = write.lastError
+    fields["ifMatch"] = write.ifMatch
+    fields["serverETag"] = write.serverETag
     fields["serverBody"] = write.serverBody.map { String(decoding: $0, as: UTF8.self) }
     return fields
   }

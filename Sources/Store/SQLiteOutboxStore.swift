@@ -108,6 +108,14 @@ public final class SQLiteOutboxStore: OutboxStore {
           CREATE INDEX outbox_write_by_key ON outbox_write(orderingKey, id);
           """)
     }
+    // Conditional writes: the If-Match a write was made with, the ETag its conflict answered.
+    migrator.registerMigration("v2: conditional writes") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE outbox_write ADD COLUMN ifMatch TEXT;
+          ALTER TABLE outbox_write ADD COLUMN serverETag TEXT;
+          """)
+    }
     return migrator
   }
 
@@ -139,14 +147,15 @@ public final class SQLiteOutboxStore: OutboxStore {
         sql: """
           INSERT INTO outbox_write (name, summary, origin, partition, orderingKey,
             idempotencyKey, request, invalidates, state, tries, lastError, serverBody,
-            createdAt, nextTryAt)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            createdAt, nextTryAt, ifMatch, serverETag)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           write.name, write.summary, write.origin, write.partition, write.orderingKey,
           write.idempotencyKey, write.request, Self.joined(write.invalidates),
           write.state.rawValue, write.tries, write.lastError, write.serverBody,
           write.createdAt.timeIntervalSince1970, write.nextTryAt.timeIntervalSince1970,
+          write.ifMatch, write.serverETag,
         ])
       var kept = write
       kept.id = db.lastInsertedRowID
@@ -217,12 +226,13 @@ public final class SQLiteOutboxStore: OutboxStore {
             UPDATE outbox_write SET tries = tries + 1, lastError = ?, nextTryAt = ?,
               leaseHolder = NULL, leaseUntil = NULL WHERE \(held)
             """, arguments: [error, next.timeIntervalSince1970, id, holder])
-      case .conflict(let error, let body):
+      case .conflict(let error, let body, let etag):
         try db.execute(
           sql: """
             UPDATE outbox_write SET state = 'conflict', tries = tries + 1, lastError = ?,
-              serverBody = ?, leaseHolder = NULL, leaseUntil = NULL WHERE \(held)
-            """, arguments: [error, body, id, holder])
+              serverBody = ?, serverETag = ?, leaseHolder = NULL, leaseUntil = NULL
+            WHERE \(held)
+            """, arguments: [error, body, etag, id, holder])
       case .rejected(let error):
         try db.execute(
           sql: """
@@ -265,17 +275,17 @@ public final class SQLiteOutboxStore: OutboxStore {
     }
   }
 
-  public func replace(_ id: Int64, request: Data, idempotencyKey: String, now: Date)
-    async throws -> PendingWrite?
-  {
+  public func replace(
+    _ id: Int64, request: Data, idempotencyKey: String, ifMatch: String?, now: Date
+  ) async throws -> PendingWrite? {
     let file = file.path
     return try await changing("written") { db in
       guard try Self.unheld(id, in: db, file: file) != nil else { return nil }
       try db.execute(
         sql: """
-          UPDATE outbox_write SET request = ?, idempotencyKey = ?, state = 'pending',
-            nextTryAt = ?, serverBody = NULL WHERE id = ?
-          """, arguments: [request, idempotencyKey, now.timeIntervalSince1970, id])
+          UPDATE outbox_write SET request = ?, idempotencyKey = ?, ifMatch = ?, state = 'pending',
+            nextTryAt = ?, serverBody = NULL, serverETag = NULL WHERE id = ?
+          """, arguments: [request, idempotencyKey, ifMatch, now.timeIntervalSince1970, id])
       return try Row.fetchOne(db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
         .map(Self.write)
     }
@@ -348,7 +358,8 @@ public final class SQLiteOutboxStore: OutboxStore {
       state: state ?? .damaged, tries: tries ?? 0,
       lastError: text("lastError", nullable: true),
       serverBody: StoredRow.data(serverBody) ?? StoredRow.text(serverBody).map { Data($0.utf8) },
-      createdAt: time("createdAt"), nextTryAt: time("nextTryAt"))
+      createdAt: time("createdAt"), nextTryAt: time("nextTryAt"),
+      ifMatch: text("ifMatch", nullable: true), serverETag: text("serverETag", nullable: true))
     if !problems.isEmpty {
       write.state = .damaged
       write.lastError =

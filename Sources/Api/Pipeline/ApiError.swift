@@ -165,6 +165,9 @@ public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, C
     self.decodedBody = decodedBody
   }
 
+  /// The answer's `ETag`: the server's current version, on a 412.
+  public var etag: String? { headerFields[.eTag] }
+
   /// The error body as `type`, or nil when it was not decoded as one.
   public func decoded<T>(as type: T.Type) -> T? { decodedBody as? T }
 

@@ -28,8 +28,9 @@ public protocol OutboxStore: Sendable {
   func drop(_ id: Int64) async throws -> PendingWrite?
   /// Gives the write `id` a new request and idempotency key in its place (its order kept),
   /// pending and due at `now`, unless a live sync holds it; nil when there is none.
-  func replace(_ id: Int64, request: Data, idempotencyKey: String, now: Date) async throws
-    -> PendingWrite?
+  func replace(
+    _ id: Int64, request: Data, idempotencyKey: String, ifMatch: String?, now: Date
+  ) async throws -> PendingWrite?
 }
 
 /// How one try of a kept write went.
@@ -39,8 +40,9 @@ public enum WriteOutcome: Sendable, Hashable {
   /// It could not be sent now (unreachable, 5xx, 408, 429, authentication): tried again at
   /// `nextTryAt` or by a sync a person asks for.
   case pending(error: String, nextTryAt: Date)
-  /// The api says it conflicts with what it holds (409, 412): kept with the server's body.
-  case conflict(error: String, body: Data?)
+  /// The api says it conflicts with what it holds (409, 412): kept with the server's body and
+  /// the ETag of its version.
+  case conflict(error: String, body: Data?, etag: String? = nil)
   /// The api refused it (another 4xx): kept with its message.
   case rejected(error: String)
 }
@@ -89,9 +91,9 @@ public struct Outbox: Sendable {
   /// Keeps `call` for `origin`, due now. The cached copies its optimistic edits change are
   /// among those it invalidates: whatever becomes of it, no copy keeps an edit the api did not
   /// take, nor one it took but answered differently.
-  public func keep<Value>(_ call: WriteCall<Value>, origin: String, partition: String)
-    async throws -> PendingWrite
-  {
+  public func keep<Value>(
+    _ call: WriteCall<Value>, origin: String, partition: String, ifMatch: String? = nil
+  ) async throws -> PendingWrite {
     let now = clock.now()
     var invalidates = call.invalidates
     for edit in call.optimistic where !invalidates.contains(edit.key) {
@@ -101,7 +103,7 @@ public struct Outbox: Sendable {
       PendingWrite(
         name: call.name, summary: call.summary, origin: origin, partition: partition,
         orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey, request: call.request,
-        invalidates: invalidates, createdAt: now, nextTryAt: now))
+        invalidates: invalidates, createdAt: now, nextTryAt: now, ifMatch: ifMatch))
   }
 
   /// Forgets the kept write `id` (it will never be sent) and undoes its optimistic edits: each
@@ -182,7 +184,8 @@ public struct Outbox: Sendable {
       let outcome: WriteOutcome
       var stops: ServiceFailure?
       do {
-        _ = try await send(write.request, idempotencyKey: write.idempotencyKey)
+        _ = try await send(
+          write.request, idempotencyKey: write.idempotencyKey, ifMatch: write.ifMatch)
         outcome = .sent
       } catch {
         outcome = Self.outcome(of: error, tries: tried.tries, now: clock.now())
@@ -196,10 +199,11 @@ public struct Outbox: Sendable {
       case .sent:
         report.sent.append(tried)
         await settleCopies(of: write, in: cache, taken: true)
-      case .conflict(let error, let body):
+      case .conflict(let error, let body, let etag):
         tried.state = .conflict
         tried.lastError = error
         tried.serverBody = body
+        tried.serverETag = etag
         report.conflicts.append(tried)
         await settleCopies(of: write, in: cache, taken: false)
       case .rejected(let error):
@@ -236,7 +240,7 @@ public struct Outbox: Sendable {
     }
     if let answered = error as? any AnsweredFailure {
       switch answered.status {
-      case 409, 412: return .conflict(error: sentence, body: answered.body)
+      case 409, 412: return .conflict(error: sentence, body: answered.body, etag: answered.etag)
       case 401, 408, 429, 500...: break
       case 400..<500: return .rejected(error: sentence)
       default: break
@@ -265,19 +269,25 @@ final class StopReason: Sendable {
   }
 }
 
-/// How a stack's `api` sends a kept write: its request bytes with its idempotency key, through
-/// the whole pipeline (authenticator, adapters, retriers, deadline); returns the answer's body,
-/// or throws the failure (an `AnsweredFailure` when the api answered).
+/// How a stack's `api` sends a kept write: its request bytes with its idempotency key and the
+/// `If-Match` it was made with, through the whole pipeline (authenticator, adapters, retriers,
+/// deadline); returns the answer's body, or throws the failure (an `AnsweredFailure` when the
+/// api answered).
 public struct WriteSender: Sendable {
-  let body: @Sendable (_ request: Data, _ idempotencyKey: String) async throws -> Data
+  let body:
+    @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?) async throws -> Data
 
   public init(
-    _ send: @escaping @Sendable (_ request: Data, _ idempotencyKey: String) async throws -> Data
+    _ send:
+      @escaping @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?)
+      async throws -> Data
   ) {
     body = send
   }
 
-  public func callAsFunction(_ request: Data, idempotencyKey: String) async throws -> Data {
-    try await body(request, idempotencyKey)
+  public func callAsFunction(_ request: Data, idempotencyKey: String, ifMatch: String? = nil)
+    async throws -> Data
+  {
+    try await body(request, idempotencyKey, ifMatch)
   }
 }

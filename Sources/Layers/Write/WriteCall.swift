@@ -37,6 +37,11 @@ public struct WriteCall<Value: Sendable>: Sendable {
   /// How it changes cached answers while it waits in the outbox: the copies an app shows,
   /// marked pending, until the api's answer replaces them.
   public var optimistic: [OptimisticEdit]
+  /// The key of the stored entity the write edits (`ServiceCall.movie(id: 7).key`): the ETag of
+  /// that copy, as its own item answer gave it, is taken when the write is made and sent as
+  /// `If-Match` on every try, so the api refuses it (412) if the entity changed meanwhile. No
+  /// app copies ETags into its model. Nil: the write is sent unconditionally.
+  public var precondition: String?
 
   public init(
     name: String, summary: String, request: Data, idempotencyKey: String = UUID().uuidString,

@@ -37,23 +37,25 @@ public struct Writer: Sendable {
   /// Sends `call`, or keeps it. A write goes behind any kept write of its ordering key, so writes
   /// of one key reach the api in the order they were made.
   public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
+    // Taken now, from the copy the user edited: sent with every try.
+    let ifMatch = await precondition(of: call)
     guard let send else {
       guard let outbox else { throw CacheMiss(what: call.summary, cachable: false) }
-      return .queued(try await keep(call, in: outbox))
+      return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
     }
     if let outbox, try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
       // The kept writes of its key go first; while any still waits, so does this one.
       _ = try await outbox.sync(origin: origin, send: send, cache: cache)
       if try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
-        return .queued(try await keep(call, in: outbox))
+        return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
       }
     }
     let body: Data
     do {
-      body = try await send(call.request, idempotencyKey: call.idempotencyKey)
+      body = try await send(call.request, idempotencyKey: call.idempotencyKey, ifMatch: ifMatch)
     } catch {
       guard let outbox, Self.canWait(error) else { throw error }
-      return .queued(try await keep(call, in: outbox))
+      return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
     }
     await invalidate(call.invalidates)
     // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
@@ -79,7 +81,28 @@ public struct Writer: Sendable {
   {
     guard let outbox else { return nil }
     return try await outbox.store.replace(
-      id, request: call.request, idempotencyKey: call.idempotencyKey, now: outbox.clock.now())
+      id, request: call.request, idempotencyKey: call.idempotencyKey,
+      ifMatch: await precondition(of: call), now: outbox.clock.now())
+  }
+
+  /// Resolves the conflict of the kept write `id` in its favour: the same request, sent again
+  /// against the server's version (its `If-Match` the ETag the conflict answered with), with a
+  /// new idempotency key, in its place in its order. Nil when there is no such write, or the
+  /// stack has no outbox.
+  public func resendOverServerVersion(_ id: Int64) async throws -> PendingWrite? {
+    guard let outbox,
+      let kept = try await outbox.store.writes().first(where: { $0.id == id })
+    else { return nil }
+    return try await outbox.store.replace(
+      id, request: kept.request, idempotencyKey: UUID().uuidString,
+      ifMatch: kept.serverETag ?? kept.ifMatch, now: outbox.clock.now())
+  }
+
+  /// The ETag of the stored copy `call` edits (its `precondition`), as its own item answer
+  /// gave it; nil when the write names none or no copy with one is stored.
+  public func precondition<Value>(of call: WriteCall<Value>) async -> String? {
+    guard let key = call.precondition, let cache else { return nil }
+    return try? await cache.entry(for: Outbox.key(key, in: partition))?.validators.etag
   }
 
   /// Whether a write that failed so may wait in the outbox: the api could not take it now.
@@ -91,10 +114,11 @@ public struct Writer: Sendable {
     return failure == .unreachable || failure == .unavailable
   }
 
-  private func keep<Value>(_ call: WriteCall<Value>, in outbox: Outbox) async throws
-    -> PendingWrite
+  private func keep<Value>(_ call: WriteCall<Value>, in outbox: Outbox, ifMatch: String?)
+    async throws -> PendingWrite
   {
-    let kept = try await outbox.keep(call, origin: origin, partition: partition)
+    let kept = try await outbox.keep(
+      call, origin: origin, partition: partition, ifMatch: ifMatch)
     guard let cache else { return kept }
     for edit in call.optimistic {
       let key = Outbox.key(edit.key, in: partition)
