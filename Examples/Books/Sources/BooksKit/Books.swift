@@ -5,7 +5,7 @@ import Layers
 
 // snippet: books-service
 /// A book, as the api sends it and the app shows it.
-public struct Book: Codable, Sendable, Equatable {
+public struct Book: Codable, Sendable, Equatable, Identifiable {
   public let id: Int
   public let title: String
   public let author: String
@@ -54,12 +54,15 @@ struct LayeredBookService: BookService, LayeredService {
   var layers: LayerStack
 
   func book(id: Int) async throws -> Book {
-    let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
+    // The entity Book `id`: answered from its row, whichever answer (the shelf) stored it.
+    let call = ServiceCall<Book>(
+      name: "book", entity: .item(Book.self, id: id), summary: "book \(id)")
     return try await layers.answer(call, from: base) { try await $0.book(id: id) }
   }
 
   func shelf() async throws -> [Book] {
-    let call = ServiceCall<[Book]>(name: "shelf", key: "books", summary: "the shelf")
+    let call = ServiceCall<[Book]>(
+      name: "shelf", key: "books", summary: "the shelf", entities: .list(Book.self))
     return try await layers.answer(call, from: base) { try await $0.shelf() }
   }
 

@@ -52,6 +52,10 @@ import Testing
       url + ["--profile", "offline", "get", "2", "--format", "json"])
     #expect(json.stdout.replacingOccurrences(of: "network", with: "cache") == cached.stdout)
     #expect(cached.json?["origin"] as? String == "cache")
+    // Book 3 was never read on its own: seen on the shelf, it is answered offline all the same.
+    let seen = try await books.run(url + ["--profile", "offline", "get", "3", "--format", "json"])
+    #expect(seen.status == 0 && seen.json?["origin"] as? String == "cache", "\(seen)")
+    #expect(seen.stdout.contains("Beloved"), "\(seen)")
     // The timestamp to the millisecond, from the api and from the cache alike.
     #expect(json.stdout.contains(#""addedAt":"2026-02-11T17:04:12.007Z""#), "\(json)")
     // A write needs the api: offline it is refused, nothing made up.

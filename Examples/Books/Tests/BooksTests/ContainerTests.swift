@@ -91,8 +91,10 @@ import Testing
     // The cache alone: no api client was registered, and nothing more was sent.
     #expect(throws: (any Error).self) { try offline.resolve(ApiClient.self) }
     #expect(transport.requests.all.count == 1)
+    // Book 2 was on the shelf: stored once, it answers its own call; a book never seen does not.
+    #expect(try await offline.resolve((any BookService).self).book(id: 2).title == "Emma")
     await #expect(throws: CacheMiss.self) {
-      try await offline.resolve((any BookService).self).book(id: 2)
+      try await offline.resolve((any BookService).self).book(id: 9)
     }
   }
 }
