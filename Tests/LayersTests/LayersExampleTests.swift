@@ -38,7 +38,8 @@ extension LayersExampleTests {
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
     let apiMovies = ScriptedMovieService([
-      try Movie.fixture(1, "Finding Dory", rating: 74), try Movie.fixture(3, "Zootopia", rating: 80),
+      try Movie.fixture(1, "Finding Dory", rating: 74),
+      try Movie.fixture(3, "Zootopia", rating: 80),
     ])
     let cache = InMemoryCacheStore()
     // snippet: source-of-truth

@@ -13,7 +13,9 @@ enum EntityBench {
 
   /// A movie entity row as the caching layer keeps it: its JSON, under `Movie/<id>`.
   static func entity(_ id: Int, year: Int, rating: Int) -> CacheEntry {
-    let json = #"{"id":\#(id),"name":"Movie \#(id)","year":\#(year),"rating":\#(rating),"grossing":\#(id * 7 % 100_000)}"#
+    let json =
+      #"{"id":\#(id),"name":"Movie \#(id)","year":\#(year),"rating":\#(rating),"#
+      + #""grossing":\#(id * 7 % 100_000)}"#
     return CacheEntry(
       key: partition + " Movie/\(id)", payload: Data(json.utf8), storedAt: Date(), scope: scope)
   }
@@ -53,7 +55,8 @@ enum EntityBench {
     let store = try SQLiteCacheStore.open(at: file, budget: .init(maxBytes: 1 << 40))
     let c = try SQLiteC(file.path)
     for start in stride(from: 0, to: 1_000_000, by: 100_000) {
-      try c.fill((start..<start + 100_000).map { entity($0, year: 1900 + $0 % 120, rating: $0 % 100) })
+      try c.fill(
+        (start..<start + 100_000).map { entity($0, year: 1900 + $0 % 120, rating: $0 % 100) })
     }
     let key = partition + " Movie/543210"
     let (ours, theirs) = try await compare(
