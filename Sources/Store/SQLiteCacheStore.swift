@@ -173,16 +173,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// one that never ends, or a table with a trigger): another program made it, and reading it
   /// could hang or do anything. It is damaged, so moved aside (`connectRepairing`).
   private static func checkShape(_ queue: DatabaseQueue) throws {
-    let foreign = try queue.read { db in
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT COUNT(*) FROM sqlite_master
-          WHERE (name = 'cache_entry' AND type <> 'table') OR type = 'trigger'
-            OR (type = 'view' AND sql LIKE '%cache_entry%')
-          """) ?? 0
-    }
-    guard foreign == 0 else {
+    guard try !queue.read({ try StoredRow.isForeign("cache_entry", in: $0) }) else {
       throw DatabaseError(
         resultCode: .SQLITE_CORRUPT,
         message: "its cache_entry is not the table Kernel made (a view or a trigger)")

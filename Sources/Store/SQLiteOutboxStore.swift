@@ -54,16 +54,7 @@ public final class SQLiteOutboxStore: OutboxStore {
       }
       try migrator.migrate(queue)
       // Another program's view or trigger in place of the table could hang every read.
-      let foreign = try queue.read { db in
-        try Int.fetchOne(
-          db,
-          sql: """
-            SELECT COUNT(*) FROM sqlite_master
-            WHERE (name = 'outbox_write' AND type <> 'table') OR type = 'trigger'
-              OR (type = 'view' AND sql LIKE '%outbox_write%')
-            """) ?? 0
-      }
-      guard foreign == 0 else {
+      guard try !queue.read({ try StoredRow.isForeign("outbox_write", in: $0) }) else {
         throw OutboxError(
           file: file.path, doing: "opened",
           cause: "its outbox_write is not the table Kernel made (a view or a trigger)",

@@ -20,6 +20,19 @@ enum StoredRow {
   static let readableTime =
     "typeof(storedAt) IN ('real', 'integer') AND storedAt BETWEEN 0 AND 32503680000"
 
+  /// Whether `table` in `db` is not what Kernel made: a view in its place (a recursive one
+  /// never ends), or any trigger or view over it, which another program added and a read could
+  /// hang on or do anything through.
+  static func isForeign(_ table: String, in db: Database) throws -> Bool {
+    try Int.fetchOne(
+      db,
+      sql: """
+        SELECT COUNT(*) FROM sqlite_master
+        WHERE (name = ? AND type <> 'table') OR type = 'trigger'
+          OR (type = 'view' AND sql LIKE '%' || ? || '%')
+        """, arguments: [table, table]) ?? 0 > 0
+  }
+
   /// The columns `entry(key:_:)` reads, in its order.
   static let columns =
     "payload, storedAt, etag, lastModified, usedAt, pending, scope, refs, original, stale"

@@ -122,9 +122,7 @@ extension OAuthLoginTests {
         environments:
           local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
         """, to: "Config/kernel.yaml")
-      let login = try await kernel.run(
-        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
-      #expect(login.status == 0, "\(login)")
+      try await Self.logIn(kernel)
       #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
       let mine = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
       #expect(mine.status == 0 && mine.stdout.contains("Finding Dory"), "\(mine)")
@@ -138,6 +136,13 @@ extension OAuthLoginTests {
 }
 
 extension OAuthLoginTests {
+  /// `auth login` as user `u`, the password piped; it must succeed.
+  static func logIn(_ kernel: Kernel) async throws {
+    let login = try await kernel.run(
+      ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
+    #expect(login.status == 0, "\(login)")
+  }
+
   /// A layered profile with an OAuth 2.0 login, its refresh stacks and an outbox.
   static func configureLayered(_ kernel: Kernel, for server: FixtureServer) throws {
     try kernel.write(
@@ -173,9 +178,7 @@ extension OAuthLoginTests {
     options.oauth = OAuthServer()
     try await withFixtureServer(options: options) { server in
       try Self.configureLayered(kernel, for: server)
-      let login = try await kernel.run(
-        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
-      #expect(login.status == 0, "\(login)")
+      try await Self.logIn(kernel)
       #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
       try Self.expireSavedToken(kernel)
       for pattern in ["/api/oauth/token", "/api/movies/{id}", "/api/movies/{id}/ratings"] {
@@ -209,9 +212,7 @@ extension OAuthLoginTests {
     options.oauth = oauth
     try await withFixtureServer(options: options) { server in
       try Self.configure(kernel, for: server)
-      let login = try await kernel.run(
-        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
-      #expect(login.status == 0, "\(login)")
+      try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)
       clock.advance(by: .seconds(3601))
       let results = try await withThrowingTaskGroup(of: BuiltCommand.Run.self) { group in
@@ -237,9 +238,7 @@ extension OAuthLoginTests {
     options.oauth = OAuthServer()
     try await withFixtureServer(options: options) { server in
       try Self.configure(kernel, for: server)
-      let login = try await kernel.run(
-        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
-      #expect(login.status == 0, "\(login)")
+      try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)
       let entered = Counter()
       let gate = Counter()
@@ -366,9 +365,7 @@ extension OAuthLoginTests {
     options.oauth = OAuthServer()
     try await withFixtureServer(options: options) { server in
       try Self.configure(kernel, for: server)
-      let login = try await kernel.run(
-        ["auth", "login", "--username", "u", "--password-stdin"], input: "pw\n")
-      #expect(login.status == 0, "\(login)")
+      try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)
       let expired = try await kernel.run(["auth", "status"])
       #expect(expired.stdout.contains("it expired 2001-01-01"), "\(expired)")

@@ -243,24 +243,10 @@ final class SQLiteC {
   func run(_ sql: String) throws { try exec(sql) }
 
   /// One answer in a transaction of its own, as the caching layer stores it.
-  func store(_ entry: CacheEntry) throws {
-    try exec("BEGIN IMMEDIATE")
-    bind(entry)
-    guard sqlite3_step(upsert) == SQLITE_DONE else { throw Failure(description: "upsert") }
-    sqlite3_reset(upsert)
-    try exec("COMMIT")
-  }
+  func store(_ entry: CacheEntry) throws { try store([entry]) }
 
   /// Many answers in one transaction: filling a file before reads are measured.
-  func fill(_ entries: [CacheEntry]) throws {
-    try exec("BEGIN IMMEDIATE")
-    for entry in entries {
-      bind(entry)
-      guard sqlite3_step(upsert) == SQLITE_DONE else { throw Failure(description: "upsert") }
-      sqlite3_reset(upsert)
-    }
-    try exec("COMMIT")
-  }
+  func fill(_ entries: [CacheEntry]) throws { try store(entries) }
 
   /// The stored payload for `key`, read as the store reads a whole entry.
   func payload(for key: String) throws -> Data? {

@@ -4,6 +4,22 @@ import Foundation
 /// One stored row: a call's answer (its encoded result, or the keys of the entities it holds),
 /// or one entity; when it was fetched from the network, and the validators it came with.
 public struct CacheEntry: Sendable, Hashable {
+  /// This row once its edit is settled (`CacheStore.settleEdit`): taken, stale and without
+  /// validators; not taken, the api's copy put back; nil for an answer stored whole, which goes.
+  public func settled(taken: Bool) -> CacheEntry? {
+    guard scope != nil else { return nil }
+    var entry = self
+    if taken {
+      entry.isStale = true
+      entry.validators = CacheValidators()
+    } else if let original {
+      entry.payload = original
+    }
+    entry.isPending = false
+    entry.original = nil
+    return entry
+  }
+
   public var key: String
   public var payload: Data
   public var storedAt: Date
@@ -88,17 +104,9 @@ extension CacheStore {
 
   /// By `entry`, `store` and `remove`: a store that can do it in one statement does.
   public func settleEdit(of key: String, taken: Bool) async throws {
-    guard var entry = try await entry(for: key) else { return }
-    guard entry.scope != nil else { return try await remove(key) }
-    if taken {
-      entry.isStale = true
-      entry.validators = CacheValidators()
-    } else if let original = entry.original {
-      entry.payload = original
-    }
-    entry.isPending = false
-    entry.original = nil
-    try await store([entry])
+    guard let entry = try await entry(for: key) else { return }
+    guard let settled = entry.settled(taken: taken) else { return try await remove(key) }
+    try await store([settled])
   }
 }
 

@@ -45,20 +45,8 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
 
   public func settleEdit(of key: String, taken: Bool) async throws {
     entries.withLock { entries in
-      guard var entry = entries[key] else { return }
-      guard entry.scope != nil else {
-        entries.removeValue(forKey: key)
-        return
-      }
-      if taken {
-        entry.isStale = true
-        entry.validators = CacheValidators()
-      } else if let original = entry.original {
-        entry.payload = original
-      }
-      entry.isPending = false
-      entry.original = nil
-      entries[key] = entry
+      guard let entry = entries[key] else { return }
+      entries[key] = entry.settled(taken: taken)
     }
   }
 
