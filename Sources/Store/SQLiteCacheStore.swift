@@ -25,9 +25,9 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// Keys already warned about, so each bad row is said once per process.
   private let warned = Mutex<Set<String>>([])
   /// The fields whose local-query index this process has made (or found) already.
-  private let indexed = Mutex<Set<String>>([])
+  let indexed = Mutex<Set<String>>([])
 
-  private init(
+  init(
     file: URL?, database: any DatabaseWriter, budget: Budget = .unbounded,
     warn: @escaping @Sendable (String) -> Void
   ) {
@@ -37,184 +37,9 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     self.warn = warn
   }
 
-  private func writer() -> any DatabaseWriter { database }
+  func writer() -> any DatabaseWriter { database }
 
   private var name: String { file?.path ?? "in memory" }
-
-  /// Opens (creating if needed) the database at `file`. Throws `StoreError.unusable` or
-  /// `.newerSchema`, each naming the file, the cause and the fix.
-  public static func open(
-    at file: URL, busyTimeout: Duration = .milliseconds(1500), budget: Budget = .unbounded,
-    warn: @escaping @Sendable (String) -> Void = { _ in }
-  ) throws -> SQLiteCacheStore {
-    // Opening runs several statements: together they wait no longer than one may.
-    let patience = Patience(perStatement: busyTimeout)
-    patience.startOpening()
-    defer { patience.endOpening() }
-    try checkKinds(of: file)
-    do {
-      try FileManager.default.createDirectory(
-        at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw StoreError.unusable(
-        file: file.path,
-        cause: "its folder could not be created (\(error.localizedDescription))",
-        fix: "choose another --data-dir")
-    }
-    let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
-    if let maxBytes = budget.maxBytes { bounded(writer, to: maxBytes) }
-    return SQLiteCacheStore(file: file, database: writer, budget: budget, warn: warn)
-  }
-
-  /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file (a
-  /// directory, a FIFO, a device, a socket): SQLite would fail on it with an I/O error that
-  /// reads like a full disk, or block on a FIFO.
-  private static func checkKinds(of file: URL) throws {
-    for path in [file.path, file.path + "-wal", file.path + "-shm"] {
-      var status = stat()
-      guard stat(path, &status) == 0 else { continue }
-      let kind: String
-      switch status.st_mode & S_IFMT {
-      case S_IFREG: continue
-      case S_IFDIR: kind = "a directory"
-      case S_IFIFO: kind = "a FIFO"
-      case S_IFCHR, S_IFBLK: kind = "a device"
-      case S_IFSOCK: kind = "a socket"
-      default: kind = "not a regular file"
-      }
-      let name = path == file.path ? "it" : URL(fileURLWithPath: path).lastPathComponent
-      throw StoreError.unusable(
-        file: file.path, cause: "\(name) is \(kind)",
-        fix: "remove \(path == file.path ? "it" : name) or choose another --data-dir")
-    }
-  }
-
-  /// The writing connection; a file that is not a database or is corrupt is moved aside (with
-  /// a warning) and a new one started.
-  private static func connectRepairing(
-    _ file: URL, busyTimeout: Duration, warn: @escaping @Sendable (String) -> Void,
-    _ patience: Patience? = nil
-  ) throws -> any DatabaseWriter {
-    do {
-      return try connect(file, busyTimeout: busyTimeout, patience)
-    } catch let error as DatabaseError
-      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
-    {
-      let aside = try moveAside(file)
-      warn(
-        "The cache \(file.path) was damaged (\(error.resultCode)); it was moved to \(aside.lastPathComponent)"
-          + " and a new one was started.")
-      return try connect(file, busyTimeout: busyTimeout)
-    }
-  }
-
-  /// A database in memory, for tests.
-  public static func inMemory(warn: @escaping @Sendable (String) -> Void = { _ in }) throws
-    -> SQLiteCacheStore
-  {
-    let queue = try DatabaseQueue()
-    try migrate(queue, file: ":memory:")
-    return SQLiteCacheStore(file: nil, database: queue, warn: warn)
-  }
-
-  /// `opening`: the patience the opening started with, whose budget this shares; else one of
-  /// its own.
-  private static func connect(_ file: URL, busyTimeout: Duration, _ opening: Patience? = nil)
-    throws -> any DatabaseWriter
-  {
-    let patience = opening ?? Patience(perStatement: busyTimeout)
-    var configuration = Configuration()
-    configuration.busyMode = .callback { tries in patience.mayWait(tries: tries) }
-    let owned = opening == nil
-    if owned { patience.startOpening() }
-    defer { if owned { patience.endOpening() } }
-    do {
-      // One connection in WAL mode: other processes still read while one writes, and a read
-      // here costs a third of what a pool's would (it takes no reader from a pool; measured:
-      // 8 µs against 23 µs, the C API's 6 µs). WAL is set here rather than by GRDB's
-      // `journalMode = .wal`, which then checks the `-wal` file's size for its pools' sake: when
-      // another connection closes last between that check's two steps and removes the file, the
-      // open fails with "no such file" (a soak run caught two connections opening a new file so).
-      configuration.prepareDatabase { db in
-        // First of all: a new file is made to give freed pages back (`incremental_vacuum`);
-        // once anything is written (turning it to WAL writes its header) it takes a `VACUUM`
-        // (`CacheBudget.shrinkable`). Only when it is not so already: setting it writes the
-        // header, so every run that only reads would write and sync the file.
-        if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
-          try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-        }
-        let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-        guard mode == "wal" else {
-          throw StoreError.unusable(
-            file: file.path,
-            cause: "it could not be turned to WAL mode (it is in \(mode ?? "no") mode)",
-            fix: "move it aside or choose another --data-dir")
-        }
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-      }
-      let queue = try queue(file, configuration)
-      try migrate(queue, file: file.path)
-      try checkShape(queue)
-      return queue
-    } catch let error as DatabaseError
-      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
-    {
-      throw error
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw StoreError.unusable(
-        file: file.path, cause: StoreError.cause(of: error), fix: StoreError.fix(for: error))
-    }
-  }
-
-  /// Refuses a file whose `cache_entry` is not the table Kernel made (a view, say a recursive
-  /// one that never ends, or a table with a trigger): another program made it, and reading it
-  /// could hang or do anything. It is damaged, so moved aside (`connectRepairing`).
-  private static func checkShape(_ queue: DatabaseQueue) throws {
-    guard try !queue.read({ try StoredRow.isForeign("cache_entry", in: $0) }) else {
-      throw DatabaseError(
-        resultCode: .SQLITE_CORRUPT,
-        message: "its cache_entry is not the table Kernel made (a view or a trigger)")
-    }
-  }
-
-  /// The file opened. Turning a new file to WAL while another process does the same can be
-  /// refused at once, without the busy handler (SQLite's way out of a deadlock): a few more
-  /// tries, after short pauses, settle it.
-  private static func queue(_ file: URL, _ configuration: Configuration) throws -> DatabaseQueue {
-    var attempt = 1
-    while true {
-      do {
-        return try DatabaseQueue(path: file.path, configuration: configuration)
-      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 5 {
-        usleep(UInt32(attempt) * 20_000)
-        attempt += 1
-      }
-    }
-  }
-
-  /// Moves the file and its WAL companions aside; returns where the file went.
-  private static func moveAside(_ file: URL) throws -> URL {
-    let stamp = Int(Date().timeIntervalSince1970)
-    let aside = file.deletingLastPathComponent().appendingPathComponent(
-      "\(file.lastPathComponent).corrupt-\(stamp)")
-    do {
-      try FileManager.default.moveItem(at: file, to: aside)
-    } catch {
-      throw StoreError.unusable(
-        file: file.path,
-        cause: "it is damaged and could not be moved aside (\(error.localizedDescription))",
-        fix: "delete it or choose another --data-dir")
-    }
-    for suffix in ["-wal", "-shm"] {
-      let companion = URL(fileURLWithPath: file.path + suffix)
-      try? FileManager.default.moveItem(
-        at: companion, to: URL(fileURLWithPath: aside.path + suffix))
-    }
-    return aside
-  }
 
   // MARK: CacheStore
 
@@ -339,80 +164,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
-  /// The entities of `scope` a local query selects, in SQL: each field read by `json_extract`,
-  /// with an index on the scope and the field made the first time a query asks for it, so a
-  /// query filters by index rather than decoding every entity.
-  public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
-    for field in query.fields where !LocalQuery.isField(field) {
-      throw LocalQueryRefused(field: field)
-    }
-    let extract = { (field: String) in "json_extract(CAST(payload AS TEXT), '$.\(field)')" }
-    try await index(query.filters.map(\.field) + query.order.prefix(1).map(\.field), extract)
-    var sql = "SELECT \(StoredRow.columns), key FROM cache_entry WHERE scope = ?"
-    var arguments: [(any DatabaseValueConvertible)?] = [scope]
-    for filter in query.filters {
-      switch filter.value {
-      case .integer(let number):
-        sql += " AND \(extract(filter.field)) = ?"
-        arguments.append(number)
-      case .number(let number):
-        sql += " AND \(extract(filter.field)) = ?"
-        arguments.append(number)
-      case .string(let text):
-        sql += " AND \(extract(filter.field)) = ?"
-        arguments.append(text)
-      case .boolean(let flag):
-        sql += " AND \(extract(filter.field)) = ?"
-        arguments.append(flag ? 1 : 0)
-      case .null, .array, .object:
-        // Nothing stored equals null, a list or an object (as in the in-memory store).
-        return []
-      }
-    }
-    if !query.order.isEmpty {
-      sql +=
-        " ORDER BY "
-        + query.order.map { "\(extract($0.field)) \($0.descending ? "DESC" : "ASC")" }
-        .joined(separator: ", ") + ", key"
-    }
-    if let limit = query.limit {
-      sql += " LIMIT ?"
-      arguments.append(max(0, limit))
-    }
-    let statementArguments = StatementArguments(arguments)
-    let rows = try await using("read") {
-      try writer().unsafeRead { db in
-        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: statementArguments)
-      }
-    }
-    // A row another program damaged is left out, as a lookup leaves it out.
-    return rows.compactMap { row in
-      guard let key = StoredRow.text(row[10]),
-        case .success(let entry) = StoredRow.entry(key: key, row)
-      else { return nil }
-      return entry
-    }
-  }
-
-  /// The indexes a local query on `fields` uses, made once per process and field.
-  private func index(_ fields: [String], _ extract: (String) -> String) async throws {
-    let missing = fields.filter { field in indexed.withLock { !$0.contains(field) } }
-    guard !missing.isEmpty else { return }
-    try await using("written") {
-      try writer().write { db in
-        for field in missing {
-          let name = "cache_entity_by_" + field.replacingOccurrences(of: ".", with: "_")
-          try db.execute(
-            sql: """
-              CREATE INDEX IF NOT EXISTS "\(name)" ON cache_entry(scope, \(extract(field)))
-              WHERE scope IS NOT NULL
-              """)
-        }
-      }
-    }
-    indexed.withLock { $0.formUnion(missing) }
-  }
-
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     try await using("written") {
       try writer().write { db in
@@ -500,7 +251,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   }
 
   /// Runs `work`, naming the file and the cause in words when SQLite fails it.
-  private func using<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
+  func using<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
     do { return try await work() } catch let error as DatabaseError {
       throw StoreError.failed(file: name, doing: doing, cause: StoreError.cause(of: error))
     }

@@ -112,6 +112,6 @@ import Testing
         key: "p Movie/7", payload: Data("{}".utf8), storedAt: Date(),
         validators: CacheValidators(), scope: "p|Movie"))
     let writer = Writer(origin: "p", partition: "p", send: nil, outbox: nil, cache: cache)
-    #expect(await writer.precondition(of: try Self.patch()) == nil)
+    #expect(await writer.ifMatch(for: try Self.patch()) == nil)
   }
 }

@@ -38,24 +38,24 @@ public struct Writer: Sendable {
   /// of one key reach the api in the order they were made.
   public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
     // Taken now, from the copy the user edited: sent with every try.
-    let ifMatch = await precondition(of: call)
+    let validator = await ifMatch(for: call)
     guard let send else {
       guard let outbox else { throw CacheMiss(what: call.summary, cachable: false) }
-      return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
+      return .queued(try await keep(call, in: outbox, ifMatch: validator))
     }
     if let outbox, try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
       // The kept writes of its key go first; while any still waits, so does this one.
       _ = try await outbox.sync(origin: origin, send: send, cache: cache)
       if try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
-        return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
+        return .queued(try await keep(call, in: outbox, ifMatch: validator))
       }
     }
     let body: Data
     do {
-      body = try await send(call.request, idempotencyKey: call.idempotencyKey, ifMatch: ifMatch)
+      body = try await send(call.request, idempotencyKey: call.idempotencyKey, ifMatch: validator)
     } catch {
       guard let outbox, Self.canWait(error) else { throw error }
-      return .queued(try await keep(call, in: outbox, ifMatch: ifMatch))
+      return .queued(try await keep(call, in: outbox, ifMatch: validator))
     }
     await invalidate(call.invalidates)
     // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
@@ -82,7 +82,7 @@ public struct Writer: Sendable {
     guard let outbox else { return nil }
     return try await outbox.store.replace(
       id, request: call.request, idempotencyKey: call.idempotencyKey,
-      ifMatch: await precondition(of: call), now: outbox.clock.now())
+      ifMatch: await ifMatch(for: call), now: outbox.clock.now())
   }
 
   /// Resolves the conflict of the kept write `id` in its favour: the same request, sent again
@@ -100,7 +100,7 @@ public struct Writer: Sendable {
 
   /// The ETag of the stored copy `call` edits (its `precondition`), as its own item answer
   /// gave it; nil when the write names none or no copy with one is stored.
-  public func precondition<Value>(of call: WriteCall<Value>) async -> String? {
+  public func ifMatch<Value>(for call: WriteCall<Value>) async -> String? {
     guard let key = call.precondition, let cache else { return nil }
     return try? await cache.entry(for: Outbox.key(key, in: partition))?.validators.etag
   }
