@@ -1,0 +1,94 @@
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import Store
+import Testing
+
+/// The store as a source of truth, on both stores alike: an entity shared by two lists and an
+/// item call is one row, so a fresher copy shows in all three; a list one of whose entities is
+/// gone is a miss, never a list with holes; partitions keep entities apart too.
+@Suite struct EntitiesTests {
+  enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+
+  static func store(_ kind: Kind) throws -> any CacheStore {
+    kind == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+  }
+
+  static func movies(rating two: Double) throws -> [Movie] {
+    [
+      try Movie.fixture(1, "One", grossing: 30, rating: 10),
+      try Movie.fixture(2, "Two", grossing: 20, rating: two),
+      try Movie.fixture(3, "Three", grossing: 10, rating: 30),
+    ]
+  }
+
+  static func layered(
+    _ store: any CacheStore, _ api: ScriptedMovieService?, partition: String = "p",
+    policy: CachePolicy = .networkFirst
+  ) -> LayeredMovieService {
+    LayeredMovieService(
+      base: api.map { .plain($0) },
+      layers: [CachingLayer(store: store, policy: policy, partition: partition)])
+  }
+
+  @Test(arguments: Kind.allCases)
+  func anEntitySharedByTwoListsAndAnItemIsOneRow(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let online = Self.layered(store, api)
+    _ = try await online.topGrossingMovies(year: 2016)
+    _ = try await online.topRatedMovies(year: 2016)
+    // A fresher copy of movie 2, from its item call alone.
+    api.answer(try Self.movies(rating: 99))
+    #expect(try await online.movie(id: 2).rating == 99)
+
+    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    let grossing = try await offline.topGrossingMovies(year: 2016)
+    let rated = try await offline.topRatedMovies(year: 2016)
+    #expect(grossing.map(\.id) == [1, 2, 3])  // each list keeps its own order
+    #expect(rated.map(\.id) == [3, 2, 1])
+    #expect(grossing.first { $0.id == 2 }?.rating == 99)
+    #expect(rated.first { $0.id == 2 }?.rating == 99)
+    #expect(try await offline.movie(id: 2).rating == 99)
+    #expect(api.calls == 3)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func aListWhoseEntityIsGoneIsAMissNeverAListWithHoles(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    _ = try await Self.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+      .topGrossingMovies(year: 2016)
+    try await store.remove("p Movie/2")
+    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    // The grossing list is not answered with two of its three movies: its local query
+    // answers with what is stored, said to be local.
+    let recorder = Provenance.Recorder()
+    let answered = try await recorder.observing(offline).topGrossingMovies(year: 2016)
+    #expect(answered.map(\.id) == [1, 3])
+    #expect(recorder.origin == "local")
+    await #expect(throws: CacheMiss.self) { try await offline.movie(id: 2) }
+  }
+
+  @Test(arguments: Kind.allCases)
+  func partitionsKeepEntitiesApart(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    _ = try await Self.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+      .topGrossingMovies(year: 2016)
+    let elsewhere = Self.layered(store, nil, partition: "q", policy: .cacheOnly)
+    await #expect(throws: CacheMiss.self) { try await elsewhere.movie(id: 2) }
+    await #expect(throws: CacheMiss.self) { try await elsewhere.topRatedMovies(year: 2016) }
+    #expect(try await Self.layered(store, nil, policy: .cacheOnly).movie(id: 2).name == "Two")
+  }
+
+  /// A local query's field that is not a key path never reaches SQL.
+  @Test(arguments: Kind.allCases)
+  func aFieldThatIsNotAKeyPathIsRefused(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let query = LocalQuery(
+      filters: [.init("year') OR 1=1 --", equals: .integer(1))], summary: "nothing")
+    await #expect(throws: LocalQueryRefused.self) {
+      try await store.query(scope: "p|Movie", query)
+    }
+  }
+}
