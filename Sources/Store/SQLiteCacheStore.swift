@@ -56,48 +56,41 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// copy), each by the same cached indexed SELECT; rows last marked used long ago are marked
   /// again together.
   public func entries(for keys: [String]) async throws -> [CacheEntry?] {
-    let read = try await using("read") {
-      try writer().unsafeRead { db -> [Read] in
+    let rows = try await using("read") {
+      try writer().unsafeRead { db in
         let statement = try db.cachedStatement(
           sql: "SELECT \(StoredRow.columns) FROM cache_entry WHERE key = ?")
-        // Each row is read where it lies in the cursor, never copied first.
-        func look(_ key: String) throws -> Read {
-          // The row lives in the cursor's statement: the cursor is kept until it is read.
-          let cursor = try Row.fetchCursor(statement, arguments: [key])
-          return try withExtendedLifetime(cursor) {
-            guard let row = try cursor.next() else { return .missing }
-            switch StoredRow.entry(key: key, row) {
-            case .success(let entry):
-              return .found(entry, usedAt: Double.fromDatabaseValue(row[4]))
-            case .failure(let problem): return .unreadable(problem.reason)
-            }
-          }
-        }
-        if keys.count == 1 { return [try look(keys[0])] }
-        var found: [Read] = []
-        found.reserveCapacity(keys.count)
+        if keys.count == 1 { return [try Row.fetchOne(statement, arguments: [keys[0]])] }
+        var rows: [Row?] = []
         try db.inTransaction(.deferred) {
-          for key in keys { found.append(try look(key)) }
+          rows = try keys.map { try Row.fetchOne(statement, arguments: [$0]) }
           return .commit
         }
-        return found
+        return rows
       }
     }
     var found: [CacheEntry?] = []
     found.reserveCapacity(keys.count)
     var used: [String] = []
     let now = Date().timeIntervalSince1970
-    for (key, row) in zip(keys, read) {
-      switch row {
-      case .missing: found.append(nil)
-      case .found(let entry, let last):
-        if budget.maxBytes != nil, let last, now - last > Self.useResolution { used.append(key) }
+    for (key, row) in zip(keys, rows) {
+      guard let row else {
+        found.append(nil)
+        continue
+      }
+      switch StoredRow.entry(key: key, row) {
+      case .success(let entry):
+        if budget.maxBytes != nil, let last = Double.fromDatabaseValue(row[4]),
+          now - last > Self.useResolution
+        {
+          used.append(key)
+        }
         found.append(entry)
-      case .unreadable(let reason):
+      case .failure(let problem):
         let first = warned.withLock { $0.insert(key).inserted }
         if first {
           warn(
-            "The cache entry \(key) in \(name) cannot be read (\(reason)); it is treated"
+            "The cache entry \(key) in \(name) cannot be read (\(problem.reason)); it is treated"
               + " as missing and will be replaced.")
         }
         found.append(nil)
@@ -113,14 +106,6 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       }
     }
     return found
-  }
-
-  /// What one lookup found: an entry and when it was last marked used, nothing, or a row that
-  /// cannot be read and why.
-  private enum Read: Sendable {
-    case found(CacheEntry, usedAt: Double?)
-    case missing
-    case unreadable(String)
   }
 
   public func store(_ entry: CacheEntry) async throws { try await store([entry]) }
