@@ -11,7 +11,7 @@ public struct MoviesAssembly: Assembly {
   public init() {}
 
   public func assemble(into catalog: inout Catalog) {
-    catalog.service("movies", (any MovieService).self) { movies in
+    catalog.service("movies", (any MovieService).self, source: (any MovieSource).self) { movies in
       movies.api { client in ApiMovieService(client: client) }
       movies.layered { base, layers in LayeredMovieService(base: base, layers: layers) }
     }

@@ -166,11 +166,26 @@ public struct Catalog: Sendable {
   /// `describe` names its sources and how layers wrap it; `store` comes with `layered`.
   /// With a `tag`, it is registered under it (`Composed.service(_:tag:)`), so several services
   /// of one type can be stacked each on its own.
+  ///
+  /// `source` is what its sources make and its layers wrap: a type whose calls answer with
+  /// their validators (an api service returning `Response`s), which the layered form turns
+  /// into the `Service`.
+  public mutating func service<Service: Sendable, Base: Sendable>(
+    _ key: String, _ type: Service.Type, source: Base.Type, tag: String? = nil,
+    _ describe: (inout ServiceRecipe<Service, Base>) -> Void
+  ) {
+    var recipe = ServiceRecipe<Service, Base>(key: key, asService: nil)
+    describe(&recipe)
+    parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
+  }
+
+  /// A service whose sources make the service itself (its calls' values carry what a cache
+  /// keeps, as `OperationAnswer` does): a stack of no layers is its source alone.
   public mutating func service<Service: Sendable>(
     _ key: String, _ type: Service.Type, tag: String? = nil,
-    _ describe: (inout ServiceRecipe<Service>) -> Void
+    _ describe: (inout ServiceRecipe<Service, Service>) -> Void
   ) {
-    var recipe = ServiceRecipe<Service>(key: key)
+    var recipe = ServiceRecipe<Service, Service>(key: key, asService: { $0 })
     describe(&recipe)
     parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
   }

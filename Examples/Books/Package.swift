@@ -14,7 +14,7 @@ let package = Package(
       name: "BooksKit",
       dependencies: [
         .product(name: "Composition", package: "Kernel"), .product(name: "Api", package: "Kernel"),
-        .product(name: "Layers", package: "Kernel"),
+        .product(name: "Domain", package: "Kernel"), .product(name: "Layers", package: "Kernel"),
       ]),
     .executableTarget(
       name: "books",

@@ -6,3 +6,12 @@ public protocol MovieService: Sendable {
   /// The year's movies, best rated first.
   func topRatedMovies(year: Int) async throws -> [Movie]
 }
+
+/// What answers the movie calls under a stack of layers: each value with the validators it
+/// came with (`ApiMovieService`: the api's `Response`s), so a caching layer can keep them and
+/// ask "changed since?" next time. `LayeredMovieService` turns it into a `MovieService`.
+public protocol MovieSource: Sendable {
+  func movie(id: Int) async throws -> any Validated<Movie>
+  func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]>
+  func topRatedMovies(year: Int) async throws -> any Validated<[Movie]>
+}

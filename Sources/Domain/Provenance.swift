@@ -43,8 +43,9 @@ public struct Provenance: Sendable, Hashable {
     private let entries = Mutex<[Provenance]>([])
     private let early: (@Sendable (EarlyAnswer) -> Void)?
 
-    /// `early` hears the answers a call delivers before its final one (a `cacheThenNetwork`
-    /// cache's stored copy); without it they are not looked for.
+    /// `early` hears the stored answer a call has before its final one (a `cacheThenNetwork`
+    /// cache's copy), handed over by the top of the observed stack; without it they are not
+    /// looked for.
     public init(early: (@Sendable (EarlyAnswer) -> Void)? = nil) { self.early = early }
 
     /// Notes the provenance of an answer given to the caller.

@@ -88,6 +88,13 @@ public struct OperationAnswer: Sendable, Hashable, Codable {
   }
 }
 
+/// An answer carries its own header fields: its `ETag` and `Last-Modified` are what a caching
+/// layer keeps and offers back.
+extension OperationAnswer: Validated {
+  public var value: OperationAnswer { self }
+  public var validators: CacheValidators { CacheValidators(headerFields) }
+}
+
 /// How a generated client's calls are answered: the api (`ApiOperationSender`), or a stack of
 /// layers over it or over the cache alone (`LayeredOperationSender`). A refusal is thrown (an
 /// `ApiError.status`), so no layer keeps it as an answer; `KernelTransport` hands it to the

@@ -1,5 +1,7 @@
 import Api
+import Domain
 import Foundation
+import Layers
 import SampleApi
 
 /// A fixture server on a loopback port and an `ApiClient` pointed at it: an api test's whole
@@ -43,8 +45,10 @@ public struct LoopbackApi: Sendable {
     return LoopbackApi(server: server, context: context, client: client)
   }
 
-  /// The movie service over this client.
-  public var movies: ApiMovieService { ApiMovieService(client: client) }
+  /// The movie service over this client: the api source under no layers.
+  public var movies: any MovieService {
+    LayeredMovieService(base: .plain(ApiMovieService(client: client)), layers: [])
+  }
 
   /// The server's counters and options.
   public var responder: SampleApiResponder { server.responder }

@@ -2,9 +2,10 @@ import Domain
 import Foundation
 import Synchronization
 
-/// A base service whose answers a test sets: movies to return, or a failure of a given kind
+/// A base whose answers a test sets: movies to return, or a failure of a given kind
 /// (`.badData`, `.unreachable`, …), or `NotModified` (a 304); it counts the calls it gets.
-public final class ScriptedMovieService: MovieService {
+/// Its answers come with no validators.
+public final class ScriptedMovieService: MovieSource {
   public struct Failure: Error, ClassifiedError, CustomStringConvertible {
     public let failure: ServiceFailure
     public var description: String { "the scripted service failed: \(failure)" }
@@ -40,18 +41,18 @@ public final class ScriptedMovieService: MovieService {
     return movies
   }
 
-  public func movie(id: Int) async throws -> Movie {
+  public func movie(id: Int) async throws -> any Validated<Movie> {
     guard let movie = try next().first(where: { $0.id == id }) else {
       throw Failure(failure: .rejected)
     }
-    return movie
+    return WithoutValidators(movie)
   }
 
-  public func topGrossingMovies(year: Int) async throws -> [Movie] {
-    try next().filter { $0.year == year }.sorted { $0.grossing > $1.grossing }
+  public func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
+    WithoutValidators(try next().filter { $0.year == year }.sorted { $0.grossing > $1.grossing })
   }
 
-  public func topRatedMovies(year: Int) async throws -> [Movie] {
-    try next().filter { $0.year == year }.sorted { $0.rating > $1.rating }
+  public func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
+    WithoutValidators(try next().filter { $0.year == year }.sorted { $0.rating > $1.rating })
   }
 }

@@ -26,7 +26,7 @@ import Testing
         retriers: [.backoff])
       // end snippet
       let movie = try await ApiMovieService(client: client).movie(id: 2)
-      #expect(movie.name == "Rogue One: A Star Wars Story")
+      #expect(movie.value.name == "Rogue One: A Star Wars Story")
       // movies/2 answered 401 (no token yet), auth a token, then movies/2 the movie.
       #expect(server.responder.requests(to: "movies/2") == 2)
       #expect(server.responder.requests(to: "auth") == 1)

@@ -232,7 +232,7 @@ import Testing
           authentication: Authentication(
             ApiKeyAuthenticator(placement, key: "k-1234"), name: "apiKey"),
           retriers: [], trace: { trace.append($0) })
-        #expect(try await ApiMovieService(client: client).movie(id: 1).id == 1)
+        #expect(try await ApiMovieService(client: client).movie(id: 1).value.id == 1)
         let sent = try #require(transport.requests.all.first)
         switch placement {
         case .header: #expect(sent.headerFields[HTTPField.Name("X-Api-Key")!] == "k-1234")

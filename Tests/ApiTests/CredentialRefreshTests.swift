@@ -60,7 +60,7 @@ import Testing
       clock.advance(by: .seconds(601))
       let movies = try await withThrowingTaskGroup(of: Int.self) { group in
         for client in clients {
-          group.addTask { try await ApiMovieService(client: client).movie(id: 1).id }
+          group.addTask { try await ApiMovieService(client: client).movie(id: 1).value.id }
         }
         return try await group.reduce(into: [Int]()) { $0.append($1) }
       }

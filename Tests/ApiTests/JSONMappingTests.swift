@@ -19,7 +19,7 @@ import Testing
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
       do {
         return .success(
-          try await ApiMovieService(client: harness.client, mapping: mapping).movie(id: 1))
+          try await ApiMovieService(client: harness.client, mapping: mapping).movie(id: 1).value)
       } catch let error as ApiError {
         return .failure(error)
       }

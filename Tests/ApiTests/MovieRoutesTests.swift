@@ -6,6 +6,30 @@ import SampleApi
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct MovieRoutesTests {
+  /// The api source hands its validators up in its answer and takes a stored copy's down in the
+  /// client it is made over: values both ways, nothing kept in the client.
+  @Test func anAnswerCarriesItsValidatorsAndAClientOfferingThemIsAnsweredNotModified()
+    async throws
+  {
+    try await withLoopbackApi { harness in
+      harness.server.handle("GET", "/api/movies/1") { request in
+        if request.headers["if-none-match"] == "\"v7\"" { return SampleResponse(status: 304) }
+        var response = await harness.server.responder.original(request)
+        response.headers["ETag"] = "\"v7\""
+        return response
+      }
+      let answer = try await ApiMovieService(client: harness.client).movie(id: 1)
+      #expect(answer.value.name == "Finding Dory")
+      #expect(answer.validators == CacheValidators(etag: "\"v7\""))
+      let offering = harness.client.offering(answer.validators)
+      await #expect(throws: NotModified.self) {
+        try await ApiMovieService(client: offering).movie(id: 1)
+      }
+      // Only the client made for the call offers them.
+      #expect(try await ApiMovieService(client: harness.client).movie(id: 1).value.id == 1)
+    }
+  }
+
   @Test(arguments: LoopbackApi.Route.allCases)
   func aMovieByIdDecodesToTheDomainValue(kind: LoopbackApi.Route) async throws {
     try await withLoopbackApi(kind) { harness in

@@ -21,18 +21,19 @@ protocol ShowService: Sendable {
 }
 
 // 2. The api layer: a route below the environment's base URL, decoded by the shared client
-//    (adapters, token refresh, backoff, errors that name the route all come with it).
-struct ApiShowService: ShowService {
+//    (adapters, token refresh, backoff, errors that name the route all come with it); each
+//    answer a `Response`, whose validators a cache above keeps.
+struct ApiShowService {
   let client: ApiClient
-  func show(id: Int) async throws -> Show {
-    try await client.value(Show.self, for: .get("shows/\(id)"))
+  func show(id: Int) async throws -> Response<Show> {
+    try await client.response(ApiRequest<Show>(.get("shows/\(id)")))
   }
 }
 
 // 3. The cache and offline layers: one call description; the layers are the movies' own.
 //    With no base it is a cache-only source: no api client, nothing that sends.
 struct LayeredShowService: ShowService, LayeredService {
-  let base: Source<any ShowService>?
+  let base: Source<ApiShowService>?
   var layers: LayerStack
   func show(id: Int) async throws -> Show {
     let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")

@@ -119,14 +119,15 @@ import Testing
     #expect(injected?.file == configured.file)
   }
 
-  @Test func theLayeredStackIsOneDecoratorOverTheSource() throws {
+  @Test func theLayeredStackIsOneServiceOverItsSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
     let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
-    // [logging, dedupe, cache(networkFirst)] over the api: one stack, applied once per call.
-    #expect(movies.decorators == 1)
+    // [logging, dedupe, cache(networkFirst)] over the api source: one stack, applied once per
+    // call, made with the service; nothing decorates it.
+    #expect(movies.decorators == 0)
     let graph = layered.graph.rendered(as: .text)
-    #expect(graph.contains("MovieService [session, 1 decorator(s)]"))
+    #expect(graph.contains("MovieService [session]"))
     #expect(graph.contains("CacheStore"))
     #expect(graph.contains("Transport"))
   }
@@ -143,8 +144,8 @@ import Testing
     }
     await server.stop()
     #expect(movies.first?.name == "Zootopia")
-    // A stack without layers records nothing: its answers are the api's own.
-    #expect(origin == nil)
+    // A stack without layers: the api's answers, and it says so.
+    #expect(origin == "network")
     #expect(server.responder.requests(to: "movies/topRated/2016") == 1)
   }
 

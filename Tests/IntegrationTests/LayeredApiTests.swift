@@ -23,7 +23,7 @@ import Testing
   /// The api movie service over a client of `server`, made for each call with the validators
   /// a caching layer offers it, as Kernel's `api` source is.
   private func api(_ server: FixtureServer, deadline: any Clock<Duration> = ContinuousClock())
-    throws -> Source<any MovieService>
+    throws -> Source<any MovieSource>
   {
     .api(try client(server, deadline: deadline)) { ApiMovieService(client: $0) }
   }

@@ -203,7 +203,7 @@ import Testing
       let call = ServiceCall<Movie>.movie(id: 9)
       let layered = { (policy: CachePolicy, api: Bool) in
         LayeredMovieService(
-          base: api ? .plain(setup.api.movies) : nil,
+          base: api ? .plain(ApiMovieService(client: setup.api.client)) : nil,
           layers: [CachingLayer(store: setup.cache, policy: policy, partition: setup.origin)])
       }
       let original = try await layered(.networkFirst, true).movie(id: 9)
@@ -236,7 +236,7 @@ extension OutboxTests {
     try await withSetup { setup in
       let key = setup.origin + " " + ServiceCall<Movie>.movie(id: 9).key
       let cached = LayeredMovieService(
-        base: .plain(setup.api.movies),
+        base: .plain(ApiMovieService(client: setup.api.client)),
         layers: [CachingLayer(store: setup.cache, policy: .networkFirst, partition: setup.origin)])
       _ = try await cached.movie(id: 9)
       let kept = try #require(

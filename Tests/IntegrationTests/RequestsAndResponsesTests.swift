@@ -270,16 +270,16 @@ import Testing
     func ticket(id: Int) async throws -> Ticket
   }
 
-  struct ApiTicketService: TicketService {
+  struct ApiTicketService {
     let client: ApiClient
-    func ticket(id: Int) async throws -> Ticket {
-      try await client.send(ApiRequest(.get("tickets/\(id)"), mapping: mapping))
+    func ticket(id: Int) async throws -> Response<Ticket> {
+      try await client.response(ApiRequest(.get("tickets/\(id)"), mapping: mapping))
     }
     var mapping: JSONMapping { RequestsAndResponsesTests.mapping }
   }
 
   struct LayeredTicketService: TicketService, LayeredService {
-    let base: Source<any TicketService>?
+    let base: Source<ApiTicketService>?
     var layers: LayerStack
     func ticket(id: Int) async throws -> Ticket {
       try await layers.answer(

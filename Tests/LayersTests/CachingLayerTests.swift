@@ -43,23 +43,31 @@ private final class ValidatingSource: Sendable {
   init(_ movies: [Movie]) { self.movies = movies }
 
   /// Each call's service, made with the validators offered to that call.
-  var source: Source<any MovieService> {
-    Source { [self] validators in
-      (Call(owner: self, validators: validators), { CacheValidators(etag: "\"v1\"") })
-    }
+  var source: Source<any MovieSource> {
+    Source(offering: { [self] validators in Call(owner: self, validators: validators) })
   }
 
-  struct Call: MovieService {
+  /// An answer with the validators `"v1"`, as an api's `Response` brings them.
+  struct Tagged<Value: Sendable>: Validated {
+    let value: Value
+    var validators: CacheValidators { CacheValidators(etag: "\"v1\"") }
+  }
+
+  struct Call: MovieSource {
     let owner: ValidatingSource
     let validators: CacheValidators?
 
-    func movie(id: Int) async throws -> Movie {
+    func movie(id: Int) async throws -> any Validated<Movie> {
       owner.offered.append(validators)
       if validators?.etag == "\"v1\"" { throw NotModified() }
-      return owner.movies[0]
+      return Tagged(value: owner.movies[0])
     }
-    func topGrossingMovies(year: Int) async throws -> [Movie] { owner.movies }
-    func topRatedMovies(year: Int) async throws -> [Movie] { owner.movies }
+    func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
+      Tagged(value: owner.movies)
+    }
+    func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
+      Tagged(value: owner.movies)
+    }
   }
 }
 
@@ -247,11 +255,12 @@ private final class ValidatingSource: Sendable {
       layers: [CachingLayer(store: inner, policy: .networkFirst, clock: clock.wallClock)])
     _ = try await below.movie(id: 1)
     clock.advance(40)
-    let cacheOnlyBelow = LayeredMovieService(
-      base: nil, layers: [CachingLayer(store: inner, policy: .cacheOnly, clock: clock.wallClock)])
     let above = LayeredMovieService(
-      base: .plain(cacheOnlyBelow),
-      layers: [CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock)])
+      base: nil,
+      layers: [
+        CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock),
+        CachingLayer(store: inner, policy: .cacheOnly, clock: clock.wallClock),
+      ])
     let (movie, trace) = try await traced(above) { try await $0.movie(id: 1) }
     #expect(movie == dory)
     #expect(trace.all == [Provenance(origin: .cache, age: 40)])

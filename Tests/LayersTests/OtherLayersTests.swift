@@ -17,7 +17,7 @@ private final class CountingLayer: ServiceLayer {
 }
 
 /// A base whose calls wait until the test opens it.
-private final class GatedMovies: MovieService {
+private final class GatedMovies: MovieSource {
   private let state = Mutex<(open: Bool, calls: Int, waiting: [CheckedContinuation<Void, Never>])>(
     (false, 0, []))
   let movie: Movie
@@ -31,7 +31,7 @@ private final class GatedMovies: MovieService {
     }
     for continuation in waiting { continuation.resume() }
   }
-  func movie(id: Int) async throws -> Movie {
+  func movie(id: Int) async throws -> any Validated<Movie> {
     await withCheckedContinuation { continuation in
       let open = state.withLock { state -> Bool in
         state.calls += 1
@@ -40,10 +40,14 @@ private final class GatedMovies: MovieService {
       }
       if open { continuation.resume() }
     }
-    return movie
+    return WithoutValidators(movie)
   }
-  func topGrossingMovies(year: Int) async throws -> [Movie] { [movie] }
-  func topRatedMovies(year: Int) async throws -> [Movie] { [movie] }
+  func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
+    WithoutValidators([movie])
+  }
+  func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
+    WithoutValidators([movie])
+  }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct OtherLayersTests {

@@ -8,20 +8,20 @@ import Layers
 
 // snippet: books-app
 struct Book: Codable, Sendable, Equatable { let id: Int, title: String }
-
 protocol BookService: Sendable {
   func book(id: Int) async throws -> Book
 }
-
-/// The api source: request values, sent through Kernel's client.
-struct ApiBookService: BookService {
+/// The api source: request values, sent through Kernel's client; each answer a `Response`.
+struct ApiBookService {
   let client: ApiClient
-  func book(id: Int) async throws -> Book { try await client.send(.init(.get("books/\(id)"))) }
+  func book(id: Int) async throws -> Response<Book> {
+    try await client.response(.init(.get("books/\(id)")))
+  }
 }
 
 /// The layered form: one call description; every layer, and the `store` source, come with it.
 struct LayeredBookService: BookService, LayeredService {
-  let base: Source<any BookService>?
+  let base: Source<ApiBookService>?
   var layers: LayerStack
   func book(id: Int) async throws -> Book {
     let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
@@ -51,7 +51,7 @@ struct RateLimitRetrier: RequestRetrier {
 /// What the books config may name.
 struct BooksAssembly: Assembly {
   func assemble(into catalog: inout Catalog) {
-    catalog.service("books", (any BookService).self) { books in
+    catalog.service("books", (any BookService).self, source: ApiBookService.self) { books in
       books.api { ApiBookService(client: $0) }
       books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
     }

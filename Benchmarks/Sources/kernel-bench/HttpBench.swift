@@ -60,12 +60,12 @@ enum HttpBench {
         context: context, transport: InProcessTransport { _, _ in canned },
         authentication: .plainToken()))
     var contenders: [String: @Sendable () async throws -> Int] = [
-      "in_process": { try await inProcess.topGrossingMovies(year: 2016).count },
+      "in_process": { try await inProcess.topGrossingMovies(year: 2016).value.count },
       "client_decode": {
         let answer = try await client.response(for: route)
         return try JSONMapping.body.decode([ApiMovie].self, from: answer.body, route: route).count
       },
-      "kernel": { try await movies.topGrossingMovies(year: 2016).count },
+      "kernel": { try await movies.topGrossingMovies(year: 2016).value.count },
       "transport": { try await transport.send(bareRequest, body: nil).status == 200 ? 10 : 0 },
       "client": { try await client.response(for: route).status == 200 ? 10 : 0 },
       "decode": {

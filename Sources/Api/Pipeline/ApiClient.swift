@@ -43,9 +43,9 @@ public final class ApiClient: Sendable {
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
   /// while instead of each retrying on its own.
   public let unreachable: UnreachableOrigins
-  /// The validators a cached copy offers to this client's requests, and where the validators
-  /// of their answers go: set only on the copy `offering(_:)` makes for one call.
-  private let conditional: (offered: CacheValidators, received: ReceivedValidators)?
+  /// The validators a cached copy offers to this client's GET requests: set only on the copy
+  /// `offering(_:)` makes for one call.
+  private let offered: CacheValidators?
 
   public init(
     context: any ApiContext, transport: any Transport,
@@ -69,12 +69,11 @@ public final class ApiClient: Sendable {
       .union(adapter.secretHeaders).union(authentication?.secretHeaders ?? [])
     self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
     self.trace = trace
-    self.conditional = nil
+    self.offered = nil
   }
 
   private init(
-    _ other: ApiClient, authentication: Authentication?,
-    conditional: (offered: CacheValidators, received: ReceivedValidators)?
+    _ other: ApiClient, authentication: Authentication?, offered: CacheValidators?
   ) {
     context = other.context
     transport = other.transport
@@ -89,28 +88,24 @@ public final class ApiClient: Sendable {
     secretHeaders = other.secretHeaders
     unreachable = other.unreachable
     trace = other.trace
-    self.conditional = conditional
+    self.offered = offered
   }
 
   /// This client as an authenticator sends its own requests (token, refresh) with: no
   /// authentication, no cached copy's validators; the same transport, adapters, retriers,
   /// redirect rule and deadline.
   var forAuthentication: ApiClient {
-    ApiClient(self, authentication: nil, conditional: nil)
+    ApiClient(self, authentication: nil, offered: nil)
   }
 
-  /// This client for one call a cache layer makes conditional: its GET requests carry
-  /// `validators` (`If-None-Match`, `If-Modified-Since`), a 304 to them throws `NotModified`,
-  /// and the validators of a 2xx answer are kept in `received` (with no validators offered,
-  /// too). Requests that fetch a credential never carry them, and no other client sees them.
-  public func offering(_ validators: CacheValidators?) -> (
-    client: ApiClient, received: ReceivedValidators
-  ) {
-    let received = ReceivedValidators()
-    let client = ApiClient(
+  /// This client for one call a cache layer makes conditional: its requests carry
+  /// `validators` (`If-None-Match`, `If-Modified-Since`) and a 304 to them throws
+  /// `NotModified`; the validators of a 2xx answer come back in its `Response`. Requests that
+  /// fetch a credential never carry them, and no other client sees them.
+  public func offering(_ validators: CacheValidators?) -> ApiClient {
+    ApiClient(
       self, authentication: authentication,
-      conditional: (validators ?? CacheValidators(), received))
-    return (client, received)
+      offered: validators.flatMap { $0.isEmpty ? nil : $0 })
   }
 
   /// The validated response of `route` (a status it accepts, 2xx by default), within the deadline.
@@ -151,8 +146,7 @@ public final class ApiClient: Sendable {
           "\(route.method) \(route.path): \(origin) was found unreachable moments ago; not tried")
         throw Self.apiError(.failure(known), route: route)
       }
-      let conditional = route.isAuthentication ? nil : conditional
-      let offered = conditional.flatMap { $0.offered.isEmpty ? nil : $0.offered }
+      let offered = route.isAuthentication ? nil : offered
       if let offered { Self.offer(offered, to: &request) }
       request = try await adapter.adapt(request, for: attempt)
       if let authentication {
@@ -174,7 +168,6 @@ public final class ApiClient: Sendable {
               accepted: route.acceptableContentTypes ?? [])
           }
           trace?(traceLine(request, "\(response.status)", since: started, then: ""))
-          conditional?.received.set(response.validators)
           return response
         }
         if response.status == 304 && offered != nil {
@@ -275,13 +268,15 @@ public final class ApiClient: Sendable {
   }
 
   /// The value of `request`: its route sent, validated, and its body decoded.
-  public func send<Value>(_ request: ApiRequest<Value>) async throws -> Value {
+  public func send<Value: Sendable>(_ request: ApiRequest<Value>) async throws -> Value {
     try await response(request).value
   }
 
   /// The answer to `request` as a value: its body decoded, with the status, header fields and
   /// validators it came with.
-  public func response<Value>(_ request: ApiRequest<Value>) async throws -> Response<Value> {
+  public func response<Value: Sendable>(_ request: ApiRequest<Value>) async throws -> Response<
+    Value
+  > {
     let response: ApiResponse
     do {
       response = try await self.response(for: request.route)

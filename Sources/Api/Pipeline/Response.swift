@@ -5,7 +5,7 @@ import HTTPTypes
 /// What a call learned, as a value: the decoded value with the status, header fields, body and
 /// validators of the answer it came from (Get's `Response<T>`), so what lies beside the value
 /// (`meta.next_page`, a `Link` header) can be read too.
-public struct Response<Value> {
+public struct Response<Value: Sendable>: Sendable {
   public var value: Value
   public var status: Int
   public var headerFields: HTTPFields
@@ -32,7 +32,17 @@ public struct Response<Value> {
   public var validators: CacheValidators { CacheValidators(headerFields) }
 }
 
-extension Response: Sendable where Value: Sendable {}
+/// What a caching layer keeps of an answer: its value with its validators, handed up by value.
+extension Response: Validated {}
+
+extension Response {
+  /// The same answer with its value changed by `transform` (an api type made a domain type).
+  public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> Response<Other>
+  {
+    Response<Other>(
+      value: try transform(value), status: status, headerFields: headerFields, body: body)
+  }
+}
 
 extension CacheValidators {
   /// The `ETag` and `Last-Modified` of an answer's header fields.

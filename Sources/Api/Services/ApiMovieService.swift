@@ -1,7 +1,8 @@
 import Domain
 
-/// Movies from the API: three request values and a conversion, nothing else.
-public struct ApiMovieService: MovieService {
+/// Movies from the API: three request values and a conversion, nothing else. Each answer is the
+/// api's `Response` (value, status, header fields, validators): what a cache above keeps.
+public struct ApiMovieService: MovieSource {
   public let client: ApiClient
   public let mapping: JSONMapping
 
@@ -11,18 +12,22 @@ public struct ApiMovieService: MovieService {
     self.mapping = mapping
   }
 
-  public func movie(id: Int) async throws -> Movie {
-    try await client.send(ApiRequest<ApiMovie>(.movie(id: id), mapping: mapping)).convert()
-  }
-
-  public func topGrossingMovies(year: Int) async throws -> [Movie] {
-    try await client.send(ApiRequest<[ApiMovie]>(.topGrossingMovies(year: year), mapping: mapping))
+  public func movie(id: Int) async throws -> any Validated<Movie> {
+    try await client.response(ApiRequest<ApiMovie>(.movie(id: id), mapping: mapping))
       .map { $0.convert() }
   }
 
-  public func topRatedMovies(year: Int) async throws -> [Movie] {
-    try await client.send(ApiRequest<[ApiMovie]>(.topRatedMovies(year: year), mapping: mapping))
-      .map { $0.convert() }
+  public func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
+    try await list(.topGrossingMovies(year: year))
+  }
+
+  public func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
+    try await list(.topRatedMovies(year: year))
+  }
+
+  private func list(_ route: Route) async throws -> Response<[Movie]> {
+    try await client.response(ApiRequest<[ApiMovie]>(route, mapping: mapping))
+      .map { $0.map { $0.convert() } }
   }
 }
 

@@ -71,10 +71,7 @@ public struct CachingLayer: ServiceLayer {
     case .networkFirst:
       return try await fetchOrFallBack(call, codec, next, stored: stored)
     case .cacheThenNetwork:
-      if let stored {
-        call.observer?.deliverEarly(
-          Provenance.EarlyAnswer(key: call.key, value: stored.value, provenance: stored.provenance))
-      }
+      // The stored copy was there to be shown first (`stored(_:)`); the answer is the api's.
       return try await fetchOrFallBack(call, codec, next, stored: stored)
     case .staleWhileRevalidate(let maxAge):
       guard let found else { return try await fetchOrFallBack(call, codec, next, stored: nil) }
@@ -83,6 +80,13 @@ public struct CachingLayer: ServiceLayer {
       }
       return found.answer
     }
+  }
+
+  /// The stored answer of `call` under a policy that shows it before asking the api
+  /// (`cacheThenNetwork`), or nil: what `LayerStack.updates` gives first.
+  public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
+    guard policy == .cacheThenNetwork, let codec = call.codec else { return nil }
+    return try await read(call, codec)?.answer
   }
 
   // MARK: The store

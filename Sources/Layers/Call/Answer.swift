@@ -45,26 +45,19 @@ public struct Next<Value: Sendable>: Sendable {
   }
 
   /// The source underneath every layer: the service it makes for this call, offered the
-  /// validators the layers above offered; the validators of its answer come back with the
-  /// answer, and a 304 is its `NotModified`. Its answer is new from the network, unless the
-  /// service is itself a layered service that answered from a cache: then its own provenance
-  /// is kept. With no source, a call no layer answered is a `CacheMiss`.
+  /// validators the layers above offered; its answer comes back with its own validators, new
+  /// from the network, and a 304 is its `NotModified`. With no source, a call no layer
+  /// answered is a `CacheMiss`.
   public static func base<Service: Sendable>(
     _ call: ServiceCall<Value>, _ source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> Value
+    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
   ) -> Next<Value> {
     guard let source else {
       return Next { _ in throw CacheMiss(what: call.summary, cachable: call.codec != nil) }
     }
     return Next { offered in
-      let made = source.make(offered)
-      let inner = Provenance.Recorder()
-      let value = try await fetch(inner.observing(made.service))
-      let validators = made.received() ?? CacheValidators()
-      guard let age = inner.oldestCacheAge else {
-        return Answer(value: value, origin: .network, validators: validators)
-      }
-      return Answer(value: value, origin: .cache, age: age, validators: validators)
+      let answered = try await fetch(source.make(offered))
+      return Answer(value: answered.value, origin: .network, validators: answered.validators)
     }
   }
 }

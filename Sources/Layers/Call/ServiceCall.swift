@@ -15,9 +15,6 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   public let summary: String
   /// How its result is turned into bytes for a cache store and back; nil when it is never cached.
   public let codec: CacheCodec<Value>?
-  /// Whoever asked for it and observes where its answers come from: set by the stack of an
-  /// observed service (`LayeredService.observed(by:)`), so a layer can hand it an early answer.
-  public var observer: Provenance.Recorder?
   /// How its answer is made of entities, each stored once (nil: the answer is stored whole).
   public let entities: EntityShape<Value>?
   /// How the store answers it when it was never stored: a query over the stored entities of its

@@ -1,16 +1,16 @@
 import Domain
 
-/// A `MovieService` with layers around a base: each call goes through one `LayerStack`
+/// A `MovieService` with layers around a `MovieSource` (the api's, or a fake): each call goes through one `LayerStack`
 /// (cache, logging, de-duplication, memory) described as a `ServiceCall`. This file is all a
 /// service needs to get every layer; a new call is one more method here and one `ServiceCall`.
 ///
 /// With no base (a store-only stack, the offline profile), a caching layer answers every call
 /// or nothing does: `CacheMiss`.
 public struct LayeredMovieService: MovieService, LayeredService {
-  public let base: Source<any MovieService>?
+  public let base: Source<any MovieSource>?
   public var layers: LayerStack
 
-  public init(base: Source<any MovieService>?, layers: [any ServiceLayer]) {
+  public init(base: Source<any MovieSource>?, layers: [any ServiceLayer]) {
     self.base = base
     self.layers = LayerStack(layers)
   }
@@ -29,7 +29,7 @@ public struct LayeredMovieService: MovieService, LayeredService {
 
   private func answer<Value: Sendable>(
     _ call: ServiceCall<Value>,
-    _ fetch: @escaping @Sendable (any MovieService) async throws -> Value
+    _ fetch: @escaping @Sendable (any MovieSource) async throws -> any Validated<Value>
   ) async throws -> Value {
     try await layers.answer(call, from: base, fetch)
   }

@@ -6,6 +6,17 @@ public protocol ServiceLayer: Sendable {
   func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws -> Answer<
     Value
   >
+
+  /// What this layer holds for `call` without asking below (a caching layer's stored answer),
+  /// or nil; asked before a call by whoever shows a stored answer first (`LayerStack.updates`).
+  func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>?
+}
+
+extension ServiceLayer {
+  /// Nothing held: a layer that keeps no answers.
+  public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
+    nil
+  }
 }
 
 /// A service's layers, the first outermost: `[logging, cache, …]` then the service underneath.
@@ -18,7 +29,7 @@ public struct LayerStack: ServiceLayer {
   public init(_ layers: [any ServiceLayer]) { self.layers = layers }
 
   /// This stack, noting the provenance of each answer it gives in `recorder` and handing it
-  /// the early answers of its calls.
+  /// the stored copies its calls have before their final answers.
   public func observed(by recorder: Provenance.Recorder) -> LayerStack {
     var copy = self
     copy.observer = recorder
@@ -39,41 +50,45 @@ public struct LayerStack: ServiceLayer {
     return try await chain()
   }
 
-  /// What a layered service's method does: runs `call` through the stack down to `fetch` on
+  /// What a layered service's method does: hands an observer that wants early answers the
+  /// stored copy a layer holds (`stored(_:)`), runs `call` through the stack down to `fetch` on
   /// the service `source` makes for it, notes where the answer came from (once, for the
   /// observer), returns it. With no source (a store-only stack) a call the layers do not
-  /// answer is a `CacheMiss`.
+  /// answer is a `CacheMiss`. The observer stays here, at the top: nothing is carried down.
   public func answer<Service: Sendable, Value: Sendable>(
     _ call: ServiceCall<Value>, from source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> Value
+    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
   ) async throws -> Value {
-    var call = call
-    call.observer = observer
+    if let observer, observer.wantsEarlyAnswers, let early = try? await stored(call) {
+      observer.deliverEarly(
+        Provenance.EarlyAnswer(key: call.key, value: early.value, provenance: early.provenance))
+    }
     let answer = try await run(call, next: .base(call, source, fetch))
     observer?.record(answer.provenance)
     return answer.value
   }
 
-  /// The call's answers as they come: a `cacheThenNetwork` cache's stored copy first, then the
-  /// final answer when it differs from it. Other policies give one update.
+  /// The first stored answer a layer holds for `call` (see `ServiceLayer.stored(_:)`), or nil.
+  public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
+    for layer in layers {
+      if let answer = try await layer.stored(call) { return answer }
+    }
+    return nil
+  }
+
+  /// The call's answers as they come: the stored copy a layer holds first, then the final
+  /// answer when it differs from it.
   public func updates<Service: Sendable, Value: Sendable & Equatable>(
     _ call: ServiceCall<Value>, from source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> Value
+    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
   ) -> AsyncThrowingStream<Answer<Value>, any Error> {
     AsyncThrowingStream { continuation in
-      let first = EarlySlot<Value>()
-      let recorder = Provenance.Recorder { early in
-        guard early.key == call.key, let value = early.value as? Value else { return }
-        let answer = Answer(
-          value: value, origin: early.provenance.origin, age: early.provenance.age)
-        if first.set(answer) { continuation.yield(answer) }
-      }
-      var call = call
-      call.observer = recorder
-      let task = Task { [call] in
+      let task = Task {
         do {
+          let first = try? await stored(call)
+          if let first { continuation.yield(first) }
           let answer = try await run(call, next: .base(call, source, fetch))
-          if first.value?.value != answer.value { continuation.yield(answer) }
+          if first?.value != answer.value { continuation.yield(answer) }
           continuation.finish()
         } catch {
           continuation.finish(throwing: error)

@@ -1,5 +1,6 @@
 import Api
 import Composition
+import Domain
 import Foundation
 import Layers
 
@@ -26,31 +27,31 @@ public protocol BookService: Sendable {
   func add(_ book: NewBook) async throws -> Book
 }
 
-/// The library's api: `{"data": …, "meta": {"next_page": 2}}`, snake_case keys, ISO 8601
-/// timestamps with milliseconds. One description; no decoding code.
+/// The library's api: `{"data": …, "meta": {"next_page": 2}}`, snake_case, no decoding code.
 let library = JSONMapping(keyPath: "data", keys: .snakeCase)
 
-/// The `api` source: request values sent through Kernel's client (environment, adapters,
-/// retriers, transport, validation, JSON mapping).
-struct ApiBookService: BookService {
+/// The `api` source: request values sent through Kernel's client (adapters, retriers, mapping…);
+/// each answer a `Response`, whose validators the cache keeps and offers back.
+struct ApiBookService {
   let client: ApiClient
-  func book(id: Int) async throws -> Book {
-    try await client.send(.init(.get("books/\(id)"), mapping: library))
+  func book(id: Int) async throws -> Response<Book> {
+    try await client.response(.init(.get("books/\(id)"), mapping: library))
   }
-  func shelf() async throws -> [Book] {
-    try await client.all(
-      .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"))
+  func shelf() async throws -> WithoutValidators<[Book]> {
+    WithoutValidators(
+      try await client.all(
+        .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page")))
   }
-  func add(_ book: NewBook) async throws -> Book {
+  func add(_ book: NewBook) async throws -> Response<Book> {
     let body = try RequestBody.json(book, encoder: library.encoder())
-    return try await client.send(.init(.post("books", body: body), mapping: library))
+    return try await client.response(.init(.post("books", body: body), mapping: library))
   }
 }
 
 /// The layered form: one call description per call. The layers a profile names wrap it; with
 /// no base it is the `store` source, answered by the cache alone, with no api client at all.
 struct LayeredBookService: BookService, LayeredService {
-  let base: Source<any BookService>?
+  let base: Source<ApiBookService>?
   var layers: LayerStack
 
   func book(id: Int) async throws -> Book {
@@ -92,7 +93,7 @@ public struct BooksAssembly: Assembly {
   public init() {}
 
   public func assemble(into catalog: inout Catalog) {
-    catalog.service("books", (any BookService).self) { books in
+    catalog.service("books", (any BookService).self, source: ApiBookService.self) { books in
       books.api { ApiBookService(client: $0) }
       books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
     }
