@@ -5,8 +5,9 @@ import GRDB
 extension SQLiteCacheStore {
   /// How much a cache may hold: `cache.maxBytes` and `cache.maxAgeDays`.
   public struct Budget: Sendable, Equatable {
-    /// The most bytes the file may take; past it the least recently used answers go, in the
-    /// transaction that stored the newest one. Nil: no bound.
+    /// The most bytes the file may take; past it the entities no stored answer holds go, then
+    /// the least recently used rows, in the transaction that stored the newest one. Nil: no
+    /// bound.
     public var maxBytes: Int64?
     /// Answers fetched longer ago than this go when the next answer is stored. Nil: kept.
     public var maxAge: TimeInterval?
@@ -48,8 +49,10 @@ extension SQLiteCacheStore {
     }
   }
 
-  /// Deletes answers older than the budget's age, then the least recently used until the
-  /// pages in use fit `maxBytes` (never `kept`, the answer just stored); true when any went.
+  /// Deletes answers older than the budget's age, then, until the pages in use fit `maxBytes`,
+  /// the entities that no stored answer holds and no write edits (least recently used first),
+  /// then the least recently used rows of any kind; never `kept`, the row just stored. True
+  /// when any went.
   func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Bool {
     var evicted = false
     if let maxAge = budget.maxAge {
@@ -58,7 +61,10 @@ extension SQLiteCacheStore {
         arguments: [now - maxAge, kept])
       evicted = db.changesCount > 0
     }
-    guard let maxBytes = budget.maxBytes else { return evicted }
+    guard let maxBytes = budget.maxBytes, try Self.bytesInUse(db) > maxBytes else {
+      return evicted
+    }
+    if try evictOrphans(db, keeping: kept, within: maxBytes) { evicted = true }
     while try Self.bytesInUse(db) > maxBytes {
       try db.execute(
         sql: """
@@ -67,6 +73,48 @@ extension SQLiteCacheStore {
           """, arguments: [kept])
       guard db.changesCount > 0 else { break }
       evicted = true
+    }
+    return evicted
+  }
+
+  /// Deletes, least recently used first, the entity rows no stored list refers to and no
+  /// pending write edits, until the pages in use fit `maxBytes`; true when any went. The lists'
+  /// references are read once, through the index of list rows (`cache_entry_lists`).
+  private func evictOrphans(_ db: Database, keeping kept: String, within maxBytes: Int64) throws
+    -> Bool
+  {
+    var held = Set<String>()
+    let lists = try Row.fetchCursor(
+      db, sql: "SELECT refs FROM cache_entry INDEXED BY cache_entry_lists WHERE refs IS NOT NULL")
+    while let row = try lists.next() {
+      // A damaged row's references (not text) hold nothing.
+      guard let references = StoredRow.text(row[0]) else { continue }
+      for key in references.split(separator: "\n") { held.insert(String(key)) }
+    }
+    let delete = try db.cachedStatement(sql: "DELETE FROM cache_entry WHERE key = ?")
+    // In pages of 256, read before any is deleted: no row goes while a query reads the table.
+    let page = try db.cachedStatement(
+      sql: """
+        SELECT key, usedAt FROM cache_entry
+        WHERE scope IS NOT NULL AND pending = 0 AND key <> ? AND typeof(usedAt) = 'real'
+          AND (usedAt, key) > (?, ?)
+        ORDER BY usedAt, key LIMIT 256
+        """)
+    var after: (usedAt: Double, key: String) = (-.infinity, "")
+    var evicted = false
+    paging: while try Self.bytesInUse(db) > maxBytes {
+      let rows = try Row.fetchAll(page, arguments: [kept, after.usedAt, after.key])
+      for row in rows {
+        guard let key = StoredRow.text(row[0]), !held.contains(key) else { continue }
+        try delete.execute(arguments: [key])
+        evicted = true
+        if try Self.bytesInUse(db) <= maxBytes { break paging }
+      }
+      // Read field by field: GRDB's typed subscript traps on a value it cannot convert.
+      guard rows.count == 256, let last = rows.last,
+        let usedAt = Double.fromDatabaseValue(last[1]), let key = StoredRow.text(last[0])
+      else { break }
+      after = (usedAt, key)
     }
     return evicted
   }

@@ -210,12 +210,58 @@ import Testing
       at: folder.cache, budget: SQLiteCacheStore.Budget(maxBytes: budget))
     for index in 0..<300 { try await store.store(entry("k\(index)")) }
     let stats = try await store.statistics()
-    #expect(stats.entries > 20 && stats.entries < 300, "\(stats)")
+    #expect(stats.entries > 10 && stats.entries < 300, "\(stats)")
     #expect(stats.bytes <= budget && stats.maxBytes == budget, "\(stats)")
     let size = try FileManager.default.attributesOfItem(atPath: folder.cache.path)[.size] as? Int
     #expect((size ?? .max) <= Int(budget))
     // The newest stays, the oldest went.
     #expect(try await store.entry(for: "k299") != nil)
+    #expect(try await store.entry(for: "k0") == nil)
+  }
+
+  /// An entity no stored list holds and no write edits goes before anything else, however
+  /// recently used: a list keeps its movies, an edit waiting in the outbox keeps its row.
+  @Test func entitiesNoAnswerHoldsGoFirst() async throws {
+    let folder = try TemporaryDirectory("budget")
+    defer { folder.remove() }
+    let store = try SQLiteCacheStore.open(
+      at: folder.cache, budget: SQLiteCacheStore.Budget(maxBytes: 256 << 10))
+    func entity(_ key: String, pending: Bool = false) -> CacheEntry {
+      CacheEntry(
+        key: key, payload: Data(repeating: 0x42, count: 2_000), storedAt: Date(),
+        isPending: pending, scope: "p|Movie")
+    }
+    let held = (1...5).map { "p Movie/\($0)" }
+    try await store.store(
+      held.map { entity($0) } + [
+        CacheEntry(key: "p list", payload: Data(), storedAt: Date(), references: held)
+      ])
+    try await store.store(entity("p Movie/99", pending: true))
+    // Rows another program damaged: references that are no text, a use that is no time.
+    try await store.store([entity("p Movie/7"), entry("p damaged list")])
+    try await DatabaseQueue(path: folder.cache.path).write { db in
+      try db.execute(sql: "UPDATE cache_entry SET refs = 42 WHERE key = 'p damaged list'")
+      try db.execute(sql: "UPDATE cache_entry SET usedAt = 'soon' WHERE key = 'p Movie/7'")
+    }
+    let orphans = (10..<30).map { "p Movie/\($0)" }
+    for key in orphans { try await store.store(entity(key)) }
+    #expect(try await store.entry(for: orphans[0]) != nil, "the budget was reached too soon")
+
+    var stored = 0
+    while try await store.entry(for: orphans[0]) != nil, stored < 200 {
+      try await store.store(entry("k\(stored)"))
+      stored += 1
+    }
+    #expect(stored < 200, "no orphan was ever evicted")
+    // The first went before the list's movies, the pending edit and the older whole answers.
+    for key in held + ["p list", "p Movie/99", "k0"] {
+      #expect(try await store.entry(for: key) != nil, "\(key) was evicted before an orphan")
+    }
+    // Past the orphans, the least recently used of any kind go, and the file stays bounded.
+    for index in stored..<(stored + 200) { try await store.store(entry("k\(index)")) }
+    let stats = try await store.statistics()
+    #expect(stats.bytes <= 256 << 10, "\(stats)")
+    for key in orphans { #expect(try await store.entry(for: key) == nil) }
     #expect(try await store.entry(for: "k0") == nil)
   }
 
