@@ -52,6 +52,35 @@ import Testing
     #expect(try await store.entry(for: "text")?.payload == Data("fresh".utf8))
   }
 
+  /// A list's rows read together (one statement for many keys, read straight from SQLite):
+  /// each at its own position, a key asked twice given twice, a missing or damaged row nil.
+  @Test(arguments: [3, 100, 700])
+  func rowsReadTogetherComeBackAtTheirPositions(count: Int) async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let warnings = Recorder<String>()
+    let store = try SQLiteCacheStore.open(at: folder.cache, warn: { warnings.append($0) })
+    let stored = (0..<count).map { entry("k\($0)", "v\($0)", at: 1_000 + Double($0)) }
+    try await store.store(stored)
+    try await DatabaseQueue(path: folder.cache.path).write { db in
+      try db.execute(sql: "UPDATE cache_entry SET payload = 'text' WHERE key = 'k1'")
+    }
+    let keys = ["k2", "k1", "missing", "k0", "k2"] + (3..<count).reversed().map { "k\($0)" }
+    let read = try await store.entries(for: keys)
+    #expect(read.count == keys.count)
+    for (key, entry) in zip(keys, read) {
+      switch key {
+      case "k1", "missing": #expect(entry == nil, "\(key)")
+      default:
+        let index = Int(key.dropFirst()) ?? -1
+        #expect(entry?.key == key && entry?.payload == Data("v\(index)".utf8), "\(key)")
+        #expect(entry?.validators.etag == "\"v\(index)\"")
+        #expect(entry?.storedAt == Date(timeIntervalSince1970: 1_000 + Double(index)))
+      }
+    }
+    #expect(warnings.all.count == 1 && warnings.all[0].contains("k1"), "\(warnings.all)")
+  }
+
   /// Lookups from many tasks at once all get their own answers.
   @Test func concurrentLookupsGetTheirOwnEntries() async throws {
     let folder = try TemporaryDirectory("store")
