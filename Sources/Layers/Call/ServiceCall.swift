@@ -106,15 +106,26 @@ extension CacheCodec where Value: Codable {
   public static var json: Self {
     CacheCodec(
       encode: { value in
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .deferredToDate
+        let encoder = JSONEncoding.encoder()
         if let list = value as? any SliceEncodable { return try list.encoded(by: encoder) }
         return try encoder.encode(value)
       },
-      decode: { data in
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .deferredToDate
-        return try decoder.decode(Value.self, from: data)
-      })
+      decode: { data in try JSONEncoding.decoder().decode(Value.self, from: data) })
+  }
+}
+
+/// The settings of every JSON the layers store (`CacheCodec.json`, an entity's row): dates as
+/// `Date`'s own number, encoded and decoded alike.
+enum JSONEncoding {
+  static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .deferredToDate
+    return encoder
+  }
+
+  static func decoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .deferredToDate
+    return decoder
   }
 }
