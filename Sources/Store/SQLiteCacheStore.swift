@@ -59,10 +59,11 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// list by one SELECT per key took 3x the C API's 100 lookups (`kernel-bench store`,
   /// `store.list_assemble_100`).
   public func entries(for keys: [String]) async throws -> [CacheEntry?] {
-    var read = Read(keys: keys, now: Date().timeIntervalSince1970, marksUse: budget.maxBytes != nil)
-    read = try await using("read") { [read] in
+    let now = Date().timeIntervalSince1970
+    let marksUse = budget.maxBytes != nil
+    let read = try await using("read") {
       try writer().unsafeRead { db in
-        var read = read
+        var read = Read(keys: keys, now: now, marksUse: marksUse)
         if keys.count == 1 {
           let statement = try db.cachedStatement(
             sql: "SELECT \(StoredRow.columns) FROM cache_entry WHERE key = ?")
@@ -152,21 +153,24 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
-  /// The SELECTs of the rows of 2, 4, … 512 keys, each given with its position, made once: a
-  /// statement is found in GRDB's cache by its text, which is not built again for each list.
-  static let listReads: [(sql: String, size: Int)] = (1...9).map { power in
-    let size = 1 << power
-    let pairs = repeatElement("(?, ?)", count: size).joined(separator: ", ")
-    return (
-      "WITH wanted(position, key) AS (VALUES \(pairs)) SELECT \(StoredRow.columns), position"
-        + " FROM wanted JOIN cache_entry USING (key)", size
-    )
+  /// The SELECT of the rows of 2, 4, … 512 keys, each given with its position, made the first
+  /// time a read needs it: a statement is found in GRDB's cache by its text, which is then not
+  /// built again for each list, and a run that reads no list builds none.
+  static func listRead(_ count: Int) -> (sql: String, size: Int) {
+    let size = max(2, min(512, 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)))
+    return listReads.withLock { made in
+      if let sql = made[size] { return (sql, size) }
+      let pairs = repeatElement("(?, ?)", count: size).joined(separator: ", ")
+      let sql =
+        "WITH wanted(position, key) AS (VALUES \(pairs)) SELECT \(StoredRow.columns), position"
+        + " FROM wanted JOIN cache_entry USING (key)"
+      made[size] = sql
+      return (sql, size)
+    }
   }
 
-  /// The smallest list read that holds `count` keys, or the largest.
-  static func listRead(_ count: Int) -> (sql: String, size: Int) {
-    listReads.first { $0.size >= count } ?? listReads[listReads.count - 1]
-  }
+  /// The list reads made so far, by size.
+  private static let listReads = Mutex<[Int: String]>([:])
 
   public func store(_ entry: CacheEntry) async throws { try await store([entry]) }
 
