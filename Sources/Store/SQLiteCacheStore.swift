@@ -26,6 +26,13 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   private let warned = Mutex<Set<String>>([])
   /// The fields whose local-query index this process has made (or found) already.
   let indexed = Mutex<Set<String>>([])
+  /// Who watches this store's changes; while anyone does, `poller` looks for other processes'.
+  private let notices: ChangeNotices
+  private let poller: ChangePoller
+
+  /// How often a watched store asks SQLite whether another connection (another process, or
+  /// another store on the same file) committed: `PRAGMA data_version`, one cheap call.
+  public static let changePolling: Duration = .milliseconds(50)
 
   init(
     file: URL?, database: any DatabaseWriter, budget: Budget = .unbounded,
@@ -35,7 +42,19 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     self.database = database
     self.budget = budget
     self.warn = warn
+    let poller = ChangePoller(database: database, every: Self.changePolling)
+    self.poller = poller
+    notices = ChangeNotices { anyone in anyone ? poller.start() : poller.stop() }
+    poller.notices = notices
   }
+
+  /// The changes this process commits, as it commits them, and those of any other connection
+  /// to the file (another process's sync, write, refresh or `cache clear`), within
+  /// `changePolling`.
+  public func changes() -> AsyncStream<Void> { notices.stream() }
+
+  /// How many watch this store's changes now.
+  public var watchers: Int { notices.watchers }
 
   func writer() -> any DatabaseWriter { database }
 
@@ -289,7 +308,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   }
 
   public func clear(origin: String?) async throws -> Int {
-    try await maintaining("cleared") {
+    defer { notices.notify() }
+    return try await maintaining("cleared") {
       try await writer().write { db in
         guard let origin else {
           let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
@@ -316,8 +336,64 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   /// Runs `work`, naming the file and the cause in words when SQLite fails it.
   func using<T>(_ doing: String, _ work: () async throws -> T) async throws -> T {
-    do { return try await work() } catch let error as DatabaseError {
+    do {
+      let result = try await work()
+      // A write is committed: whoever watches reads again.
+      if doing == "written" { notices.notify() }
+      return result
+    } catch let error as DatabaseError {
       throw StoreError.failed(file: name, doing: doing, cause: StoreError.cause(of: error))
     }
+  }
+}
+
+/// Asks a watched store's file, every `period`, whether another connection committed since
+/// (`PRAGMA data_version` changes only then: this connection's own commits are told directly),
+/// and tells the watchers when one did. It runs only while someone watches. A file that
+/// cannot be asked (locked past the busy timeout, gone) is asked again next time.
+final class ChangePoller: Sendable {
+  private let database: any DatabaseWriter
+  private let period: Duration
+  private let task = Mutex<Task<Void, Never>?>(nil)
+  private let told = Mutex<ChangeNotices?>(nil)
+
+  init(database: any DatabaseWriter, every period: Duration) {
+    self.database = database
+    self.period = period
+  }
+
+  /// Whom it tells: set once, after the notices that start it are made.
+  var notices: ChangeNotices? {
+    get { told.withLock { $0 } }
+    set { told.withLock { $0 = newValue } }
+  }
+
+  func start() {
+    let database = database
+    let period = period
+    let told: @Sendable () -> ChangeNotices? = { [weak self] in self?.notices }
+    task.withLock { task in
+      task?.cancel()
+      task = Task {
+        var seen = try? await Self.version(of: database)
+        while !Task.isCancelled {
+          do { try await Task.sleep(for: period) } catch { return }
+          guard let now = try? await Self.version(of: database), now != seen else { continue }
+          seen = now
+          told()?.notify()
+        }
+      }
+    }
+  }
+
+  func stop() {
+    task.withLock { task in
+      task?.cancel()
+      task = nil
+    }
+  }
+
+  private static func version(of database: any DatabaseWriter) async throws -> Int? {
+    try await database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
   }
 }

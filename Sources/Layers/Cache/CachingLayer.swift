@@ -195,7 +195,7 @@ public struct CachingLayer: ServiceLayer {
   /// Asks below, offering the stored copy's validators; stores a new network answer (its rows
   /// together, in one transaction), or renews the copy on `NotModified`. A network failure with
   /// nothing stored falls back to the call's local query.
-  private func fetch<Value: Sendable>(
+  func fetch<Value: Sendable>(
     _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
     stored: Answer<Value>?
   ) async throws -> Answer<Value> {

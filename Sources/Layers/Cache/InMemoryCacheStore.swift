@@ -6,26 +6,33 @@ import Synchronization
 /// app that wants a cache only for the life of the process.
 public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
   private let entries = Mutex<[String: CacheEntry]>([:])
+  private let notices = ChangeNotices()
 
   public init() {}
+
+  /// Each write of this store, as it is made.
+  public func changes() -> AsyncStream<Void> { notices.stream() }
+
+  /// How many watch this store's changes now.
+  public var watchers: Int { notices.watchers }
 
   public func entry(for key: String) async throws -> CacheEntry? {
     entries.withLock { $0[key] }
   }
 
-  public func store(_ entry: CacheEntry) async throws {
-    entries.withLock { $0[entry.key] = entry }
-  }
+  public func store(_ entry: CacheEntry) async throws { try await store([entry]) }
 
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     entries.withLock { entries in
       entries[key]?.storedAt = storedAt
       entries[key]?.validators = validators
     }
+    notices.notify()
   }
 
   public func remove(_ key: String) async throws {
     _ = entries.withLock { $0.removeValue(forKey: key) }
+    notices.notify()
   }
 
   public func entries(for keys: [String]) async throws -> [CacheEntry?] {
@@ -41,6 +48,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
         entries[entry.key] = entry
       }
     }
+    notices.notify()
   }
 
   public func settleEdit(of key: String, taken: Bool) async throws {
@@ -48,6 +56,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
       guard let entry = entries[key] else { return }
       entries[key] = entry.settled(taken: taken)
     }
+    notices.notify()
   }
 
   /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.
@@ -88,7 +97,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
   }
 
   public func clear(origin: String?) async throws -> Int {
-    entries.withLock { entries in
+    let cleared = entries.withLock { entries in
       let before = entries.count
       if let origin {
         entries = entries.filter { CacheStatistics.origin(ofKey: $0.key) != origin }
@@ -97,5 +106,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
       }
       return before - entries.count
     }
+    notices.notify()
+    return cleared
   }
 }

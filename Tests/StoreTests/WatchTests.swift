@@ -1,0 +1,138 @@
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import Observation
+import Store
+import Testing
+
+/// Watching a call as its stored data changes, on both stores: each change once, in order; an
+/// entity changed through an item read reaches the watcher of a list holding it; another
+/// connection's commit reaches it too; a failed refresh is an element, not the end; cancelling
+/// frees the watcher.
+@Suite(.timeLimit(.minutes(1))) struct WatchTests {
+  enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+
+  static func store(_ kind: Kind) throws -> any CacheStore {
+    kind == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+  }
+
+  static func watchers(_ store: any CacheStore) -> Int {
+    (store as? SQLiteCacheStore)?.watchers ?? (store as? InMemoryCacheStore)?.watchers ?? -1
+  }
+
+  static func movies(rating two: Double) throws -> [Movie] {
+    [
+      try Movie.fixture(1, "One", grossing: 30, rating: 10),
+      try Movie.fixture(2, "Two", grossing: 20, rating: two),
+    ]
+  }
+
+  /// The top-grossing list of 2016 as `service` stores it, watched.
+  static func watch(_ service: LayeredMovieService, refresh: Bool = false) -> AsyncStream<
+    Watched<[Movie]>
+  > {
+    service.layers.watch(.topGrossingMovies(year: 2016), from: service.base, refresh: refresh) {
+      try await $0.topGrossingMovies(year: 2016)
+    }
+  }
+
+  @Test(arguments: Kind.allCases)
+  func eachChangeArrivesOnceInOrderEvenThroughAnItemRead(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let service = EntitiesTests.layered(store, api)
+    var elements = Self.watch(service).makeAsyncIterator()
+    #expect(await elements.next() == .nothingStored)
+
+    _ = try await service.topGrossingMovies(year: 2016)
+    let first = await elements.next()
+    #expect(first?.value == (try Self.movies(rating: 20)))
+    if case .answer(let answer) = first { #expect(answer.origin == .cache) }
+
+    // Movie 2 changes through its own item call: the list holding it shows it.
+    api.answer(try Self.movies(rating: 99))
+    _ = try await service.movie(id: 2)
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 99])
+
+    // Stored again unchanged: no element; the next change is the next element.
+    _ = try await service.topGrossingMovies(year: 2016)
+    api.answer(try Self.movies(rating: 5))
+    _ = try await service.topGrossingMovies(year: 2016)
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 5])
+  }
+
+  @Test(arguments: Kind.allCases)
+  func cancellingTheWatchFreesIt(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let service = EntitiesTests.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+    let seen = Recorder<Watched<[Movie]>>()
+    let watching = Task {
+      for await element in Self.watch(service) { seen.append(element) }
+    }
+    await seen.reach(1)
+    #expect(Self.watchers(store) == 1)
+    watching.cancel()
+    await watching.value
+    #expect(Self.watchers(store) == 0)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func aFailedRefreshIsAnElementAndTheWatchGoesOn(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let service = EntitiesTests.layered(store, api)
+    _ = try await service.topGrossingMovies(year: 2016)
+    api.fail(.unreachable)
+    var elements = Self.watch(service, refresh: true).makeAsyncIterator()
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
+    guard case .failed(let failure) = await elements.next() else {
+      Issue.record("the refresh's failure did not arrive")
+      return
+    }
+    #expect(failure.failure == .unreachable)
+    api.answer(try Self.movies(rating: 7))
+    _ = try await service.topGrossingMovies(year: 2016)
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 7])
+  }
+
+  /// Another connection to the file (another process's, as `kernel` runs in another terminal)
+  /// commits: SQLite's `data_version` tells the watcher within the polling period.
+  @Test func anotherConnectionsCommitReachesTheWatcher() async throws {
+    let folder = try TemporaryDirectory("watch")
+    defer { folder.remove() }
+    let watched = try SQLiteCacheStore.open(at: folder.cache)
+    let other = try SQLiteCacheStore.open(at: folder.cache)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    var elements = Self.watch(EntitiesTests.layered(watched, nil)).makeAsyncIterator()
+    #expect(await elements.next() == .nothingStored)
+    _ = try await EntitiesTests.layered(other, api).topGrossingMovies(year: 2016)
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
+    _ = try await other.clear(origin: nil)
+    #expect(await elements.next() == .nothingStored)
+  }
+
+  /// The model over a watch, as SwiftUI (or any `withObservationTracking` code) sees it.
+  @MainActor @Test func anObservableModelFollowsTheWatch() async throws {
+    let store = InMemoryCacheStore()
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let service = EntitiesTests.layered(store, api)
+    let model = LiveAnswer(Self.watch(service))
+    func changed() async {
+      await withCheckedContinuation { continuation in
+        withObservationTracking {
+          _ = model.latest
+        } onChange: {
+          continuation.resume()
+        }
+      }
+    }
+    if model.latest == nil { await changed() }
+    #expect(model.latest == .nothingStored)
+    async let next: Void = changed()
+    _ = try await service.topGrossingMovies(year: 2016)
+    await next
+    #expect(model.latest?.value?.map(\.rating) == [10, 20])
+    model.stop()
+  }
+}
