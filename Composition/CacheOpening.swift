@@ -70,6 +70,11 @@ final class CacheOpening: CacheStore, CacheMaintenance {
 
   func store(_ entry: CacheEntry) async throws { try await usable()?.store(entry) }
 
+  /// The file's changes; with no usable file, none (the stream ends).
+  func changes() -> AsyncStream<Void> {
+    (try? usable())?.changes() ?? AsyncStream { $0.finish() }
+  }
+
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     try await usable()?.renew(key, storedAt: storedAt, validators: validators)
   }

@@ -44,3 +44,27 @@ extension WriteCall where Value == Rating {
       optimistic: [.update(movie) { $0.rating = Double(score) }])
   }
 }
+
+/// The movie lists watched as their stored movies change (`kernel movies top-grossing
+/// --watch`): each over the profile's stack, refreshed once from its api when it has one; nil
+/// when the stack has no layers.
+public enum MovieWatches {
+  public typealias Watch<Value: Sendable> =
+    @Sendable (any MovieService) -> AsyncStream<Watched<Value>>?
+
+  public static func topGrossing(year: Int) -> Watch<[Movie]> {
+    { service in
+      (service as? LayeredMovieService)?.watch(.topGrossingMovies(year: year), refresh: true) {
+        try await $0.topGrossingMovies(year: year)
+      }
+    }
+  }
+
+  public static func topRated(year: Int) -> Watch<[Movie]> {
+    { service in
+      (service as? LayeredMovieService)?.watch(.topRatedMovies(year: year), refresh: true) {
+        try await $0.topRatedMovies(year: year)
+      }
+    }
+  }
+}

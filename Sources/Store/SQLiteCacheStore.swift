@@ -44,7 +44,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     self.warn = warn
     let poller = ChangePoller(database: database, every: Self.changePolling)
     self.poller = poller
-    notices = ChangeNotices { anyone in anyone ? poller.start() : poller.stop() }
+    // The poller tells the notices; they hold it weakly: no cycle keeps the file open.
+    notices = ChangeNotices { [weak poller] anyone in anyone ? poller?.start() : poller?.stop() }
     poller.notices = notices
   }
 

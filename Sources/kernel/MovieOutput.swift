@@ -1,3 +1,4 @@
+import Composition
 import Domain
 import Foundation
 import KernelCommands
@@ -40,6 +41,28 @@ enum MovieOutput {
       }
     }
     if let missing { throw missing }
+  }
+
+  /// Prints the watched list at once and again at each change, until interrupted: the table
+  /// with its footer (a terminal redraws it in place), or one JSON object per line; nothing
+  /// stored yet says so (JSON: no movies, origin `none`); a failed refresh is a warning.
+  static func watch(
+    _ options: GlobalOptions, _ watch: @escaping MovieWatches.Watch<[Movie]>
+  ) async throws {
+    let invocation = try Invocation(options)
+    let format = invocation.format
+    try await invocation.watch((any MovieService).self, watch) { element, _ in
+      switch (element, format) {
+      case (.answer(let fetched), .json): try printJSON(fetched.value, origin: fetched.origin)
+      case (.answer(let fetched), _):
+        let movies = fetched.value
+        try Terminal.print(table(movies))
+        try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
+      case (.nothingStored, .json): try printJSON([], origin: "none")
+      case (.nothingStored, _): try Terminal.print("Nothing is stored for it yet; watching.")
+      case (.failed(let reason), _): Terminal.warn("The api could not be asked: \(reason)")
+      }
+    }
   }
 
   /// Prints a `cacheThenNetwork` cache's stored copy the moment it is read, and remembers it.

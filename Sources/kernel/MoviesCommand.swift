@@ -1,4 +1,5 @@
 import ArgumentParser
+import Composition
 import Domain
 import KernelCommands
 
@@ -13,9 +14,13 @@ struct MoviesCommand: AsyncParsableCommand {
       commandName: "top-grossing", abstract: "The year's movies, highest grossing first.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var year: YearOption
+    @OptionGroup var watching: WatchOption
 
     func run() async throws {
       let year = year.year
+      guard !watching.watch else {
+        return try await MovieOutput.watch(global, MovieWatches.topGrossing(year: year))
+      }
       try await MovieOutput.show(global) { try await $0.topGrossingMovies(year: year) }
     }
   }
@@ -25,9 +30,13 @@ struct MoviesCommand: AsyncParsableCommand {
       commandName: "top-rated", abstract: "The year's movies, best rated first.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var year: YearOption
+    @OptionGroup var watching: WatchOption
 
     func run() async throws {
       let year = year.year
+      guard !watching.watch else {
+        return try await MovieOutput.watch(global, MovieWatches.topRated(year: year))
+      }
       try await MovieOutput.show(global) { try await $0.topRatedMovies(year: year) }
     }
   }

@@ -32,6 +32,8 @@ private final class FailingStore: CacheStore {
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
+  /// Nothing it is asked changes it.
+  func changes() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
 }
 
 /// A source whose calls answer with validators and say "not modified" when offered the

@@ -85,7 +85,9 @@ public protocol CacheStore: Sendable {
   /// removed either way.
   func settleEdit(of key: String, taken: Bool) async throws
   /// Notices of the changes committed to the store from now on, for a watch
-  /// (`LayerStack.watch`): by this process, and by any other that shares the store.
+  /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
+  /// that cannot tell ends the stream at once (a watch then shows what it first read); a store
+  /// that wraps another passes the other's on.
   func changes() -> AsyncStream<Void>
 }
 
@@ -101,10 +103,6 @@ extension CacheStore {
   public func store(_ entries: [CacheEntry]) async throws {
     for entry in entries { try await store(entry) }
   }
-
-  /// A store that cannot tell when it changed: its stream ends at once, and a watch shows
-  /// what it first read.
-  public func changes() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
 
   /// A store that keeps no entities answers no local query.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] { [] }

@@ -10,7 +10,21 @@ import Domain
 /// recorder.origin  // "cache"
 /// ```
 public protocol LayeredService: Sendable {
+  /// What answers its calls under the layers: the api's source, a fake's, or nil (the store).
+  associatedtype Base: Sendable
+  var base: Source<Base>? { get }
   var layers: LayerStack { get set }
+}
+
+extension LayeredService {
+  /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
+  /// base once by `fetch` when `refresh` and there is one.
+  public func watch<Value: Sendable & Equatable>(
+    _ call: ServiceCall<Value>, refresh: Bool = false,
+    _ fetch: @escaping @Sendable (Base) async throws -> any Validated<Value>
+  ) -> AsyncStream<Watched<Value>> {
+    layers.watch(call, from: base, refresh: refresh, fetch)
+  }
 }
 
 extension LayeredService {

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Composition
+import Dispatch
+import Domain
+import Foundation
+import Layers
+
+/// `--watch`: a read command prints its answer, then again each time the stored data it is made
+/// of changes (this process's refresh, or another process's write, sync or `cache clear`),
+/// until interrupted.
+public struct WatchOption: ParsableArguments, Sendable {
+  @Flag(
+    help: """
+      Print the answer again each time what it is made of changes (another run's write, \
+      sync or cache clear), until Ctrl-C: in place on a terminal, else one per change \
+      (json: one object per line).
+      """)
+  public var watch = false
+
+  public init() {}
+}
+
+/// One element of a watch as a command shows it: an answer with where it came from, nothing
+/// stored yet, or a refresh that failed (what is stored stays shown).
+public enum WatchElement<Value: Sendable>: Sendable {
+  case answer(Fetched<Value>)
+  case nothingStored
+  case failed(String)
+
+  init(_ watched: Watched<Value>) {
+    switch watched {
+    case .answer(let answer):
+      self = .answer(
+        Fetched(
+          value: answer.value, origin: answer.origin.rawValue,
+          oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: .zero))
+    case .nothingStored: self = .nothingStored
+    case .failed(let failure): self = .failed(failure.description)
+    }
+  }
+}
+
+extension Invocation {
+  /// Resolves the profile's `Service`, watches what `watch` names on it, and hands `show` each
+  /// element (`first` for the first), clearing a terminal's screen before each after the first
+  /// when the output is text, until interrupted: Ctrl-C (or SIGTERM) exits 0. A service whose
+  /// stack has no layers cannot be watched: a usage error naming the profile.
+  public func watch<Service: Sendable, Value: Sendable & Equatable>(
+    _ type: Service.Type,
+    _ watch: @escaping @Sendable (Service) -> AsyncStream<Watched<Value>>?,
+    show: @escaping @Sendable (_ element: WatchElement<Value>, _ first: Bool) throws -> Void
+  ) async throws {
+    let composed = try services()
+    await syncDueWrites(composed)
+    let service = try composed.service(type)
+    guard let elements = await composed.makeCurrent({ watch(service) }) else {
+      throw UsageError(
+        "The \(config.profile) profile's stack for this command has no layers to watch.")
+    }
+    let interrupted = Self.exitOnInterrupt()
+    defer {
+      for source in interrupted { source.cancel() }
+    }
+    let redraws = format == .text && isatty(STDOUT_FILENO) == 1
+    var first = true
+    for await element in elements {
+      if redraws && !first { try Terminal.printPart("\u{1B}[H\u{1B}[2J") }
+      try show(WatchElement(element), first)
+      first = false
+    }
+  }
+
+  /// Ctrl-C and SIGTERM end a watch: the process exits 0 with its output written.
+  private static func exitOnInterrupt() -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number)
+      source.setEventHandler { exit(0) }
+      source.resume()
+      return source
+    }
+  }
+}

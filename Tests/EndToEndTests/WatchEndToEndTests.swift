@@ -1,0 +1,49 @@
+import Foundation
+import KernelTesting
+import SampleApi
+import Testing
+
+/// `--watch` with the built `kernel`: a watcher in one process, a rating queued and synced by
+/// others; each command's change reaches the watcher as one more JSON line, and Ctrl-C ends it
+/// with exit 0.
+@Suite(.timeLimit(.minutes(2))) struct WatchEndToEndTests {
+  @Test func anotherProcessesWritesReachTheWatcherAsOneLineEach() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let offline = local + ["--profile", "offline"]
+      let list = ["movies", "top-grossing", "--year", "2016"]
+      #expect(try await kernel.run(local + list).status == 0)
+
+      let watcher = try kernel.launch(offline + list + ["--watch", "--format", "json"])
+      defer { watcher.process.send(SIGKILL) }
+      // Each wait is a bound against a hang: the watcher polls its file every 50 ms.
+      #expect(await watcher.stdout.wait(for: #""origin":"cache""#, limit: .seconds(5)))
+
+      let queued = try await kernel.run(offline + ["movies", "rate", "3", "90"])
+      #expect(queued.status == 0, "\(queued)")
+      #expect(await watcher.stdout.wait(for: #""origin":"pending""#, limit: .seconds(5)))
+
+      let synced = try await kernel.run(local + ["outbox", "sync"])
+      #expect(synced.status == 0, "\(synced)")
+      #expect(await watcher.stdout.wait(for: #""origin":"cache""#, count: 2, limit: .seconds(5)))
+
+      watcher.process.send(SIGINT)
+      let ended = try await watcher.finish(within: .seconds(10))
+      #expect(ended.status == 0, "\(ended)")
+      let lines = ended.stdout.split(separator: "\n")
+      #expect(lines.count == 3, "\(ended)")
+      let origins = lines.compactMap {
+        (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["origin"]
+          as? String
+      }
+      #expect(origins == ["cache", "pending", "cache"], "\(ended)")
+      let ratings = lines.last.flatMap {
+        ((try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["movies"]
+          as? [[String: Any]])?.first { $0["id"] as? Int == 3 }?["rating"] as? Double
+      }
+      #expect(ratings == 90, "\(ended)")
+    }
+  }
+}
