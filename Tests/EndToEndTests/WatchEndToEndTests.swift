@@ -18,7 +18,7 @@ import Testing
 
       let watcher = try kernel.launch(offline + list + ["--watch", "--format", "json"])
       defer { watcher.process.send(SIGKILL) }
-      // Each wait is a bound against a hang: the watcher polls its file every 50 ms.
+      // Each wait is a bound against a hang: the watcher polls its file every 100 ms.
       #expect(await watcher.stdout.wait(for: #""origin":"cache""#, limit: .seconds(5)))
 
       let queued = try await kernel.run(offline + ["movies", "rate", "3", "90"])

@@ -7,6 +7,7 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "container": { try ContainerBench.run() },
   "http": { try await HttpBench.run() },
   "memory": { try await MemoryBench.run() },
+  "observe": { try await ObserveBench.run() },
   "outbox": { try await OutboxBench.run() },
   "store": { try await StoreBench.run() },
 ]
