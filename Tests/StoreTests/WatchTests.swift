@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import GRDB
 import KernelTesting
 import Layers
 import Observation
@@ -110,6 +111,35 @@ import Testing
     #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
     _ = try await other.clear(origin: nil)
     #expect(await elements.next() == .nothingStored)
+  }
+
+  /// A row another program damaged, and a file removed from under the watcher: the list with a
+  /// hole is no answer (a warning names the row), what the local query still finds is shown,
+  /// and the watch goes on; the next good answer shows.
+  @Test func aDamagedRowOrAVanishedFileNeverEndsTheWatch() async throws {
+    let folder = try TemporaryDirectory("watch")
+    defer { folder.remove() }
+    let warnings = Recorder<String>()
+    let store = try SQLiteCacheStore.open(at: folder.cache, warn: { warnings.append($0) })
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let service = EntitiesTests.layered(store, api)
+    _ = try await service.topGrossingMovies(year: 2016)
+    var elements = Self.watch(service).makeAsyncIterator()
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
+
+    try await DatabaseQueue(path: folder.cache.path).write { db in
+      try db.execute(sql: "UPDATE cache_entry SET payload = 42 WHERE key LIKE '%Movie/2'")
+    }
+    guard case .answer(let left) = await elements.next() else {
+      Issue.record("the damaged list gave no answer of what is left")
+      return
+    }
+    #expect(left.origin == .local && left.value.map(\.id) == [1])
+    #expect(warnings.all.contains { $0.contains("Movie/2") }, "\(warnings.all)")
+
+    try FileManager.default.removeItem(at: folder.cache)
+    _ = try await service.topGrossingMovies(year: 2016)
+    #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
   }
 
   /// The model over a watch, as SwiftUI (or any `withObservationTracking` code) sees it.
