@@ -60,6 +60,15 @@ public enum MovieWatches {
     }
   }
 
+  /// Movie `id`, as a list of one: the commands print lists.
+  public static func movie(id: Int) -> Watch<[Movie]> {
+    { service in
+      (service as? LayeredMovieService)?.watch(.movie(id: id), refresh: true) {
+        try await $0.movie(id: id)
+      }.map { [$0] }
+    }
+  }
+
   public static func topRated(year: Int) -> Watch<[Movie]> {
     { service in
       (service as? LayeredMovieService)?.watch(.topRatedMovies(year: year), refresh: true) {

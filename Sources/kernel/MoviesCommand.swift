@@ -57,6 +57,8 @@ struct MoviesCommand: AsyncParsableCommand {
     @Option(help: "How many requests at once (1-64).")
     var concurrency = 8
 
+    @OptionGroup var watching: WatchOption
+
     /// The ids of the command line: the ones `BulkArguments` took out before parsing, then the rest.
     private var given: [String] { (BulkArguments.current ?? []) + ids }
 
@@ -74,6 +76,12 @@ struct MoviesCommand: AsyncParsableCommand {
 
     func run() async throws {
       let ids = try BulkArguments.resolve(given, noun: "movie id")
+      if watching.watch {
+        guard let id = ids.first, ids.count == 1 else {
+          throw ValidationError("--watch follows one movie; name one id, not \(ids.count).")
+        }
+        return try await MovieOutput.watch(global, MovieWatches.movie(id: id))
+      }
       let limit = concurrency
       try await MovieOutput.show(global, oneCall: ids.count == 1) {
         try await Self.fetch(ids, limit: limit, from: $0)

@@ -18,8 +18,13 @@ import Testing
 
       let watcher = try kernel.launch(offline + list + ["--watch", "--format", "json"])
       defer { watcher.process.send(SIGKILL) }
+      // Movie 3 alone, seen in the list: its own watch.
+      let three = try kernel.launch(
+        offline + ["movies", "get", "3", "--watch", "--format", "json"])
+      defer { three.process.send(SIGKILL) }
       // Each wait is a bound against a hang: the watcher polls its file every 100 ms.
       #expect(await watcher.stdout.wait(for: #""origin":"cache""#, limit: .seconds(5)))
+      #expect(await three.stdout.wait(for: #""origin":"cache""#, limit: .seconds(5)))
 
       let queued = try await kernel.run(offline + ["movies", "rate", "3", "90"])
       #expect(queued.status == 0, "\(queued)")
@@ -28,6 +33,13 @@ import Testing
       let synced = try await kernel.run(local + ["outbox", "sync"])
       #expect(synced.status == 0, "\(synced)")
       #expect(await watcher.stdout.wait(for: #""origin":"cache""#, count: 2, limit: .seconds(5)))
+
+      #expect(await three.stdout.wait(for: #""origin":"cache""#, count: 2, limit: .seconds(5)))
+      three.process.send(SIGINT)
+      let one = try await three.finish(within: .seconds(10))
+      #expect(one.status == 0, "\(one)")
+      #expect(one.stdout.split(separator: "\n").count == 3, "\(one)")
+      #expect(one.stdout.contains(#""origin":"pending""#), "\(one)")
 
       watcher.process.send(SIGINT)
       let ended = try await watcher.finish(within: .seconds(10))

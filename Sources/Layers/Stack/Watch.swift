@@ -13,6 +13,34 @@ public enum Watched<Value: Sendable>: Sendable {
     if case .answer(let answer) = self { return answer.value }
     return nil
   }
+
+  /// The same element with its value changed by `transform`.
+  public func map<Other: Sendable>(_ transform: (Value) -> Other) -> Watched<Other> {
+    switch self {
+    case .answer(let answer):
+      .answer(
+        Answer(
+          value: transform(answer.value), origin: answer.origin, age: answer.age,
+          validators: answer.validators))
+    case .nothingStored: .nothingStored
+    case .failed(let failure): .failed(failure)
+    }
+  }
+}
+
+extension AsyncStream {
+  /// The watch's elements, each with its value changed by `transform`; ending with it.
+  public func map<Value: Sendable, Other: Sendable>(
+    _ transform: @escaping @Sendable (Value) -> Other
+  ) -> AsyncStream<Watched<Other>> where Element == Watched<Value> {
+    AsyncStream<Watched<Other>> { continuation in
+      let task = Task {
+        for await element in self { continuation.yield(element.map(transform)) }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
 }
 
 extension Watched: Equatable where Value: Equatable {
