@@ -72,8 +72,9 @@ extension LayerStack {
   /// The answers of `call` as its stored data changes: the stored answer at once (or
   /// `nothingStored`), then a new element each time a commit to the store (by this process or
   /// another sharing it) changes what the call reads — its own row, or any entity it holds,
-  /// however that entity was stored; with `refresh`, the call is also run once through the
-  /// stack (the api by its policy), its answer arriving as the store changes, its failure as a
+  /// however that entity was stored; with `refresh`, the call also asks the api once when the
+  /// caching layer's policy would (`CachingLayer.refresh`), its answer arriving as the store
+  /// changes, its failure as a
   /// `failed` element that does not end the watch. Never two equal elements in a row.
   /// Cancelling the consuming task ends it and frees what it held. A stack with no caching
   /// layer has nothing to watch: it gives the refreshed answer, or its failure, then ends.
@@ -134,12 +135,20 @@ extension LayerStack {
 }
 
 extension CachingLayer {
-  /// Asks below for `call` (offering the stored copy's validators) and stores the answer, as a
-  /// network read does, but never answers from the store instead: a failure is thrown.
+  /// Asks below for `call` when the layer's policy would (never under `cacheOnly`; under
+  /// `cacheFirst` and `staleWhileRevalidate` only for a copy missing, stale or past its age),
+  /// offering the stored copy's validators, and stores the answer as a network read does, but
+  /// never answers from the store instead: a failure is thrown.
   func refresh<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws {
     guard let codec = call.codec else { return }
-    let stored = try? await read(call, codec)?.answer
-    _ = try await fetch(call, codec, next, stored: stored)
+    let found = try? await read(call, codec)
+    switch policy {
+    case .cacheOnly: return
+    case .cacheFirst(let maxAge), .staleWhileRevalidate(let maxAge):
+      if let found, !found.isStale, found.answer.age <= maxAge.seconds { return }
+    case .networkOnly, .networkFirst, .cacheThenNetwork: break
+    }
+    _ = try await fetch(call, codec, next, stored: found?.answer)
   }
 
   /// What the store holds for `call` now, whatever the policy: its stored answer, else what
