@@ -2,10 +2,11 @@ import Domain
 import Foundation
 import GRDB
 import KernelTesting
-import Layers
 import Observation
 import Store
 import Testing
+
+@testable import Layers
 
 /// Watching a call as its stored data changes, on both stores: each change once, in order; an
 /// entity changed through an item read reaches the watcher of a list holding it; another
@@ -164,5 +165,26 @@ import Testing
     await next
     #expect(model.latest?.value?.map(\.rating) == [10, 20])
     model.stop()
+  }
+}
+
+/// When a watch's refresh asks the api: as the caching layer's policy would.
+@Suite struct WatchRefreshPolicyTests {
+  @Test(arguments: [
+    (CachePolicy.cacheOnly, false), (.cacheFirst(maxAge: .seconds(60)), false),
+    (.staleWhileRevalidate(maxAge: .seconds(60)), false), (.networkFirst, true),
+    (.networkOnly, true), (.cacheThenNetwork, true),
+  ])
+  func aFreshCopyIsRefreshedOnlyWhereThePolicySaysSo(policy: CachePolicy, asks: Bool)
+    async throws
+  {
+    let store = InMemoryCacheStore()
+    let api = ScriptedMovieService(try WatchTests.movies(rating: 20))
+    _ = try await EntitiesTests.layered(store, api).topGrossingMovies(year: 2016)
+    let layer = CachingLayer(store: store, policy: policy, partition: "p")
+    let call = ServiceCall<[Movie]>.topGrossingMovies(year: 2016)
+    try await layer.refresh(
+      call, next: .base(call, .plain(api)) { try await $0.topGrossingMovies(year: 2016) })
+    #expect(api.calls == (asks ? 2 : 1))
   }
 }
