@@ -94,7 +94,7 @@ let package = Package(
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain",
+        "KernelCommands", "Composition", "Domain", "Api",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.

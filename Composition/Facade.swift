@@ -16,6 +16,9 @@ public struct Composed: Sendable {
   let profileHasOutbox: Bool
   /// The profile this graph was built for.
   public let profile: String
+  /// Whether the profile's stacks send requests to the api (`api` and `layered`, not
+  /// `offline`): what a download, which no cache answers, needs.
+  public var reachesApi: Bool { profileHasApi }
   let overriding: (@Sendable (Container) throws -> Void)?
 
   /// Whether the config's api context keeps the environment and the token in the data dir

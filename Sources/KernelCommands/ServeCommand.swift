@@ -79,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
       "Answer ratings of this movie with 409, as if it changed meanwhile (repeatable).",
       valueName: "id", visibility: appFixtures == nil ? .default : .hidden))
   var conflictMovies: [Int] = []
+  @Option(
+    name: .customLong("poster-bytes"),
+    help: ArgumentHelp(
+      "The size of every movie's poster, GET movies/{id}/poster (the sample movie API).",
+      valueName: "N", visibility: appFixtures == nil ? .default : .hidden))
+  var posterBytes = SampleServing.Options.defaultPosterBytes
 
   func validate() throws {
     guard SampleServing.isLoopback(host) else {
@@ -93,6 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
     try Self.check("--latency", latency, in: 0...60_000)
     try Self.check("--fail-first", failFirst, in: 0...1_000_000)
     try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
+    try Self.check("--poster-bytes", posterBytes, in: 0...(1 << 30))
     if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
     if let bad = conflictMovies.first(where: { $0 < 1 }) {
       throw ValidationError(
@@ -124,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
       options.oauth = server
     }
     options.extraMovies = extraMovies
+    options.posterBytes = posterBytes
     options.ratings = SampleServing.Ratings(conflicts: Set(conflictMovies))
     let name = "\(CommandLineApp.current.app.name) serve"
     let folder = (fixtures ?? Self.appFixtures).map {

@@ -34,6 +34,9 @@ public final class SampleApiResponder: Sendable {
     /// Movies with ids from just past the bundled ones up to this many more are made up
     /// (`SampleMovie.generated`), for tests that need many distinct movies.
     public var extraMovies = 0
+    /// The size of every movie's poster (`GET movies/{id}/poster`).
+    public var posterBytes = defaultPosterBytes
+    public static let defaultPosterBytes = 200_000
     /// The ratings `POST movies/{id}/ratings` applies, with the movies that answer 409.
     public var ratings = SampleRatings()
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
@@ -73,7 +76,8 @@ public final class SampleApiResponder: Sendable {
     initialRoutes =
       routes
       ?? .sampleMovies(
-        basePath: options.basePath, extraMovies: options.extraMovies, ratings: options.ratings)
+        basePath: options.basePath, extraMovies: options.extraMovies, ratings: options.ratings,
+        posterBytes: options.posterBytes)
     self.routes = Mutex(initialRoutes)
     state = Mutex(State(random: options.seed | 1))
     stopwatch = Stopwatch(options.clock)

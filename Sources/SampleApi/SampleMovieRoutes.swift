@@ -2,14 +2,29 @@ import Foundation
 
 extension FixtureRoutes {
   /// The bundled movie API under `basePath`: `GET movies/{id}`, `GET movies/topGrossing/{year}`,
-  /// `GET movies/topRated/{year}`, and `ratings`' `POST movies/{id}/ratings` (201, honouring
+  /// `GET movies/topRated/{year}`, `GET movies/{id}/poster` (`posterBytes` made-up bytes, with an
+  /// `ETag`, honouring `Range` and `If-Range`: `SampleRange`), and `ratings`' `POST movies/{id}/ratings` (201, honouring
   /// `Idempotency-Key`) and `GET movies/{id}/ratings`. Bodies are JSON sent as `text/html`, as static hosts send
   /// them. Ids past the bundled movies up to `extraMovies` more are made up
   /// (`SampleMovie.generated`).
   public static func sampleMovies(
-    basePath: String = "/api/", extraMovies: Int = 0, ratings: SampleRatings = SampleRatings()
+    basePath: String = "/api/", extraMovies: Int = 0, ratings: SampleRatings = SampleRatings(),
+    posterBytes: Int = SampleApiResponder.Options.defaultPosterBytes
   ) -> FixtureRoutes {
     var routes = FixtureRoutes()
+    routes.add("GET", basePath + "movies/{id}/poster") { request in
+      let text = request.parameters["id"] ?? ""
+      guard let id = Int(text), movie(id: id, extraMovies: extraMovies) != nil else {
+        return .error(404, "no movie with id \(text)")
+      }
+      let range = SampleRange(
+        length: posterBytes, etag: "\"poster-\(id)-\(posterBytes)\"", headers: request.headers)
+      var headers = range.headers
+      headers["Content-Type"] = "application/octet-stream"
+      return SampleResponse(
+        status: range.status, headers: headers,
+        body: SampleRange.bytes(range.offset, range.count, of: id))
+    }
     routes.add("POST", basePath + "movies/{id}/ratings") { request in
       let text = request.parameters["id"] ?? ""
       guard let id = Int(text), movie(id: id, extraMovies: extraMovies) != nil else {

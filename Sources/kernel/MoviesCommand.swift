@@ -1,13 +1,15 @@
+import Api
 import ArgumentParser
 import Composition
 import Domain
+import Foundation
 import KernelCommands
 
 /// `kernel movies …`: the movie service of the profile's stack.
 struct MoviesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "movies", abstract: "Movies by id and the yearly top lists.",
-    subcommands: [TopGrossing.self, TopRated.self, Get.self, Rate.self])
+    subcommands: [TopGrossing.self, TopRated.self, Get.self, Rate.self, Poster.self])
 
   struct TopGrossing: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -243,6 +245,45 @@ extension MoviesCommand {
           try Terminal.print("Rated movie \(rating.movieId) \(rating.score) (rating \(rating.id)).")
         }
       }
+    }
+  }
+}
+
+extension MoviesCommand {
+  /// `kernel movies poster ID --output FILE`: a download, resumed when a partial file is there.
+  struct Poster: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "poster", abstract: "Download a movie's poster to a file.",
+      discussion: """
+        Sends GET movies/ID/poster and streams the body to a partial file beside FILE \
+        (.FILE.partial), moved into place only when complete and of the length announced. \
+        A download cut short (the connection, Ctrl-C, a killed process) is resumed by the \
+        next run with Range and If-Range; it starts over when the poster changed. Shows a \
+        progress bar on a terminal, none when stderr is piped. Needs a profile that asks the \
+        api.
+        """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The movie's id.") var id: Int
+    @Option(name: .shortAndLong, help: "The file to write.") var output: String
+
+    func validate() throws {
+      guard id >= 1 else {
+        throw ValidationError("Movie ids are positive whole numbers; \(id) is not one.")
+      }
+      guard !output.isEmpty, !output.hasSuffix("/") else {
+        throw ValidationError("--output must name a file, not \"\(output)\".")
+      }
+    }
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      let file = URL(fileURLWithPath: output)
+      let response = try await invocation.download(
+        .poster(id: id), to: file, what: "the poster of movie \(id)")
+      let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+      try Reply.say(
+        invocation, "Saved the poster of movie \(id) to \(file.path) (\(bytes) bytes).",
+        ["file": file.path, "bytes": bytes, "status": response.status, "movieId": id])
     }
   }
 }

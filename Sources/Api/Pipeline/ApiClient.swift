@@ -128,8 +128,11 @@ public final class ApiClient: Sendable {
     }
   }
 
-  /// Tries `route` until it succeeds or the retriers give up.
-  private func tries(for route: Route) async throws -> ApiResponse {
+  /// Tries `route` until it succeeds or the retriers give up; with `download`, each try writes
+  /// a 200 or 206 to its partial file, resuming from what the file holds.
+  func tries(for route: Route, saving download: PartialDownload? = nil) async throws
+    -> ApiResponse
+  {
     if let body = route.body, !body.isEmpty, route.method == .get || route.method == .head {
       // libcurl would turn a GET with a body into a POST; no server expects either.
       throw ApiError.invalidRoute(
@@ -148,6 +151,7 @@ public final class ApiClient: Sendable {
       }
       let offered = route.isAuthentication ? nil : offered
       if let offered { Self.offer(offered, to: &request) }
+      let file = download?.file(for: &request)
       request = try await adapter.adapt(request, for: attempt)
       if let authentication {
         request = try await authentication.authenticate(request, for: attempt)
@@ -156,7 +160,7 @@ public final class ApiClient: Sendable {
       let started = Stopwatch(clock)
       do {
         let response: ApiResponse
-        (request, response) = try await following(request, body: route.body)
+        (request, response) = try await following(request, body: route.body, saving: file)
         if route.acceptableStatus.contains(response.status) {
           // An empty answer (a 204) has no type to check.
           guard
@@ -233,14 +237,19 @@ public final class ApiClient: Sendable {
 
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
   /// request sent and its response.
-  private func following(_ request: HTTPRequest, body: RequestBody?) async throws -> (
-    HTTPRequest, ApiResponse
-  ) {
+  private func following(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile?)
+    async throws -> (HTTPRequest, ApiResponse)
+  {
     var current = request
     var hops = 0
     while true {
       let started = Stopwatch(clock)
-      let response = try await transport.send(current, body: body)
+      let response =
+        if let file {
+          try await transport.send(current, body: body, saving: file)
+        } else {
+          try await transport.send(current, body: body)
+        }
       guard
         let next = try redirects.next(
           after: response, to: current, hasBody: !(body?.isEmpty ?? true), hops: hops,
@@ -364,6 +373,8 @@ public final class ApiClient: Sendable {
     case .failure(.headerTooLarge(let host)): .headerTooLarge(route: route, host: host)
     case .failure(.unavailable(let reason)): .transportUnavailable(route: route, reason: reason)
     case .failure(.bodyUnreadable(let reason)): .invalidRoute(route: route, reason: reason)
+    case .failure(.cannotSave(let file, let reason)):
+      .download(route: route, file: file, reason: reason)
     case .failure(.undecodable(let host, let reason)):
       .decoding(
         route: route, field: "",

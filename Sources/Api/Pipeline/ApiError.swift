@@ -42,6 +42,9 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case excessiveRefresh(route: Route, count: Int, seconds: Int)
   /// The server asked to retry later than this client waits.
   case retryAfterTooLong(route: Route, seconds: Int, cap: Int)
+  /// A download could not be completed into `file`: its body could not be written, or was not
+  /// the length announced. Nothing was put in place.
+  case download(route: Route, file: String, reason: String)
 
   /// The error an authenticator threw, when a refresh or login failed with one: an app's own
   /// error type is caught as itself (`error.underlyingError as? MyRefreshError`), as with
@@ -59,7 +62,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .retryAfterTooLong, .transportUnavailable: .unavailable
     case .status(let failure): failure.kind
     case .redirectRefused, .envelopeFailure: .rejected
-    case .decoding, .tooLarge, .headerTooLarge, .unacceptableContentType: .badData
+    case .decoding, .tooLarge, .headerTooLarge, .unacceptableContentType, .download: .badData
     case .invalidRoute: .rejected
     }
   }
@@ -106,6 +109,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .excessiveRefresh(let route, let count, let seconds):
       "\(route) needed a new credential, but \(count) were already fetched in the last"
         + " \(seconds) seconds; something keeps invalidating them, so no more are fetched for now."
+    case .download(let route, let file, let reason):
+      "\(route) could not be saved to \(file): \(reason); nothing was put in place."
     case .retryAfterTooLong(let route, let seconds, let cap):
       "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"
         + " try again later."

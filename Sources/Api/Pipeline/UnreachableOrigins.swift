@@ -41,7 +41,7 @@ public final class UnreachableOrigins: Sendable {
       let now = stopwatch.elapsed
       known.withLock { $0[origin] = (error, now) }
     case .redirectRefused, .tooLarge, .headerTooLarge, .unavailable, .bodyUnreadable,
-      .undecodable:
+      .undecodable, .cannotSave:
       break
     }
   }

@@ -91,6 +91,21 @@ public final class CurlTransport: Transport {
   }
 
   public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
+    try await exchange(request, body: body, saving: nil)
+  }
+
+  /// Writes a 200 or 206 to `file` from libcurl's buffer as it arrives (no copy held), with no
+  /// body limit and no whole-exchange deadline: only `stallTimeout` ends a download that
+  /// slows to nothing.
+  public func send(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile)
+    async throws -> ApiResponse
+  {
+    try await exchange(request, body: body, saving: file)
+  }
+
+  private func exchange(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile?)
+    async throws -> ApiResponse
+  {
     try Task.checkCancellation()
     guard let url = request.target, let host = request.origin?.host else {
       throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
@@ -100,10 +115,10 @@ public final class CurlTransport: Transport {
     // clock a watchdog task sleeps on it, so a test clock decides when the deadline passes.
     let realTime = clock is ContinuousClock
     let transfer = CurlTransfer(
-      request: request, url: url, host: host, body: body,
+      request: request, url: url, host: host, body: body, file: file,
       configuration: configuration, deadlineByLibcurl: realTime)
     let watchdog =
-      realTime
+      realTime || file != nil
       ? nil
       : Task { [clock, configuration] in
         try await clock.sleep(for: configuration.resourceTimeout)
@@ -130,6 +145,12 @@ final class CurlTransfer: @unchecked Sendable {
   let url: String
   let host: String
   let body: RequestBody?
+  /// Where a 200 or 206 is written, for a download.
+  let file: BodyFile?
+  /// Whether this answer's body goes to `file`, decided at its first byte.
+  var savesToFile: Bool?
+  /// Why the body could not be written to `file`, when that ended the transfer.
+  var fileFailure: String?
   let configuration: CurlTransport.Configuration
   /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
   let deadlineByLibcurl: Bool
@@ -150,13 +171,14 @@ final class CurlTransfer: @unchecked Sendable {
     (nil, false))
 
   init(
-    request: HTTPRequest, url: String, host: String, body: RequestBody?,
+    request: HTTPRequest, url: String, host: String, body: RequestBody?, file: BodyFile?,
     configuration: CurlTransport.Configuration, deadlineByLibcurl: Bool
   ) {
     self.request = request
     self.url = url
     self.host = host
     self.body = body
+    self.file = file
     self.configuration = configuration
     self.deadlineByLibcurl = deadlineByLibcurl
   }
@@ -184,8 +206,28 @@ final class CurlTransfer: @unchecked Sendable {
     continuation?.resume(with: result)
   }
 
-  /// Body bytes from libcurl: kept, or refused past the limit (which ends the transfer).
+  /// Body bytes from libcurl: written to the file of a download's 200 or 206; else kept, or
+  /// refused past the limit (which ends the transfer).
   func receive(_ data: UnsafeRawBufferPointer) -> Int {
+    if let file {
+      if savesToFile == nil {
+        let head = self.head
+        savesToFile = BodyFile.takes(head.status.code)
+        if savesToFile == true {
+          do { try file.begin(head) } catch {
+            fileFailure = "\(error)"
+            return 0
+          }
+        }
+      }
+      if savesToFile == true {
+        do { try file.write(data) } catch {
+          fileFailure = "\(error)"
+          return 0
+        }
+        return data.count
+      }
+    }
     guard received.count + data.count <= configuration.maximumBodyBytes else {
       tooLarge = true
       return 0
@@ -230,8 +272,32 @@ final class CurlTransfer: @unchecked Sendable {
     return bytes[start..<end]
   }
 
-  /// What a finished transfer means, by libcurl's result code.
+  /// The status and header fields received so far. On the engine's thread.
+  var head: HTTPResponse {
+    var status = 0
+    if let easy {
+      kernel_curl_easy_getinfo_long(easy, Int32(KERNEL_CURLINFO_RESPONSE_CODE), &status)
+    }
+    return HTTPResponse(status: .init(code: status), headerFields: fields)
+  }
+
+  /// What a finished transfer means, by libcurl's result code: a download's file is completed
+  /// (or begun and completed, for an empty body) before its answer is given.
   func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
+    let result = answer(code)
+    guard let file, case .success(let response) = result, BodyFile.takes(response.status) else {
+      return result
+    }
+    do { try file.end(response.head) } catch {
+      return .failure(TransportError.cannotSave(file: file.url.path, reason: "\(error)"))
+    }
+    return result
+  }
+
+  private func answer(_ code: Int32) -> Result<ApiResponse, any Error> {
+    if let file, let fileFailure {
+      return .failure(TransportError.cannotSave(file: file.url.path, reason: fileFailure))
+    }
     if let bodyFailure, code == 42 {
       return .failure(TransportError.bodyUnreadable(reason: bodyFailure.description))
     }
@@ -297,12 +363,19 @@ final class CurlTransfer: @unchecked Sendable {
       max(1, configuration.stallTimeout.wholeMilliseconds / 1000))
     // On another clock than the real one, no CURLOPT_TIMEOUT: a real-time limit would end a
     // request a test holds on its own.
-    if deadlineByLibcurl {
-      long(
-        Int32(KERNEL_CURLOPT_TIMEOUT_MS), max(1, configuration.resourceTimeout.wholeMilliseconds))
+    // A download has no whole-exchange deadline and no size limit: it ends when it stalls.
+    if file == nil {
+      if deadlineByLibcurl {
+        long(
+          Int32(KERNEL_CURLOPT_TIMEOUT_MS), max(1, configuration.resourceTimeout.wholeMilliseconds)
+        )
+      }
+      kernel_curl_easy_setopt_offset(
+        easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
+    } else {
+      // Larger chunks: fewer writes to the file.
+      long(Int32(KERNEL_CURLOPT_BUFFERSIZE), 512 << 10)
     }
-    kernel_curl_easy_setopt_offset(
-      easy, Int32(KERNEL_CURLOPT_MAXFILESIZE_LARGE), Int64(configuration.maximumBodyBytes))
     // "": every coding this libcurl decodes, listed in Accept-Encoding and decoded on arrival.
     _ = "".withCString {
       kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_ACCEPT_ENCODING), $0)

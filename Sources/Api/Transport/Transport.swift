@@ -13,6 +13,12 @@ public protocol Transport: Sendable {
   /// Sends `request` with `body` (read from its first byte: a retry or a redirect sends it
   /// again), and returns the answer, its body decoded of any content coding.
   func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse
+  /// Sends `request` as `send(_:body:)` does, but writes the body of a 200 or 206 to `file` as
+  /// it arrives (`BodyFile`), with no limit on its size and no deadline on the whole exchange
+  /// while bytes keep arriving; the response returned has an empty body then. The body of any
+  /// other status comes back in memory. By default the body is received whole, then written.
+  func send(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile) async throws
+    -> ApiResponse
   /// Throws `TransportError.unavailable` when this transport cannot send from this system
   /// (its library cannot be loaded), without sending anything: what `doctor` checks. None by
   /// default.
@@ -21,6 +27,22 @@ public protocol Transport: Sendable {
 
 extension Transport {
   public func checkAvailability() throws {}
+
+  public func send(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile)
+    async throws -> ApiResponse
+  {
+    var response = try await send(request, body: body)
+    guard BodyFile.takes(response.status) else { return response }
+    do {
+      try file.begin(response.head)
+      try response.body.withUnsafeBytes { try file.write($0) }
+      try file.end(response.head)
+    } catch let failure as BodyFile.Failure {
+      throw TransportError.cannotSave(file: file.url.path, reason: failure.description)
+    }
+    response.body = Data()
+    return response
+  }
 }
 
 /// An HTTP response, read whole: its head in swift-http-types, and its body.
@@ -91,13 +113,16 @@ public enum TransportError: Error, Sendable, Equatable {
   /// bytes that are not what it names): bad data from the server, which sending again will not
   /// mend.
   case undecodable(host: String, reason: String)
+  /// The body could not be written to its file (`BodyFile`): the disk, or a 206 that does not
+  /// continue the file; sending the same request again will not help.
+  case cannotSave(file: String, reason: String)
 
   /// Whether the same request may succeed if sent again.
   public var isTransient: Bool {
     switch self {
     case .cannotConnect, .timedOut: true
     case .unknownHost, .redirectRefused, .tooLarge, .headerTooLarge, .unavailable,
-      .bodyUnreadable, .undecodable:
+      .bodyUnreadable, .undecodable, .cannotSave:
       false
     }
   }

@@ -1,0 +1,199 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// How far a transfer is: the bytes done and, when the answer announced it, how many there are
+/// in all. A resumed download counts the bytes it started with.
+public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
+  public var completed: Int64
+  /// Nil when the answer named no length (a chunked body).
+  public var expected: Int64?
+
+  public init(completed: Int64, expected: Int64?) {
+    self.completed = completed
+    self.expected = expected
+  }
+
+  /// From 0 to 1, when the total is known.
+  public var fraction: Double? {
+    expected.map { $0 > 0 ? min(1, Double(completed) / Double($0)) : 1 }
+  }
+
+  /// `12.5 MB of 50.0 MB (25%)`, or `12.5 MB` without a total.
+  public var description: String {
+    let done = Self.megabytes(completed)
+    guard let expected, let fraction else { return done }
+    return "\(done) of \(Self.megabytes(expected)) (\(Int(fraction * 100))%)"
+  }
+
+  static func megabytes(_ bytes: Int64) -> String {
+    String(format: "%.1f MB", Double(bytes) / 1_000_000)
+  }
+}
+
+/// Where a transport writes the body of a 2xx answer as it arrives, instead of holding it in
+/// memory: the partial file of a download (`ApiClient.download`). A 200 starts the file over; a
+/// 206 continues it from `offset`, which its `Content-Range` must name; the body of any other
+/// status is held in memory as usual, to be read as an error, and never written here.
+///
+/// A transport calls `begin` once the head is known and before the first byte of the body,
+/// `write` for each chunk in order, and `end` when the body is complete; all from one thread at
+/// a time. `begin` hands the head to `starting` first (the download records the validator it
+/// resumes with), so a process killed at any byte leaves a file that can be resumed.
+public final class BodyFile: Sendable {
+  /// The file written.
+  public let url: URL
+  /// The bytes already in the file from an earlier try or run.
+  public let offset: Int64
+  private let starting: @Sendable (HTTPResponse) throws -> Void
+  private let progress: (@Sendable (TransferProgress) -> Void)?
+  private let clock = ContinuousClock()
+  private let state = Mutex(State())
+
+  /// Progress is told at most this often, and once more at the end.
+  public static let progressInterval: Duration = .milliseconds(100)
+
+  private struct State {
+    var descriptor: Int32 = -1
+    var completed: Int64 = 0
+    var expected: Int64?
+    var told: ContinuousClock.Instant?
+    var began = false
+  }
+
+  /// Why a body could not be written to its file; the transfer ends with it.
+  public struct Failure: Error, Sendable, CustomStringConvertible {
+    public let description: String
+  }
+
+  public init(
+    url: URL, offset: Int64,
+    starting: @escaping @Sendable (HTTPResponse) throws -> Void = { _ in },
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) {
+    self.url = url
+    self.offset = offset
+    self.starting = starting
+    self.progress = progress
+  }
+
+  deinit {
+    state.withLock { state in
+      if state.descriptor >= 0 { close(state.descriptor) }
+    }
+  }
+
+  /// Whether `status` is written to the file: 200 and 206.
+  public static func takes(_ status: Int) -> Bool { status == 200 || status == 206 }
+
+  /// The head of the answer, before any byte of its body: opens the file (from the start for a
+  /// 200, at `offset` for a 206 whose range starts there) and reports the first progress.
+  /// Throws when the 206 continues from another byte, or the file cannot be opened.
+  public func begin(_ head: HTTPResponse) throws {
+    let status = head.status.code
+    let length = head.headerFields[.contentLength].flatMap { Int64($0) }
+    var start: Int64 = 0
+    var expected = length
+    if status == 206 {
+      guard let range = head.headerFields[.contentRange].flatMap(Self.contentRange) else {
+        throw Failure(description: "the server answered 206 without a Content-Range it can read")
+      }
+      guard range.first == offset else {
+        throw Failure(
+          description: "the server sent the body from byte \(range.first), not from byte \(offset)")
+      }
+      start = offset
+      expected = range.total ?? length.map { $0 + offset }
+    }
+    try starting(head)
+    let descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw Failure(
+        description: "it cannot be written (\(String(cString: strerror(errno))))")
+    }
+    guard ftruncate(descriptor, off_t(start)) == 0, lseek(descriptor, off_t(start), SEEK_SET) >= 0
+    else {
+      let reason = String(cString: strerror(errno))
+      close(descriptor)
+      throw Failure(description: "it cannot be written (\(reason))")
+    }
+    let now = clock.now
+    state.withLock { state in
+      if state.descriptor >= 0 { close(state.descriptor) }
+      state = State(
+        descriptor: descriptor, completed: start, expected: expected, told: now, began: true)
+    }
+    progress?(TransferProgress(completed: start, expected: expected))
+  }
+
+  /// Appends `bytes`, all of them or a failure.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    let now = clock.now
+    let told = try state.withLock { state -> TransferProgress? in
+      guard state.descriptor >= 0, var base = bytes.baseAddress else {
+        throw Failure(description: "it was not opened for the body")
+      }
+      var left = bytes.count
+      while left > 0 {
+        let written = systemWrite(state.descriptor, base, left)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else {
+          throw Failure(
+            description: "it cannot be written (\(String(cString: strerror(errno))))")
+        }
+        left -= written
+        base += written
+      }
+      state.completed += Int64(bytes.count)
+      guard let last = state.told, now - last >= Self.progressInterval else { return nil }
+      state.told = now
+      return TransferProgress(completed: state.completed, expected: state.expected)
+    }
+    if let told { progress?(told) }
+  }
+
+  /// The body is complete: the file is flushed to disk and closed, and the last progress told.
+  /// A 2xx answer with no body at all begins here with `head`.
+  public func end(_ head: HTTPResponse) throws {
+    if !state.withLock({ $0.began }) { try begin(head) }
+    let done = try state.withLock { state -> TransferProgress in
+      defer {
+        if state.descriptor >= 0 { close(state.descriptor) }
+        state.descriptor = -1
+      }
+      guard state.descriptor >= 0, fsync(state.descriptor) == 0 else {
+        throw Failure(
+          description: "it cannot be written (\(String(cString: strerror(errno))))")
+      }
+      return TransferProgress(completed: state.completed, expected: state.expected)
+    }
+    progress?(done)
+  }
+
+  /// The bytes in the file now and the total announced, once begun.
+  public var current: TransferProgress {
+    state.withLock { TransferProgress(completed: $0.completed, expected: $0.expected) }
+  }
+
+  /// `bytes 100-199/1000` read as its first byte and its total (nil for `*`).
+  static func contentRange(_ value: String) -> (first: Int64, total: Int64?)? {
+    let parts = value.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, parts[0].lowercased() == "bytes" else { return nil }
+    let rangeAndTotal = parts[1].split(separator: "/", maxSplits: 1)
+    guard rangeAndTotal.count == 2,
+      let first = rangeAndTotal[0].split(separator: "-").first.flatMap({ Int64($0) })
+    else { return nil }
+    return (first, rangeAndTotal[1] == "*" ? nil : Int64(rangeAndTotal[1]))
+  }
+}
+
+/// The C `write`, which `BodyFile.write` hides by its name.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+  write(descriptor, bytes, count)
+}

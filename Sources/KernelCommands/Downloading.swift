@@ -1,0 +1,52 @@
+import Api
+import Composition
+import Domain
+import Foundation
+
+extension Invocation {
+  /// Downloads `route` to `file` through the profile's api client (`ApiClient.download`: streamed
+  /// to disk, resumed from a partial file, through authentication, retriers and redirects), with
+  /// a progress bar on standard error when it is a terminal and nothing there otherwise. A
+  /// profile that does not ask the api (`offline`) refuses it with exit 69, sending nothing.
+  public func download(_ route: Route, to file: URL, what: String) async throws -> Response<URL> {
+    let composed = try services()
+    guard composed.reachesApi else {
+      throw OfflineDownload(what: what, profile: composed.profile)
+    }
+    let client = try composed.api().service(ApiClient.self)
+    Phases.mark("service")
+    let shows = Terminal.showsProgress
+    var progress: (@Sendable (TransferProgress) -> Void)?
+    if shows {
+      progress = { done in Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
+    }
+    defer { if shows { Terminal.endProgress() } }
+    let told = progress
+    let response = try await composed.makeCurrent {
+      try await client.download(route, to: file, progress: told)
+    }
+    Phases.mark("answer")
+    return response
+  }
+
+  /// `[#########           ]`, 20 wide, or `[ … ]` while the total is unknown.
+  static func bar(_ progress: TransferProgress) -> String {
+    guard let fraction = progress.fraction else { return "[ … ]" }
+    let filled = Int((fraction * 20).rounded(.down))
+    return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
+      + "]"
+  }
+}
+
+/// A download asked of a profile that does not ask the api (exit 69).
+struct OfflineDownload: Error, ClassifiedError, CustomStringConvertible {
+  let what: String
+  let profile: String
+
+  var failure: ServiceFailure { .unreachable }
+
+  var description: String {
+    "Nothing is downloaded for \(what), and the \(profile) profile does not ask the api; run it"
+      + " with a network profile."
+  }
+}
