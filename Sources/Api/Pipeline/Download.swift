@@ -40,7 +40,8 @@ extension ApiClient {
       throw error
     }
     try partial.complete(response, route: route)
-    return Response(value: destination, status: response.status, headerFields: response.headerFields)
+    return Response(
+      value: destination, status: response.status, headerFields: response.headerFields)
   }
 }
 
@@ -81,7 +82,8 @@ struct PartialDownload: Sendable {
       request.headerFields[.ifRange] = nil
     }
     return BodyFile(
-      url: partial, offset: start, starting: { [validatorFile] head in
+      url: partial, offset: start,
+      starting: { [validatorFile] head in
         // A 200 starts over with the validator it brings; a 206 continues under the same one.
         guard head.status.code == 200 else { return }
         let validator = Self.validator(of: head.headerFields)
