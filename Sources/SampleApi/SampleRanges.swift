@@ -56,7 +56,7 @@ public struct SampleRange: Sendable, Equatable {
   /// `count` bytes of movie `id`'s made-up body from `offset`: whole cycles copied, about a
   /// megabyte at a time.
   public static func bytes(_ offset: Int, _ count: Int, of id: Int) -> Data {
-    let block = (0..<(251 * 4096)).map { byte(at: offset + $0, of: id) }
+    let block = (0..<min(count, 251 * 4096)).map { byte(at: offset + $0, of: id) }
     var data = Data(capacity: count)
     while data.count < count {
       data.append(contentsOf: block.prefix(count - data.count))

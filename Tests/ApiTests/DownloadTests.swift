@@ -1,0 +1,193 @@
+import Domain
+import Foundation
+import HTTPTypes
+import KernelTesting
+import SampleApi
+import Synchronization
+import Testing
+
+@testable import Api
+
+/// `ApiClient.download` over real loopback HTTP: the body streamed to a partial file beside
+/// the destination, resumed with `Range` and `If-Range`, started over when the server answers
+/// 200 or the validator changed, refused when it is not the length announced, with progress
+/// and authentication on the way.
+@Suite(.timeLimit(.minutes(1))) struct DownloadTests {
+  static let length = 3_000_000
+
+  private static func client(_ source: DownloadSource, retriers: [any RequestRetrier] = [])
+    throws -> ApiClient
+  {
+    let environment = try ApiEnvironment(name: "local", baseURL: source.baseURL)
+    return ApiClient(
+      context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+      retriers: retriers)
+  }
+
+  /// Starts a download of `source` to `file`, waits until the server holds it mid-body, and
+  /// cancels it: a try cut short, its partial file left behind.
+  private static func cutShort(_ source: DownloadSource, to file: URL) async throws {
+    let client = try client(source)
+    let task = Task { try await client.download(.get("poster"), to: file) }
+    await source.held()
+    task.cancel()
+    _ = await task.result
+    source.release()
+  }
+
+  @Test func aDownloadCutShortAsksForTheRestOnlyAndMatchesTheBody() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    try await Self.cutShort(source, to: file)
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    let partial = PartialDownload(destination: file, progress: nil)
+    #expect(partial.offset == Int64(Self.length / 2))
+
+    let response = try await Self.client(source).download(.get("poster"), to: file)
+    #expect(response.status == 206)
+    #expect(response.value == file)
+    #expect(source.requests.last?["range"] == "bytes=\(Self.length / 2)-")
+    #expect(source.requests.last?["if-range"] == "\"v1\"")
+    #expect(Double(source.bytesSent) <= 1.1 * Double(Self.length))
+    #expect(try Data(contentsOf: file) == source.body())
+    #expect(!FileManager.default.fileExists(atPath: partial.partial.path))
+    #expect(!FileManager.default.fileExists(atPath: partial.validatorFile.path))
+  }
+
+  @Test func aTryCutShortIsRetriedFromWhereItStoppedWithinOneCall() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.dropAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let environment = try ApiEnvironment(name: "local", baseURL: source.baseURL)
+    let client = ApiClient(
+      context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+      retriers: [.backoff], clock: ImmediateClock())
+    let file = folder.appending("poster.bin")
+
+    let response = try await client.download(.get("poster"), to: file)
+    #expect(response.status == 206)
+    #expect(source.requests.count == 2)
+    #expect(source.requests.last?["range"]?.hasPrefix("bytes=") == true)
+    #expect(Double(source.bytesSent) <= 1.1 * Double(Self.length))
+    #expect(try Data(contentsOf: file) == source.body())
+  }
+
+  @Test func aChangedETagStartsOver() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 3
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    try await Self.cutShort(source, to: file)
+    source.update { $0.etag = "\"v2\"" }
+
+    let response = try await Self.client(source).download(.get("poster"), to: file)
+    #expect(source.requests.last?["if-range"] == "\"v1\"")
+    #expect(response.status == 200)
+    #expect(response.validators.etag == "\"v2\"")
+    #expect(try Data(contentsOf: file) == source.body())
+  }
+
+  @Test func aWholeBodyAnsweringARangeStartsOver() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 3
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    try await Self.cutShort(source, to: file)
+    source.update { $0.honoursRange = false }
+
+    let response = try await Self.client(source).download(.get("poster"), to: file)
+    #expect(source.requests.last?["range"] != nil)
+    #expect(response.status == 200)
+    // Written from the start, not after the bytes already there.
+    #expect(try Data(contentsOf: file) == source.body())
+  }
+
+  @Test func aBodyOfAnotherLengthThanAnnouncedIsRefusedAndNothingIsPutInPlace() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 3
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    try Data("the old poster".utf8).write(to: file)
+    try await Self.cutShort(source, to: file)
+    source.update { $0.announcedTotal = Self.length + 1 }
+
+    let error = await apiError { try await Self.client(source).download(.get("poster"), to: file) }
+    guard case .download(_, let path, let reason) = error else {
+      Issue.record("expected a download error, got \(String(describing: error))")
+      return
+    }
+    #expect(path == file.path)
+    #expect(reason.contains("announced \(Self.length + 1) bytes"))
+    #expect(try Data(contentsOf: file) == Data("the old poster".utf8))
+    let partial = PartialDownload(destination: file, progress: nil)
+    #expect(!FileManager.default.fileExists(atPath: partial.partial.path))
+  }
+
+  @Test func progressRisesToTheTotalFromWhereAResumeStarts() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 4
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    try await Self.cutShort(source, to: file)
+    let held = PartialDownload(destination: file, progress: nil).offset
+    #expect(held > 0)
+
+    let told = Mutex<[TransferProgress]>([])
+    _ = try await Self.client(source).download(.get("poster"), to: file) { progress in
+      told.withLock { $0.append(progress) }
+    }
+    let reports = told.withLock { $0 }
+    let total = Int64(Self.length)
+    #expect(reports.first == TransferProgress(completed: held, expected: total))
+    #expect(reports.last == TransferProgress(completed: total, expected: total))
+    #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+    #expect(reports.allSatisfy { $0.expected == total })
+  }
+
+  @Test func aRefusedCredentialMidDownloadIsRefreshedOnceAndTheDownloadResumes() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    let clock = TestClock()
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    options.clock = clock
+    options.posterBytes = Self.length
+    var oauth = OAuthServer()
+    oauth.accessTokenLifetime = .seconds(600)
+    options.oauth = oauth
+    try await withFixtureServer(options: options) { server in
+      let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
+      let client = ApiClient(
+        context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+        authentication: Authentication(
+          OAuth2Authenticator(grant: .password, clientId: "kernel"), name: "oauth2",
+          wallClock: TestWallClock().wallClock))
+      try await client.login(Login(username: "u", password: "pw"))
+      // A third of the poster arrived under a token that has expired since.
+      let file = folder.appending("poster.bin")
+      let partial = PartialDownload(destination: file, progress: nil)
+      try SampleRange.bytes(0, Self.length / 3, of: 1).write(to: partial.partial)
+      try Data("\"poster-1-\(Self.length)\"".utf8).write(to: partial.validatorFile)
+      clock.advance(by: .seconds(601))
+
+      let response = try await client.download(.poster(id: 1), to: file)
+      #expect(response.status == 206)
+      #expect(server.responder.grants("refresh_token") == 1)
+      #expect(try Data(contentsOf: file) == SampleRange.bytes(0, Self.length, of: 1))
+    }
+  }
+}
