@@ -204,7 +204,7 @@ struct Composer {
         retriers: try retriers.map { try $0(r) }, clock: try r.resolve(),
         deadline: .seconds(config.timeouts.callSeconds),
         redirects: Redirects(secretHeaders: try r.resolve(TransportSettings.self).secretHeaders),
-        trace: try r.resolve(Runtime.self).log)
+        monitors: try catalog.monitors.sorted { $0.key < $1.key }.map { try $0.value(r) })
     }
   }
 

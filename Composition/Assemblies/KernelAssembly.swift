@@ -9,6 +9,7 @@ import Layers
 ///
 /// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`);
 /// - retriers `backoff` (its policy from `retry.*`);
+/// - monitor `log` (the `-v` trace: each try with its metrics);
 /// - authenticators `none`, `plainToken`, `oauth2`, `apiKey`, `basic` (see `authenticators`);
 /// - layers `logging`, `dedupe`, `memory(<capacity>, <seconds>)`, `cache(<policy>[, <seconds>])`;
 /// - the store (`cache(cacheOnly)`), which a `store` stack answers from;
@@ -23,6 +24,8 @@ public struct KernelAssembly: Assembly {
       { r in DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent) }
     }
     Self.authenticators(into: &catalog)
+    // The `-v` trace: each try's line with its metrics, in the debug log.
+    catalog.monitor("log") { r in LogMonitor(try r.resolve(Runtime.self).log) }
     catalog.retrier("backoff") { _ in
       { r in
         let retry = try r.resolve(KernelConfig.self).retry

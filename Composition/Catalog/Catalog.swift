@@ -35,6 +35,7 @@ public struct Catalog: Sendable {
   struct Parts: Sendable {
     var adapters: [String: Component<any RequestAdapter>] = [:]
     var retriers: [String: Component<any RequestRetrier>] = [:]
+    var monitors: [String: Make<any RequestMonitor>] = [:]
     var authenticators: [String: AuthenticatorPart] = [:]
     var layers: [String: Component<any ServiceLayer>] = [:]
     var contexts: [String: Context] = [:]
@@ -51,6 +52,7 @@ public struct Catalog: Sendable {
 
   var adapters: [String: Component<any RequestAdapter>] { parts.adapters }
   var retriers: [String: Component<any RequestRetrier>] { parts.retriers }
+  var monitors: [String: Make<any RequestMonitor>] { parts.monitors }
   var authenticators: [String: AuthenticatorPart] { parts.authenticators }
   var layers: [String: Component<any ServiceLayer>] { parts.layers }
   var contexts: [String: Context] { parts.contexts }
@@ -80,6 +82,18 @@ public struct Catalog: Sendable {
   /// A request retrier the `retriers:` list may name.
   public mutating func retrier(_ name: String, _ factory: @escaping Factory<any RequestRetrier>) {
     parts.retriers[name] = Component(needs: .api, factory: factory)
+  }
+
+  /// A request monitor: every api client tells it of each try as it ends, with the
+  /// transport's metrics (`RequestEvent`), in the order of the monitors' names. Kernel's `log`
+  /// writes them to the `-v` log; registering another name adds one, registering `log` again
+  /// replaces it.
+  ///
+  /// ```swift
+  /// catalog.monitor("slow") { r in SlowRequests(log: try r.resolve(Runtime.self).warn) }
+  /// ```
+  public mutating func monitor(_ name: String, _ make: @escaping Make<any RequestMonitor>) {
+    parts.monitors[name] = make
   }
 
   /// An authenticator an environment's `auth:` may name (`oauth2(grant: password)`): its

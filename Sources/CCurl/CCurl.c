@@ -140,6 +140,10 @@ int kernel_curl_easy_getinfo_long(void *easy, int info, long *value) {
   return curl.easy_getinfo(easy, info, value);
 }
 
+int kernel_curl_easy_getinfo_offset(void *easy, int info, int64_t *value) {
+  return curl.easy_getinfo(easy, info, value);
+}
+
 const char *kernel_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
 
 void *kernel_curl_slist_append(void *list, const char *string) {

@@ -231,7 +231,7 @@ import Testing
           context: InMemoryApiContext(environment: environment), transport: transport,
           authentication: Authentication(
             ApiKeyAuthenticator(placement, key: "k-1234"), name: "apiKey"),
-          retriers: [], trace: { trace.append($0) })
+          retriers: [], monitors: [LogMonitor { trace.append($0) }])
         #expect(try await ApiMovieService(client: client).movie(id: 1).value.id == 1)
         let sent = try #require(transport.requests.all.first)
         switch placement {

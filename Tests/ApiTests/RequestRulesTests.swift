@@ -102,7 +102,7 @@ import Testing
     let client = ApiClient(
       context: InMemoryApiContext(environment: try local(), token: AuthToken("context")),
       transport: transport, authentication: .plainToken(), retriers: [],
-      trace: { trace.append($0) })
+      monitors: [LogMonitor { trace.append($0) }])
     _ = try await client.response(for: own)
     _ = try await client.response(for: .get("movies/2"))
     let sent = transport.requests.all.map { $0.headerFields[.authorization] }

@@ -7,7 +7,8 @@ import Testing
 #endif
 
 /// `kernel movies poster ID --output FILE` end to end: a download killed half-way with SIGKILL
-/// is resumed by the next run, which asks for the rest only; an offline profile refuses it.
+/// is resumed by the next run, which asks for the rest only; an offline profile refuses it; and
+/// `-v` shows each try's metrics.
 @Suite(.timeLimit(.minutes(2))) struct DownloadEndToEndTests {
   static let length = 8_000_000
 
@@ -54,6 +55,25 @@ import Testing
       run.stderr.contains(
         "the offline profile does not ask the api; run it with a network profile"),
       "\(run)")
+  }
+
+  @Test func verboseShowsEveryTryWithItsMetricsInWords() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(kernel, ["--fail-first", "1"])
+    defer { server.terminate() }
+    let run = try await kernel.run(
+      ["-v", "--environment", "local", "--base-url", server.baseURL, "movies", "get", "2"])
+    #expect(run.status == 0, "\(run)")
+    let tries = run.stderr.split(separator: "\n").filter { $0.contains("GET http") }
+    // The 503 and its retry: two lines, each with the connect time, the time to the first
+    // byte and the bytes each way.
+    #expect(tries.count == 2, "\(run)")
+    #expect(tries.first?.contains("→ 503 in ") == true && tries.last?.contains("→ 200 in ") == true)
+    for line in tries {
+      #expect(line.contains("connected in ") && line.contains("first byte after "), "\(line)")
+      #expect(line.contains(" B sent, ") && line.contains(" received"), "\(line)")
+    }
   }
 
   static func size(_ file: URL) -> Int {

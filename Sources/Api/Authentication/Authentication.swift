@@ -150,13 +150,13 @@ public final class Authentication: Sendable {
     } else {
       return request
     }
-    if let trace = attempt.client.trace {
+    if !attempt.client.monitors.isEmpty {
       let replaced = request.headerFields.filter {
         secretHeaders.contains($0.name.canonicalName)
           && authenticated.headerFields[$0.name] != $0.value
       }
       for field in replaced {
-        trace(
+        attempt.client.note(
           "\(attempt.route): the route's own \(field.name.rawName) header was replaced by the"
             + " \(name) credential")
       }

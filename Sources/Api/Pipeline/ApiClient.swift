@@ -23,9 +23,10 @@ public final class ApiClient: Sendable {
   public let maxAttempts: Int
   /// Waits out retry delays and times each try.
   public let clock: any Clock<Duration>
-  /// Told one line per try (method, URL, headers with credentials redacted, outcome, time,
-  /// what happens next), for a debug log.
-  public let trace: (@Sendable (String) -> Void)?
+  /// Told of every try as it ends (`RequestEvent`: the request with credentials redacted in
+  /// its trace line, the outcome, the transport's metrics, what happens next), and of notes
+  /// about a call: the `-v` trace is one (`LogMonitor`).
+  public let monitors: [any RequestMonitor]
   /// The most a whole call may take, every try, retry delay and wait included; past it the
   /// call is cancelled and fails with `ApiError.deadlineExceeded` (unreachable). Nil: no bound
   /// beyond each try's own timeouts.
@@ -53,7 +54,7 @@ public final class ApiClient: Sendable {
     retriers: [any RequestRetrier] = [.backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
     deadlineClock: any Clock<Duration> = ContinuousClock(), redirects: Redirects = Redirects(),
-    unreachableFor: Duration = .seconds(30), trace: (@Sendable (String) -> Void)? = nil
+    unreachableFor: Duration = .seconds(30), monitors: [any RequestMonitor] = []
   ) {
     self.context = context
     self.transport = transport
@@ -68,7 +69,7 @@ public final class ApiClient: Sendable {
     self.secretHeaders = Redirects.credentials.union(redirects.secretHeaders)
       .union(adapter.secretHeaders).union(authentication?.secretHeaders ?? [])
     self.unreachable = UnreachableOrigins(period: unreachableFor, clock: clock)
-    self.trace = trace
+    self.monitors = monitors
     self.offered = nil
   }
 
@@ -87,7 +88,7 @@ public final class ApiClient: Sendable {
     redirects = other.redirects
     secretHeaders = other.secretHeaders
     unreachable = other.unreachable
-    trace = other.trace
+    monitors = other.monitors
     self.offered = offered
   }
 
@@ -120,7 +121,7 @@ public final class ApiClient: Sendable {
       defer { group.cancelAll() }
       guard let first = try await group.next() else { throw CancellationError() }
       guard let response = first else {
-        trace?("\(route.method) \(route.path): the call's deadline of \(deadline) passed")
+        note("\(route.method) \(route.path): the call's deadline of \(deadline) passed")
         throw ApiError.deadlineExceeded(
           route: route, seconds: Int(deadline.components.seconds))
       }
@@ -145,7 +146,7 @@ public final class ApiClient: Sendable {
       let environment = context.environment
       var request = route.request(in: environment)
       if let origin = request.origin, let known = unreachable.failure(of: origin) {
-        trace?(
+        note(
           "\(route.method) \(route.path): \(origin) was found unreachable moments ago; not tried")
         throw Self.apiError(.failure(known), route: route)
       }
@@ -157,25 +158,29 @@ public final class ApiClient: Sendable {
         request = try await authentication.authenticate(request, for: attempt)
       }
       let outcome: AttemptOutcome
-      let started = Stopwatch(clock)
+      var started = Stopwatch(clock)
+      var hops = 0
       do {
         let response: ApiResponse
-        (request, response) = try await following(request, body: route.body, saving: file)
+        (request, response, started, hops) = try await following(
+          request, route: route, attempt: attempt.number, saving: file)
         if route.acceptableStatus.contains(response.status) {
           // An empty answer (a 204) has no type to check.
           guard
             response.body.isEmpty || route.accepts(contentType: response.headerFields[.contentType])
           else {
-            trace?(traceLine(request, "\(response.status)", since: started, then: "; refused"))
+            ended(request, route, attempt, hops, .response(response), since: started, "; refused")
             throw ApiError.unacceptableContentType(
               route: route, contentType: response.headerFields[.contentType] ?? "",
               accepted: route.acceptableContentTypes ?? [])
           }
-          trace?(traceLine(request, "\(response.status)", since: started, then: ""))
+          ended(request, route, attempt, hops, .response(response), since: started, "")
           return response
         }
         if response.status == 304 && offered != nil {
-          trace?(traceLine(request, "304", since: started, then: "; the cached copy stands"))
+          ended(
+            request, route, attempt, hops, .response(response), since: started,
+            "; the cached copy stands")
           throw NotModified()
         }
         outcome = .response(response)
@@ -183,19 +188,19 @@ public final class ApiClient: Sendable {
         outcome = .failure(error)
       }
       guard attempt.number < maxAttempts else {
-        trace?(traceLine(request, outcome, since: started, then: "; no tries left"))
+        ended(request, route, attempt, hops, outcome, since: started, "; no tries left")
         throw gaveUp(request, outcome, route: route)
       }
       let (decision, retrier) = await decide(request, for: attempt, after: outcome)
-      if let trace {
+      if !monitors.isEmpty {
         let next =
           switch decision {
           case .retry: "; retried now (\(retrier))"
-          case .retryAfter(let delay): "; retried in \(delay) (\(retrier))"
+          case .retryAfter(let delay): "; retried in \(delay.wholeMilliseconds) ms (\(retrier))"
           case .doNotRetry: "; not retried"
           case .fail: "; failed by \(retrier)"
           }
-        trace(traceLine(request, outcome, since: started, then: next))
+        ended(request, route, attempt, hops, outcome, since: started, next)
       }
       switch decision {
       case .retry: break
@@ -236,32 +241,63 @@ public final class ApiClient: Sendable {
   }
 
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
-  /// request sent and its response.
-  private func following(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile?)
-    async throws -> (HTTPRequest, ApiResponse)
-  {
+  /// request sent, its response, when it started, and how many redirects led to it.
+  private func following(
+    _ request: HTTPRequest, route: Route, attempt: Int, saving file: BodyFile?
+  ) async throws -> (HTTPRequest, ApiResponse, Stopwatch, Int) {
     var current = request
     var hops = 0
     while true {
       let started = Stopwatch(clock)
       let response =
         if let file {
-          try await transport.send(current, body: body, saving: file)
+          try await transport.send(current, body: route.body, saving: file)
         } else {
-          try await transport.send(current, body: body)
+          try await transport.send(current, body: route.body)
         }
       guard
         let next = try redirects.next(
-          after: response, to: current, hasBody: !(body?.isEmpty ?? true), hops: hops,
+          after: response, to: current, hasBody: !(route.body?.isEmpty ?? true), hops: hops,
           environment: context.environment, secret: secrets(for: context.environment))
-      else { return (current, response) }
-      trace?(
-        traceLine(
-          current, "\(response.status)", since: started,
-          then: "; redirected to \(requestTrace.url(next.target ?? "?"))"))
+      else { return (current, response, started, hops) }
+      if !monitors.isEmpty {
+        report(
+          current, route, attempt: attempt, redirect: hops, .response(response), since: started,
+          then: "; redirected to \(requestTrace.url(next.target ?? "?"))")
+      }
       current = next
       hops += 1
     }
+  }
+
+  /// Tells every monitor that the try `attempt` of `route` ended with `outcome`.
+  private func ended(
+    _ request: HTTPRequest, _ route: Route, _ attempt: Attempt, _ hops: Int,
+    _ outcome: AttemptOutcome, since started: Stopwatch, _ next: String
+  ) {
+    guard !monitors.isEmpty else { return }
+    report(
+      request, route, attempt: attempt.number, redirect: hops, outcome, since: started, then: next)
+  }
+
+  private func report(
+    _ request: HTTPRequest, _ route: Route, attempt: Int, redirect: Int,
+    _ outcome: AttemptOutcome, since started: Stopwatch, then next: String
+  ) {
+    var metrics: RequestMetrics?
+    if case .response(let response) = outcome { metrics = response.metrics }
+    let elapsed = started.elapsed
+    let measured = metrics.map { " (\($0.description))" } ?? ""
+    let event = RequestEvent(
+      request: request, route: route, attempt: attempt, redirect: redirect,
+      status: outcome.status, result: Self.result(outcome), metrics: metrics, elapsed: elapsed,
+      next: next, line: traceLine(request, outcome, since: started, then: measured + next))
+    for monitor in monitors { monitor.requestEnded(event) }
+  }
+
+  /// Tells every monitor `text`: a note about a call that is not one try.
+  func note(_ text: String) {
+    for monitor in monitors { monitor.note(text) }
   }
 
   /// Logs in to the current environment with its authentication (`auth login`), and keeps the
@@ -325,12 +361,15 @@ public final class ApiClient: Sendable {
     _ request: HTTPRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
     then next: String
   ) -> String {
-    let result =
-      switch outcome {
-      case .response(let response): "\(response.status)"
-      case .failure(let error): "\(error)"
-      }
-    return traceLine(request, result, since: started, then: next)
+    traceLine(request, Self.result(outcome), since: started, then: next)
+  }
+
+  /// The status, or the transport's failure, as a trace says it.
+  static func result(_ outcome: AttemptOutcome) -> String {
+    switch outcome {
+    case .response(let response): "\(response.status)"
+    case .failure(let error): "\(error)"
+    }
   }
 
   func traceLine(

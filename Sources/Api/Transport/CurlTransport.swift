@@ -281,6 +281,24 @@ final class CurlTransfer: @unchecked Sendable {
     return HTTPResponse(status: .init(code: status), headerFields: fields)
   }
 
+  /// What libcurl measured of the exchange. On the engine's thread, before the handle is freed.
+  var metrics: RequestMetrics? {
+    guard let easy else { return nil }
+    func value(_ info: Int32) -> Int64? {
+      var value: Int64 = 0
+      return kernel_curl_easy_getinfo_offset(easy, info, &value) == 0 ? value : nil
+    }
+    func time(_ info: Int32) -> Duration? { value(info).map { .microseconds($0) } }
+    let tls = time(Int32(KERNEL_CURLINFO_APPCONNECT_TIME_T))
+    return RequestMetrics(
+      connect: time(Int32(KERNEL_CURLINFO_CONNECT_TIME_T)),
+      tls: tls == .zero ? nil : tls,
+      firstByte: time(Int32(KERNEL_CURLINFO_STARTTRANSFER_TIME_T)),
+      total: time(Int32(KERNEL_CURLINFO_TOTAL_TIME_T)) ?? .zero,
+      bytesSent: value(Int32(KERNEL_CURLINFO_SIZE_UPLOAD_T)) ?? 0,
+      bytesReceived: value(Int32(KERNEL_CURLINFO_SIZE_DOWNLOAD_T)) ?? 0)
+  }
+
   /// What a finished transfer means, by libcurl's result code: a download's file is completed
   /// (or begun and completed, for an empty body) before its answer is given.
   func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
@@ -323,9 +341,10 @@ final class CurlTransfer: @unchecked Sendable {
         fields[.contentEncoding] = nil
         fields[.contentLength] = nil
       }
-      return .success(
-        ApiResponse(HTTPResponse(status: .init(code: status), headerFields: fields), body: received)
-      )
+      var response = ApiResponse(
+        HTTPResponse(status: .init(code: status), headerFields: fields), body: received)
+      response.metrics = metrics
+      return .success(response)
     case 6: return .failure(TransportError.unknownHost(host: host))
     case 61:
       let reason = kernel_curl_easy_strerror(code).map { String(cString: $0) } ?? "error 61"

@@ -49,6 +49,8 @@ extension Transport {
 public struct ApiResponse: Sendable {
   public var head: HTTPResponse
   public var body: Data
+  /// What the exchange cost, when the transport measured it (`RequestMonitor`s hear it).
+  public var metrics: RequestMetrics?
 
   public init(_ head: HTTPResponse, body: Data = Data()) {
     self.head = head

@@ -42,6 +42,12 @@ enum {
   KERNEL_CURLOPT_PROTOCOLS = 181,
   KERNEL_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
   KERNEL_CURLINFO_RESPONSE_CODE = 0x200002,
+  KERNEL_CURLINFO_SIZE_UPLOAD_T = 0x600000 + 7,
+  KERNEL_CURLINFO_SIZE_DOWNLOAD_T = 0x600000 + 8,
+  KERNEL_CURLINFO_TOTAL_TIME_T = 0x600000 + 50,
+  KERNEL_CURLINFO_CONNECT_TIME_T = 0x600000 + 52,
+  KERNEL_CURLINFO_STARTTRANSFER_TIME_T = 0x600000 + 54,
+  KERNEL_CURLINFO_APPCONNECT_TIME_T = 0x600000 + 56,
   KERNEL_CURLPROTO_HTTP = 1,
   KERNEL_CURLPROTO_HTTPS = 2,
   KERNEL_CURL_HTTP_VERSION_1_1 = 2,
@@ -61,6 +67,8 @@ int kernel_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int kernel_curl_easy_setopt_callback(void *easy, int option, kernel_curl_data_callback callback);
 int kernel_curl_easy_setopt_seek(void *easy, int option, kernel_curl_seek_callback callback);
 int kernel_curl_easy_getinfo_long(void *easy, int info, long *value);
+/// A `curl_off_t` (64-bit) piece of information: the `*_T` sizes and times, in bytes and µs.
+int kernel_curl_easy_getinfo_offset(void *easy, int info, int64_t *value);
 const char *kernel_curl_easy_strerror(int code);
 
 void *kernel_curl_slist_append(void *list, const char *string);

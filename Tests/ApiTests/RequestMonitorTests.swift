@@ -1,0 +1,74 @@
+import Domain
+import Foundation
+import KernelTesting
+import SampleApi
+import Synchronization
+import Testing
+
+@testable import Api
+
+/// Every try a client makes reaches its monitors as it ends, with what the transport measured:
+/// a 503 and its retry are two events, a redirect and where it leads are two, over real loopback
+/// HTTP.
+@Suite(.timeLimit(.minutes(1))) struct RequestMonitorTests {
+  final class Heard: RequestMonitor {
+    let events = Mutex<[RequestEvent]>([])
+    let notes = Mutex<[String]>([])
+    func requestEnded(_ event: RequestEvent) { events.withLock { $0.append(event) } }
+    func note(_ text: String) { notes.withLock { $0.append(text) } }
+  }
+
+  @Test func retriesAndRedirectsAreEachAnEventWithTheTransportsMetrics() async throws {
+    var options = SampleApiResponder.Options()
+    options.failFirst = 1
+    try await withFixtureServer(options: options) { server in
+      server.handle("GET", "/api/old/{id}") { request in
+        SampleResponse(
+          status: 302, headers: ["Location": "/api/movies/\(request.parameters["id"] ?? "")"])
+      }
+      let heard = Heard()
+      let client = ApiClient(
+        context: InMemoryApiContext(
+          environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
+        transport: PlatformTransport(), retriers: [.backoff], clock: ImmediateClock(),
+        monitors: [heard])
+      let movie = try await client.send(ApiRequest<ApiMovie>(.get("old/1")))
+      #expect(movie.id == 1)
+
+      let events = heard.events.withLock { $0 }
+      // /old/1 503; /old/1 302 → /movies/1 503; /old/1 302 → /movies/1 200.
+      #expect(events.map(\.status) == [503, 302, 503, 302, 200])
+      #expect(events.map(\.attempt) == [1, 2, 2, 3, 3])
+      #expect(events.map(\.redirect) == [0, 0, 1, 0, 1])
+      #expect(
+        events.map { $0.request.path ?? "" } == [
+          "/api/old/1", "/api/old/1", "/api/movies/1", "/api/old/1", "/api/movies/1",
+        ])
+      for event in events {
+        let metrics = try #require(event.metrics, "\(event.line)")
+        #expect(metrics.connect != nil && metrics.firstByte != nil, "\(event.line)")
+        #expect(metrics.total >= (metrics.firstByte ?? .zero))
+        #expect(event.line.contains("first byte after"), "\(event.line)")
+      }
+      let last = try #require(events.last?.metrics)
+      #expect(last.bytesReceived > 100)
+      #expect(events[0].next.hasPrefix("; retried in"))
+      #expect(events[1].next.hasPrefix("; redirected to"))
+    }
+  }
+
+  @Test func aDownloadsBytesAreMeasured() async throws {
+    let source = try DownloadSource(DownloadSource.Settings(length: 1_000_000))
+    let folder = try TemporaryDirectory("monitor")
+    defer { folder.remove() }
+    let heard = Heard()
+    let client = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
+      transport: PlatformTransport(), monitors: [heard])
+    _ = try await client.download(.get("file"), to: folder.appending("file.bin"))
+    let events = heard.events.withLock { $0 }
+    #expect(events.count == 1)
+    #expect(events.first?.metrics?.bytesReceived == 1_000_000)
+  }
+}
