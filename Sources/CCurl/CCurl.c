@@ -23,6 +23,7 @@ static struct {
   void (*easy_cleanup)(void *);
   int (*easy_setopt)(void *, int, ...);
   int (*easy_getinfo)(void *, int, ...);
+  int (*easy_pause)(void *, int);
   const char *(*easy_strerror)(int);
   void *(*slist_append)(void *, const char *);
   void (*slist_free_all)(void *);
@@ -84,6 +85,7 @@ int kernel_curl_load(const char *name, char *error, size_t capacity) {
           || resolve(library, "curl_easy_cleanup", (void **)&curl.easy_cleanup)
           || resolve(library, "curl_easy_setopt", (void **)&curl.easy_setopt)
           || resolve(library, "curl_easy_getinfo", (void **)&curl.easy_getinfo)
+          || resolve(library, "curl_easy_pause", (void **)&curl.easy_pause)
           || resolve(library, "curl_easy_strerror", (void **)&curl.easy_strerror)
           || resolve(library, "curl_slist_append", (void **)&curl.slist_append)
           || resolve(library, "curl_slist_free_all", (void **)&curl.slist_free_all)
@@ -139,6 +141,8 @@ int kernel_curl_easy_setopt_seek(void *easy, int option, kernel_curl_seek_callba
 int kernel_curl_easy_getinfo_long(void *easy, int info, long *value) {
   return curl.easy_getinfo(easy, info, value);
 }
+
+int kernel_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 
 int kernel_curl_easy_getinfo_offset(void *easy, int info, int64_t *value) {
   return curl.easy_getinfo(easy, info, value);

@@ -17,6 +17,7 @@ import Synchronization
 /// per connection.
 public final class DownloadSource: Sendable {
   public struct Settings: Sendable {
+    /// The body's length, fixed when the source is made.
     public var length: Int
     public var etag = "\"v1\""
     /// False: every answer is a 200 with the whole body, whatever range is asked.
@@ -46,8 +47,12 @@ public final class DownloadSource: Sendable {
     var waiting: [CheckedContinuation<Void, Never>] = []
   }
 
+  /// The whole body, made once.
+  private let whole: Data
+
   public init(_ settings: Settings) throws {
     state = Mutex(State(settings: settings))
+    whole = SampleRange.bytes(0, settings.length, of: 1)
     (listener, port) = try loopbackListener()
     Thread.detachNewThread { [self] in
       while true {
@@ -96,9 +101,7 @@ public final class DownloadSource: Sendable {
   public func release() { held.signal() }
 
   /// The whole body.
-  public func body() -> Data {
-    SampleRange.bytes(0, state.withLock { $0.settings.length }, of: 1)
-  }
+  public func body() -> Data { whole }
 
   private func serve(_ connection: Int32) {
     guard let headers = readHead(connection) else { return }
@@ -145,7 +148,7 @@ public final class DownloadSource: Sendable {
         state.withLock { $0.holding = false }
         continue
       }
-      guard put(connection, SampleRange.bytes(offset, chunk, of: 1)) else { return }
+      guard put(connection, whole.subdata(in: offset..<offset + chunk)) else { return }
       state.withLock { $0.bytesSent += chunk }
       offset += chunk
       sentHere += chunk

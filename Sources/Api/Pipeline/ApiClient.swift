@@ -129,11 +129,16 @@ public final class ApiClient: Sendable {
     }
   }
 
-  /// Tries `route` until it succeeds or the retriers give up; with `download`, each try writes
-  /// a 200 or 206 to its partial file, resuming from what the file holds.
-  func tries(for route: Route, saving download: PartialDownload? = nil) async throws
-    -> ApiResponse
-  {
+  /// How a try receives a 2xx's body: whole in memory, written to a download's partial file
+  /// (resuming from what it holds), or streamed as it arrives.
+  enum Receiving: Sendable {
+    case memory
+    case file(PartialDownload)
+    case stream
+  }
+
+  /// Tries `route` until it succeeds or the retriers give up.
+  func tries(for route: Route, receiving: Receiving = .memory) async throws -> ApiResponse {
     if let body = route.body, !body.isEmpty, route.method == .get || route.method == .head {
       // libcurl would turn a GET with a body into a POST; no server expects either.
       throw ApiError.invalidRoute(
@@ -152,7 +157,8 @@ public final class ApiClient: Sendable {
       }
       let offered = route.isAuthentication ? nil : offered
       if let offered { Self.offer(offered, to: &request) }
-      let file = download?.file(for: &request)
+      var file: BodyFile?
+      if case .file(let download) = receiving { file = download.file(for: &request) }
       request = try await adapter.adapt(request, for: attempt)
       if let authentication {
         request = try await authentication.authenticate(request, for: attempt)
@@ -163,7 +169,8 @@ public final class ApiClient: Sendable {
       do {
         let response: ApiResponse
         (request, response, started, hops) = try await following(
-          request, route: route, attempt: attempt.number, saving: file)
+          request, route: route, attempt: attempt.number, saving: file,
+          streaming: { if case .stream = receiving { true } else { false } }())
         if route.acceptableStatus.contains(response.status) {
           // An empty answer (a 204) has no type to check.
           guard
@@ -183,6 +190,8 @@ public final class ApiClient: Sendable {
             "; the cached copy stands")
           throw NotModified()
         }
+        // Not the answer: a body streaming behind it is not read.
+        response.stream?.cancel()
         outcome = .response(response)
       } catch let error as TransportError {
         outcome = .failure(error)
@@ -243,7 +252,7 @@ public final class ApiClient: Sendable {
   /// Sends `request`, and the request each redirect leads to, by `redirects`' rule: the last
   /// request sent, its response, when it started, and how many redirects led to it.
   private func following(
-    _ request: HTTPRequest, route: Route, attempt: Int, saving file: BodyFile?
+    _ request: HTTPRequest, route: Route, attempt: Int, saving file: BodyFile?, streaming: Bool
   ) async throws -> (HTTPRequest, ApiResponse, Stopwatch, Int) {
     var current = request
     var hops = 0
@@ -252,6 +261,8 @@ public final class ApiClient: Sendable {
       let response =
         if let file {
           try await transport.send(current, body: route.body, saving: file)
+        } else if streaming {
+          try await transport.stream(current, body: route.body)
         } else {
           try await transport.send(current, body: route.body)
         }

@@ -30,11 +30,11 @@ extension ApiClient {
     let partial = PartialDownload(destination: destination, progress: progress)
     var response: ApiResponse
     do {
-      response = try await tries(for: route, saving: partial)
+      response = try await tries(for: route, receiving: .file(partial))
     } catch ApiError.status(let failure) where failure.status == 416 {
       // The range asked for is past the end: the file changed under a validator that did not.
       partial.discard()
-      response = try await tries(for: route, saving: partial)
+      response = try await tries(for: route, receiving: .file(partial))
     } catch let error as ApiError {
       if case .download = error { partial.discard() }
       throw error
@@ -42,6 +42,20 @@ extension ApiClient {
     try partial.complete(response, route: route)
     return Response(
       value: destination, status: response.status, headerFields: response.headerFields)
+  }
+}
+
+extension ApiClient {
+  /// The answer to `route` as it arrives: its status and header fields once its head is in,
+  /// then its body in chunks (`ResponseStream`: back-pressure, cancellable; `lines` and
+  /// server-sent `events` over it), through the whole pipeline (adapters, authentication,
+  /// retriers and redirects, up to the head of a 2xx) with no limit on the body's size. Only
+  /// the stall timeout (`requestSeconds`: no byte for that long) ends a stream that keeps
+  /// arriving; neither the whole-exchange timeout nor the call's deadline does.
+  public func stream(_ route: Route) async throws -> StreamedResponse {
+    let response = try await tries(for: route, receiving: .stream)
+    return StreamedResponse(
+      head: response.head, body: response.stream ?? ResponseStream(whole: response.body))
   }
 }
 

@@ -13,6 +13,7 @@ final class CurlEngine: @unchecked Sendable {
   private let lock = NSLock()
   private var adding: [CurlTransfer] = []
   private var removing: [CurlTransfer] = []
+  private var resuming: [CurlTransfer] = []
   private var stopping = false
   /// The transfers in the multi handle, by easy handle: the engine's thread's own.
   /// Safe: a libcurl handle, used on the engine's thread.
@@ -47,6 +48,12 @@ final class CurlEngine: @unchecked Sendable {
     kernel_curl_multi_wakeup(multi)
   }
 
+  /// Queues `transfer` to read again after its stream paused it.
+  func unpause(_ transfer: CurlTransfer) {
+    lock.withLock { resuming.append(transfer) }
+    kernel_curl_multi_wakeup(multi)
+  }
+
   /// Ends every transfer and the thread; the multi handle is freed by the thread as it ends.
   func stop() {
     lock.withLock { stopping = true }
@@ -55,21 +62,33 @@ final class CurlEngine: @unchecked Sendable {
 
   private func run() {
     while true {
-      let (added, removed, stop) = lock.withLock {
+      let (added, removed, resumed, stop) = lock.withLock {
         defer {
           adding = []
           removing = []
+          resuming = []
         }
-        return (adding, removing, stopping)
+        return (adding, removing, resuming, stopping)
       }
       if stop {
         let ending = Array(active.values) + added
         for transfer in ending { end(transfer) }
         kernel_curl_multi_cleanup(multi)
-        for transfer in ending { transfer.finish(.failure(CancellationError())) }
+        for transfer in ending {
+          transfer.finish(.failure(CancellationError()))
+          transfer.stream?.finish(CancellationError())
+        }
         return
       }
-      for transfer in removed { end(transfer) }
+      for transfer in removed {
+        end(transfer)
+        // A stream's reader went away: it hears the end.
+        transfer.stream?.finish(CancellationError())
+      }
+      for transfer in resumed {
+        // CURLPAUSE_CONT, for a transfer still in the multi handle.
+        if let easy = transfer.easy, active[easy] != nil { kernel_curl_easy_pause(easy, 0) }
+      }
       for transfer in added { start(transfer) }
       var running: Int32 = 0
       kernel_curl_multi_perform(multi, &running)

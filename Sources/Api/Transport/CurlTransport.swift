@@ -91,7 +91,20 @@ public final class CurlTransport: Transport {
   }
 
   public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
-    try await exchange(request, body: body, saving: nil)
+    try await exchange(request, body: body, saving: nil, streaming: false)
+  }
+
+  /// Answers once the head of a 2xx is in; its body is handed to the stream from libcurl's
+  /// buffer as it arrives, and the transfer is paused while `ResponseStream.bufferLimit` bytes
+  /// wait for the reader. Only `stallTimeout` ends a stream that slows to nothing.
+  public func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
+    var response = try await exchange(request, body: body, saving: nil, streaming: true)
+    if (200..<300).contains(response.status), response.stream == nil {
+      // A 2xx that ended before its first byte (an empty body).
+      response.stream = ResponseStream(whole: response.body)
+      response.body = Data()
+    }
+    return response
   }
 
   /// Writes a 200 or 206 to `file` from libcurl's buffer as it arrives (no copy held), with no
@@ -100,12 +113,12 @@ public final class CurlTransport: Transport {
   public func send(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile)
     async throws -> ApiResponse
   {
-    try await exchange(request, body: body, saving: file)
+    try await exchange(request, body: body, saving: file, streaming: false)
   }
 
-  private func exchange(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile?)
-    async throws -> ApiResponse
-  {
+  private func exchange(
+    _ request: HTTPRequest, body: RequestBody?, saving file: BodyFile?, streaming: Bool
+  ) async throws -> ApiResponse {
     try Task.checkCancellation()
     guard let url = request.target, let host = request.origin?.host else {
       throw TransportError.cannotConnect(host: "?", reason: "the request has no address")
@@ -117,15 +130,31 @@ public final class CurlTransport: Transport {
     let transfer = CurlTransfer(
       request: request, url: url, host: host, body: body, file: file,
       configuration: configuration, deadlineByLibcurl: realTime)
+    // Held here until the caller has it (in the response) or the exchange ended. It keeps
+    // this transport, whose end would stop the engine, as long as it may be read.
+    let stream: ResponseStream? =
+      streaming
+      ? ResponseStream(
+        resume: { [self, weak transfer] in
+          if let transfer { withExtendedLifetime(self) { engine.unpause(transfer) } }
+        },
+        stop: { [self, weak transfer] in
+          if let transfer { withExtendedLifetime(self) { engine.remove(transfer) } }
+        }) : nil
+    transfer.stream = stream
+    transfer.isStream = streaming
     let watchdog =
-      realTime || file != nil
+      realTime || file != nil || streaming
       ? nil
       : Task { [clock, configuration] in
         try await clock.sleep(for: configuration.resourceTimeout)
         transfer.finish(.failure(TransportError.timedOut(host: host)))
         engine.remove(transfer)
       }
-    defer { watchdog?.cancel() }
+    defer {
+      watchdog?.cancel()
+      withExtendedLifetime(stream) {}
+    }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         if transfer.start(continuation) { engine.add(transfer) }
@@ -151,6 +180,16 @@ final class CurlTransfer: @unchecked Sendable {
   var savesToFile: Bool?
   /// Why the body could not be written to `file`, when that ended the transfer.
   var fileFailure: String?
+  /// Where a 2xx's body goes as it arrives, for a stream; set before the transfer starts. Weak:
+  /// a stream its reader dropped ends the exchange (`ResponseStream.deinit`).
+  weak var stream: ResponseStream?
+  /// Whether this transfer was made for a stream.
+  var isStream = false
+  /// Whether this answer's body goes to `stream` (its caller already has the head).
+  var streaming = false
+  /// Whether the transfer has no whole-exchange deadline and no size limit: a download or a
+  /// stream, ended only by a stall.
+  var isLong: Bool { file != nil || isStream }
   let configuration: CurlTransport.Configuration
   /// Whether libcurl keeps the whole-exchange deadline (on the real clock).
   let deadlineByLibcurl: Bool
@@ -209,6 +248,19 @@ final class CurlTransfer: @unchecked Sendable {
   /// Body bytes from libcurl: written to the file of a download's 200 or 206; else kept, or
   /// refused past the limit (which ends the transfer).
   func receive(_ data: UnsafeRawBufferPointer) -> Int {
+    if isStream {
+      guard let stream else { return 0 }
+      if !streaming, (200..<300).contains(head.status.code) {
+        streaming = true
+        var response = ApiResponse(head)
+        response.stream = stream
+        finish(.success(response))
+      }
+      if streaming {
+        // CURL_WRITEFUNC_PAUSE: libcurl keeps these bytes and hands them again once resumed.
+        return stream.offer(Data(data)) ? data.count : 0x1000_0001
+      }
+    }
     if let file {
       if savesToFile == nil {
         let head = self.head
@@ -303,6 +355,14 @@ final class CurlTransfer: @unchecked Sendable {
   /// (or begun and completed, for an empty body) before its answer is given.
   func outcome(_ code: Int32) -> Result<ApiResponse, any Error> {
     let result = answer(code)
+    if streaming, let stream {
+      // The caller has the head already: the end, or the failure, goes to the stream.
+      switch result {
+      case .success: stream.finish(nil)
+      case .failure(let error): stream.finish(error)
+      }
+      return result
+    }
     guard let file, case .success(let response) = result, BodyFile.takes(response.status) else {
       return result
     }
@@ -382,8 +442,9 @@ final class CurlTransfer: @unchecked Sendable {
       max(1, configuration.stallTimeout.wholeMilliseconds / 1000))
     // On another clock than the real one, no CURLOPT_TIMEOUT: a real-time limit would end a
     // request a test holds on its own.
-    // A download has no whole-exchange deadline and no size limit: it ends when it stalls.
-    if file == nil {
+    // A download or a stream has no whole-exchange deadline and no size limit: it ends when it
+    // stalls.
+    if !isLong {
       if deadlineByLibcurl {
         long(
           Int32(KERNEL_CURLOPT_TIMEOUT_MS), max(1, configuration.resourceTimeout.wholeMilliseconds)

@@ -19,6 +19,11 @@ public protocol Transport: Sendable {
   /// other status comes back in memory. By default the body is received whole, then written.
   func send(_ request: HTTPRequest, body: RequestBody?, saving file: BodyFile) async throws
     -> ApiResponse
+  /// Sends `request` as `send(_:body:)` does, but answers as soon as the head of a 2xx is in:
+  /// its body comes as it arrives in the response's `stream` (with back-pressure, no limit on
+  /// its size, no whole-exchange deadline while bytes keep arriving). The body of any other
+  /// status comes back in memory. By default the body is received whole, then streamed.
+  func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse
   /// Throws `TransportError.unavailable` when this transport cannot send from this system
   /// (its library cannot be loaded), without sending anything: what `doctor` checks. None by
   /// default.
@@ -43,6 +48,14 @@ extension Transport {
     response.body = Data()
     return response
   }
+
+  public func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
+    var response = try await send(request, body: body)
+    guard (200..<300).contains(response.status) else { return response }
+    response.stream = ResponseStream(whole: response.body)
+    response.body = Data()
+    return response
+  }
 }
 
 /// An HTTP response, read whole: its head in swift-http-types, and its body.
@@ -51,6 +64,8 @@ public struct ApiResponse: Sendable {
   public var body: Data
   /// What the exchange cost, when the transport measured it (`RequestMonitor`s hear it).
   public var metrics: RequestMetrics?
+  /// The body of a 2xx as it arrives, from `Transport.stream`; `body` is empty then.
+  public var stream: ResponseStream?
 
   public init(_ head: HTTPResponse, body: Data = Data()) {
     self.head = head

@@ -67,6 +67,8 @@ int kernel_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int kernel_curl_easy_setopt_callback(void *easy, int option, kernel_curl_data_callback callback);
 int kernel_curl_easy_setopt_seek(void *easy, int option, kernel_curl_seek_callback callback);
 int kernel_curl_easy_getinfo_long(void *easy, int info, long *value);
+/// Pauses or resumes a transfer (`CURLPAUSE_CONT` is 0); on the engine's thread.
+int kernel_curl_easy_pause(void *easy, int bitmask);
 /// A `curl_off_t` (64-bit) piece of information: the `*_T` sizes and times, in bytes and µs.
 int kernel_curl_easy_getinfo_offset(void *easy, int info, int64_t *value);
 const char *kernel_curl_easy_strerror(int code);
