@@ -89,12 +89,13 @@ let package = Package(
         "Composition", "Domain", "Layers", "Api",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     // `kernel`: the command library and the movie commands.
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain", "Api",
+        "KernelCommands", "Composition", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.

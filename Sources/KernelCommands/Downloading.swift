@@ -2,13 +2,19 @@ import Api
 import Composition
 import Domain
 import Foundation
+import HTTPTypes
 
 extension Invocation {
-  /// Downloads `route` to `file` through the profile's api client (`ApiClient.download`: streamed
-  /// to disk, resumed from a partial file, through authentication, retriers and redirects), with
-  /// a progress bar on standard error when it is a terminal and nothing there otherwise. A
-  /// profile that does not ask the api (`offline`) refuses it with exit 69, sending nothing.
-  public func download(_ route: Route, to file: URL, what: String) async throws -> Response<URL> {
+  /// Downloads `GET path` (relative to the environment's base URL, `movies/3/poster`) to
+  /// `file` through the profile's api client (`ApiClient.download`: streamed to disk, resumed
+  /// from a partial file, through authentication, retriers and redirects), with a progress bar
+  /// on standard error when it is a terminal and nothing there otherwise; `what` names it there
+  /// and in errors. A profile that does not ask the api (`offline`) refuses it with exit 69,
+  /// sending nothing. The answer: its status and header fields.
+  public func download(_ path: String, to file: URL, what: String) async throws -> (
+    status: Int, headerFields: HTTPFields
+  ) {
+    let route = Route.get(path)
     let composed = try services()
     guard composed.reachesApi else {
       throw OfflineDownload(what: what, profile: composed.profile)
@@ -26,7 +32,7 @@ extension Invocation {
       try await client.download(route, to: file, progress: told)
     }
     Phases.mark("answer")
-    return response
+    return (response.status, response.headerFields)
   }
 
   /// `[#########           ]`, 20 wide, or `[ … ]` while the total is unknown.

@@ -1,4 +1,3 @@
-import Api
 import ArgumentParser
 import Composition
 import Domain
@@ -279,7 +278,7 @@ extension MoviesCommand {
       let invocation = try Invocation(global)
       let file = URL(fileURLWithPath: output)
       let response = try await invocation.download(
-        .poster(id: id), to: file, what: "the poster of movie \(id)")
+        "movies/\(id)/poster", to: file, what: "the poster of movie \(id)")
       let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
       try Reply.say(
         invocation, "Saved the poster of movie \(id) to \(file.path) (\(bytes) bytes).",

@@ -130,6 +130,7 @@ enum HttpBench {
       "# the same route through KernelTransport (a generated client's transport) and decoded,"
         + " against ApiClient.response and the same decoding; no budget")
     try await storm()
+    try await DownloadBench.run()
   }
 
   private static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }

@@ -12,6 +12,14 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "store": { try await StoreBench.run() },
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
+// The http suite's download, run as a process of its own.
+if requested.first == "download-once", requested.count == 3 {
+  do { try await DownloadBench.once(requested[1], requested[2]) } catch {
+    print("kernel-bench: download-once failed: \(error)")
+    exit(1)
+  }
+  exit(0)
+}
 // The memory suite's upload, run as a process of its own.
 if requested.first == "upload-once", requested.count == 3 {
   do { try await MemoryBench.uploadOnce(requested[1], requested[2]) } catch {

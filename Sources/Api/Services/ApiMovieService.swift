@@ -36,8 +36,6 @@ extension Route {
   public static func movie(id: Int) -> Route { .get("movies/\(id)") }
   /// `GET movies/topGrossing/{year}`: the year's movies by grossing.
   public static func topGrossingMovies(year: Int) -> Route { .get("movies/topGrossing/\(year)") }
-  /// `GET movies/{id}/poster`: the movie's poster, bytes to download (`ApiClient.download`).
-  public static func poster(id: Int) -> Route { .get("movies/\(id)/poster") }
   /// `GET movies/topRated/{year}`: the year's movies by rating.
   public static func topRatedMovies(year: Int) -> Route { .get("movies/topRated/\(year)") }
 }
