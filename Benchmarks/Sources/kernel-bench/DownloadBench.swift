@@ -5,12 +5,12 @@ import KernelTesting
 
 /// `http.download_512m`: 512 MiB from a loopback server to a file, by `ApiClient.download` in a
 /// process of its own (`kernel-bench download-once`, its peak resident memory read by GNU
-/// time) and by `curl -o` on the same server, interleaved, medians of three. The server is
+/// time) and by `curl -o` on the same server, interleaved, medians of five. The server is
 /// `DownloadSource` (plain sockets, the body made once), the same for both. Budgets:
 /// kernel_mb_s at least 0.8x curl_mb_s, peak_mb at most 64.
 enum DownloadBench {
   static let length = 512 << 20
-  static let runs = 3
+  static let runs = 5
 
   static func run() async throws {
     guard let curl = CliBench.which("curl") else {

@@ -65,7 +65,16 @@ public final class BodyFile: Sendable {
     var expected: Int64?
     var told: ContinuousClock.Instant?
     var began = false
+    /// Where the disk has been asked to write up to (`writeBehind`).
+    var flushed: Int64 = 0
   }
+
+  /// How far the file may run ahead of the disk: every this many bytes, the kernel is asked to
+  /// start writing them (`POSIX_FADV_DONTNEED` on Linux, which also drops them from the page
+  /// cache once written), so the `fsync` before the move into place waits for the last few
+  /// megabytes only. `kernel-bench http`, 512 MiB on loopback: without it the final fsync took
+  /// 0.3 s of 0.62, and the download ran at 0.5x curl's throughput (curl does not fsync).
+  static let writeBehind: Int64 = 8 << 20
 
   /// Why a body could not be written to its file; the transfer ends with it.
   public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -127,7 +136,8 @@ public final class BodyFile: Sendable {
     state.withLock { state in
       if state.descriptor >= 0 { close(state.descriptor) }
       state = State(
-        descriptor: descriptor, completed: start, expected: expected, told: now, began: true)
+        descriptor: descriptor, completed: start, expected: expected, told: now, began: true,
+        flushed: start)
     }
     progress?(TransferProgress(completed: start, expected: expected))
   }
@@ -151,6 +161,14 @@ public final class BodyFile: Sendable {
         base += written
       }
       state.completed += Int64(bytes.count)
+      if state.completed - state.flushed >= Self.writeBehind {
+        #if canImport(Glibc)
+          _ = posix_fadvise(
+            state.descriptor, off_t(state.flushed), off_t(state.completed - state.flushed),
+            POSIX_FADV_DONTNEED)
+        #endif
+        state.flushed = state.completed
+      }
       guard let last = state.told, now - last >= Self.progressInterval else { return nil }
       state.told = now
       return TransferProgress(completed: state.completed, expected: state.expected)
