@@ -143,6 +143,10 @@ public final class BodyFile: Sendable {
   }
 
   /// Appends `bytes`, all of them or a failure.
+  ///
+  /// Safe: `base` walks `bytes` from its start by what `write` reports written, never past
+  /// `bytes.count` in all, and `bytes` is the caller's, valid for the call (libcurl's buffer
+  /// during its write callback). ASan: `DownloadTests`, `StreamTests`.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
     let now = clock.now
     let told = try state.withLock { state -> TransferProgress? in
