@@ -37,6 +37,29 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
+/// Tells a transfer's progress at most every `interval`, and always when told to (the first and
+/// the last): the one rate limit of upload and download progress.
+final class ProgressTeller: Sendable {
+  let tell: @Sendable (TransferProgress) -> Void
+  private let clock = ContinuousClock()
+  private let told = Mutex<ContinuousClock.Instant?>(nil)
+
+  /// Progress is told at most this often, and once more at the end.
+  static let interval: Duration = .milliseconds(100)
+
+  init(_ tell: @escaping @Sendable (TransferProgress) -> Void) { self.tell = tell }
+
+  func callAsFunction(_ progress: TransferProgress, always: Bool = false) {
+    let now = clock.now
+    let due = told.withLock { last -> Bool in
+      guard always || last.map({ now - $0 >= Self.interval }) ?? true else { return false }
+      last = now
+      return true
+    }
+    if due { tell(progress) }
+  }
+}
+
 /// Where a transport writes the body of a 2xx answer as it arrives, instead of holding it in
 /// memory: the partial file of a download (`ApiClient.download`). A 200 starts the file over; a
 /// 206 continues it from `offset`, which its `Content-Range` must name; the body of any other
@@ -52,18 +75,16 @@ public final class BodyFile: Sendable {
   /// The bytes already in the file from an earlier try or run.
   public let offset: Int64
   private let starting: @Sendable (HTTPResponse) throws -> Void
-  private let progress: (@Sendable (TransferProgress) -> Void)?
-  private let clock = ContinuousClock()
+  private let progress: ProgressTeller?
   private let state = Mutex(State())
 
   /// Progress is told at most this often, and once more at the end.
-  public static let progressInterval: Duration = .milliseconds(100)
+  public static let progressInterval = ProgressTeller.interval
 
   private struct State {
     var descriptor: Int32 = -1
     var completed: Int64 = 0
     var expected: Int64?
-    var told: ContinuousClock.Instant?
     var began = false
     /// Where the disk has been asked to write up to (`writeBehind`).
     var flushed: Int64 = 0
@@ -89,7 +110,7 @@ public final class BodyFile: Sendable {
     self.url = url
     self.offset = offset
     self.starting = starting
-    self.progress = progress
+    self.progress = progress.map(ProgressTeller.init)
   }
 
   deinit {
@@ -132,14 +153,12 @@ public final class BodyFile: Sendable {
       close(descriptor)
       throw Failure(description: "it cannot be written (\(reason))")
     }
-    let now = clock.now
     state.withLock { state in
       if state.descriptor >= 0 { close(state.descriptor) }
       state = State(
-        descriptor: descriptor, completed: start, expected: expected, told: now, began: true,
-        flushed: start)
+        descriptor: descriptor, completed: start, expected: expected, began: true, flushed: start)
     }
-    progress?(TransferProgress(completed: start, expected: expected))
+    progress?(TransferProgress(completed: start, expected: expected), always: true)
   }
 
   /// Appends `bytes`, all of them or a failure.
@@ -148,8 +167,7 @@ public final class BodyFile: Sendable {
   /// `bytes.count` in all, and `bytes` is the caller's, valid for the call (libcurl's buffer
   /// during its write callback). ASan: `DownloadTests`, `StreamTests`.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
-    let now = clock.now
-    let told = try state.withLock { state -> TransferProgress? in
+    let done = try state.withLock { state -> TransferProgress in
       guard state.descriptor >= 0, var base = bytes.baseAddress else {
         throw Failure(description: "it was not opened for the body")
       }
@@ -173,11 +191,9 @@ public final class BodyFile: Sendable {
         #endif
         state.flushed = state.completed
       }
-      guard let last = state.told, now - last >= Self.progressInterval else { return nil }
-      state.told = now
       return TransferProgress(completed: state.completed, expected: state.expected)
     }
-    if let told { progress?(told) }
+    progress?(done)
   }
 
   /// The body is complete: the file is flushed to disk and closed, and the last progress told.
@@ -195,7 +211,7 @@ public final class BodyFile: Sendable {
       }
       return TransferProgress(completed: state.completed, expected: state.expected)
     }
-    progress?(done)
+    progress?(done, always: true)
   }
 
   /// The bytes in the file now and the total announced, once begun.
