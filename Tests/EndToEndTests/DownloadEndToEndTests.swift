@@ -46,6 +46,25 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: partial.path))
   }
 
+  @Test func aTerminalShowsAProgressBarAndAPipeShowsNothing() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 2_000_000))
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let terminal = try PseudoTerminal()
+    let running = try kernel.launch(
+      local + ["movies", "poster", "2", "--output", "shown.bin"], terminal: terminal)
+    let run = try await running.finish(within: .seconds(60))
+    let shown = await onThreadOfItsOwn { terminal.text() }
+    #expect(run.status == 0, "\(shown)")
+    #expect(shown.contains("the poster of movie 2: [####################] 2.0 MB of 2.0 MB (100%)"))
+
+    let piped = try await kernel.run(local + ["movies", "poster", "2", "--output", "piped.bin"])
+    #expect(piped.status == 0, "\(piped)")
+    #expect(piped.stderr.isEmpty, "\(piped)")
+    #expect(piped.stdout.hasPrefix("Saved the poster of movie 2 to "), "\(piped)")
+  }
+
   @Test func anOfflineProfileRefusesADownloadWithTheUsualSentence() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
