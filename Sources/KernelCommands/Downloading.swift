@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 
 extension Invocation {
-  /// Downloads `GET path` (relative to the environment's base URL, `movies/3/poster`) to
+  /// Downloads `GET path` (relative to the environment's base URL, `books/3/cover`) to
   /// `file` through the profile's api client (`ApiClient.download`: streamed to disk, resumed
   /// from a partial file, through authentication, retriers and redirects), with a progress bar
   /// on standard error when it is a terminal and nothing there otherwise; `what` names it there
