@@ -54,21 +54,12 @@ public final class DownloadSource: Sendable {
     state = Mutex(State(settings: settings))
     whole = SampleRange.bytes(0, settings.length, of: 1)
     (listener, port) = try loopbackListener()
-    Thread.detachNewThread { [self] in
-      while true {
-        let connection = accept(listener, nil, nil)
-        if connection < 0 { break }
-        Thread.detachNewThread { [self] in
-          serve(connection)
-          close(connection)
-        }
-      }
-    }
+    acceptingConnections(on: listener) { [self] in serve($0) }
   }
 
   deinit {
+    // The accepting thread closes it once it stops.
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
     held.signal()
   }
 

@@ -42,3 +42,19 @@ public func loopbackListener(host: String = "127.0.0.1") throws -> (
   }
   return (socket, UInt16(bigEndian: address.sin_port))
 }
+
+/// Accepts connections on `listener` on a thread of its own until it is shut down (then closes
+/// it), serving each on a thread of its own with `serve`, then closing the connection.
+func acceptingConnections(on listener: Int32, _ serve: @escaping @Sendable (Int32) -> Void) {
+  Thread.detachNewThread {
+    while true {
+      let connection = accept(listener, nil, nil)
+      if connection < 0 { break }
+      Thread.detachNewThread {
+        serve(connection)
+        close(connection)
+      }
+    }
+    close(listener)
+  }
+}

@@ -29,17 +29,7 @@ public final class UploadSink: Sendable {
 
   public init() throws {
     (listener, port) = try loopbackListener()
-    Thread.detachNewThread { [self] in
-      while true {
-        let connection = accept(listener, nil, nil)
-        if connection < 0 { break }
-        Thread.detachNewThread { [self] in
-          serve(connection)
-          close(connection)
-        }
-      }
-      close(listener)
-    }
+    acceptingConnections(on: listener) { [self] in serve($0) }
   }
 
   /// `http://127.0.0.1:PORT/api/`.

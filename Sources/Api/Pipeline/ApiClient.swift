@@ -281,36 +281,6 @@ public final class ApiClient: Sendable {
     }
   }
 
-  /// Tells every monitor that the try `attempt` of `route` ended with `outcome`.
-  private func ended(
-    _ request: HTTPRequest, _ route: Route, _ attempt: Attempt, _ hops: Int,
-    _ outcome: AttemptOutcome, since started: Stopwatch, _ next: String
-  ) {
-    guard !monitors.isEmpty else { return }
-    report(
-      request, route, attempt: attempt.number, redirect: hops, outcome, since: started, then: next)
-  }
-
-  private func report(
-    _ request: HTTPRequest, _ route: Route, attempt: Int, redirect: Int,
-    _ outcome: AttemptOutcome, since started: Stopwatch, then next: String
-  ) {
-    var metrics: RequestMetrics?
-    if case .response(let response) = outcome { metrics = response.metrics }
-    let elapsed = started.elapsed
-    let measured = metrics.map { " (\($0.description))" } ?? ""
-    let event = RequestEvent(
-      request: request, route: route, attempt: attempt, redirect: redirect,
-      status: outcome.status, result: Self.result(outcome), metrics: metrics, elapsed: elapsed,
-      next: next, line: traceLine(request, outcome, since: started, then: measured + next))
-    for monitor in monitors { monitor.requestEnded(event) }
-  }
-
-  /// Tells every monitor `text`: a note about a call that is not one try.
-  func note(_ text: String) {
-    for monitor in monitors { monitor.note(text) }
-  }
-
   /// Logs in to the current environment with its authentication (`auth login`), and keeps the
   /// credential for its origin.
   @discardableResult
@@ -364,30 +334,6 @@ public final class ApiClient: Sendable {
     if let lastModified = offered.lastModified {
       request.headerFields[.ifModifiedSince] = lastModified
     }
-  }
-
-  /// `GET http://host/api/auth [Accept: …, Authorization: <redacted>] → 401 in 3 ms; …`,
-  /// written by `requestTrace`: the one builder every trace uses.
-  func traceLine(
-    _ request: HTTPRequest, _ outcome: AttemptOutcome, since started: Stopwatch,
-    then next: String
-  ) -> String {
-    traceLine(request, Self.result(outcome), since: started, then: next)
-  }
-
-  /// The status, or the transport's failure, as a trace says it.
-  static func result(_ outcome: AttemptOutcome) -> String {
-    switch outcome {
-    case .response(let response): "\(response.status)"
-    case .failure(let error): "\(error)"
-    }
-  }
-
-  func traceLine(
-    _ request: HTTPRequest, _ result: String, since started: Stopwatch,
-    then next: String
-  ) -> String {
-    requestTrace.line(request, result: result, milliseconds: started.milliseconds, then: next)
   }
 
   /// What this client's traces redact: its secret headers with the current environment's token
