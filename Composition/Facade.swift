@@ -149,10 +149,15 @@ public struct Composed: Sendable {
   /// Sends the kept writes that are due, when the profile's stacks reach the api and keep an
   /// outbox: what a run does before its command. Nil when there is nothing to do.
   public func syncDueWrites() async throws -> SyncReport? {
-    guard profileHasApi, profileHasOutbox,
-      FileManager.default.fileExists(atPath: composer.outboxFile.path)
-    else { return nil }
+    guard mayHaveDueWrites else { return nil }
     return try await syncOutbox(force: false)
+  }
+
+  /// Whether the profile's stacks reach the api and keep an outbox, and its file exists: when
+  /// not, `syncDueWrites` has nothing to do, and a command need not set a deadline for it.
+  public var mayHaveDueWrites: Bool {
+    profileHasApi && profileHasOutbox
+      && FileManager.default.fileExists(atPath: composer.outboxFile.path)
   }
 
   /// Makes the kept write `id` pending and due now (a conflict or a rejection sent again as it

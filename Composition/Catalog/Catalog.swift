@@ -62,7 +62,11 @@ public struct Catalog: Sendable {
   /// The services' keys, each a key of the config holding the service's stack.
   public var serviceKeys: [String] { parts.services.keys.sorted() }
   /// The settings table: Kernel's rows and the app's, by key.
-  public var table: [AppSetting] { parts.settings.values.sorted { $0.id < $1.id } }
+  public var table: [AppSetting] {
+    // The keys are sorted, not the rows: moving the rows while sorting was a third of the time
+    // of a command's help text (the config flags) at start-up.
+    parts.settings.keys.sorted().compactMap { parts.settings[$0] }
+  }
   var store: Make<any ServiceLayer>? { parts.store }
 
   /// The source a stack names to answer from the cache alone.

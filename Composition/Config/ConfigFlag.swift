@@ -17,12 +17,23 @@ public enum ConfigFlag {
   /// letter.
   static func words(_ part: String, _ separator: Character) -> String {
     var out = ""
-    var previous: Character?
+    var previousIsLowercase = false
     for character in part {
-      if let previous, previous.isLowercase, character.isUppercase { out.append(separator) }
+      let (lower, upper) = cases(of: character)
+      if previousIsLowercase, upper { out.append(separator) }
       out.append(character)
-      previous = character
+      previousIsLowercase = lower
     }
     return out
+  }
+
+  /// Whether `character` is lower-case and whether it is upper-case, an ASCII letter by its
+  /// byte: `Character.isLowercase` looks up Unicode's tables for every letter, and the
+  /// settings' keys, turned into flags at every start, are nearly all ASCII.
+  private static func cases(of character: Character) -> (lower: Bool, upper: Bool) {
+    guard let ascii = character.asciiValue else {
+      return (character.isLowercase, character.isUppercase)
+    }
+    return ((0x61...0x7A).contains(ascii), (0x41...0x5A).contains(ascii))
   }
 }

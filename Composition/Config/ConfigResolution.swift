@@ -10,7 +10,7 @@ extension ConfigDocument {
   /// order, the flags, the `<PREFIX>_…` variables, the profile's section, the file and the
   /// table's defaults; its access reporter says which one each value came from.
   public func resolve(profile requested: String? = nil) throws -> KernelConfig {
-    let rows = app.catalog.settings.values.sorted { $0.id < $1.id }
+    let rows = app.catalog.table
     var top = Reading(self, profile: nil)
     let profile = try requested ?? top.text(["profile"], rows: rows) ?? "layered"
     guard profileNames.contains(profile) else {

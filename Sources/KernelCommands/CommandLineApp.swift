@@ -97,20 +97,25 @@ public struct CommandLineApp: Sendable {
           variables: line.environment.filter { $0.key.hasPrefix(app.variablePrefix + "_") }))?
         .environments(profile: nil) ?? []
     }
+    // The config flags are worked out once a run: the root's help names them, and they are
+    // taken out of the arguments before parsing.
+    let configFlags = ConfigFlags(app)
     return await Self.$running.withValue(line) {
-      await Self.$rootConfiguration.withValue(AppCommand.configuration(of: line)) {
-        await parseAndRun(arguments)
+      await Self.$rootConfiguration.withValue(
+        AppCommand.configuration(of: line, configFlags: configFlags)
+      ) {
+        await parseAndRun(arguments, configFlags: configFlags)
       }
     }
   }
 
-  private func parseAndRun(_ arguments: [String]) async -> Int32 {
+  private func parseAndRun(_ arguments: [String], configFlags: ConfigFlags) async -> Int32 {
     var arguments = arguments
     var numbers: [String]?
     do {
       // Config flags first: their values (`--timeouts-call-seconds 5`) are never taken for a
       // command's numbers.
-      let flags = try ConfigFlags(app).extract(arguments)
+      let flags = try configFlags.extract(arguments)
       arguments = flags.arguments
       for bulk in bulkArguments {
         let (kept, taken) = bulk.split(arguments)
@@ -212,7 +217,9 @@ struct AppCommand: AsyncParsableCommand {
     CommandLineApp.rootConfiguration ?? configuration(of: CommandLineApp.current)
   }
 
-  static func configuration(of line: CommandLineApp) -> CommandConfiguration {
+  static func configuration(
+    of line: CommandLineApp, configFlags: ConfigFlags? = nil
+  ) -> CommandConfiguration {
     let prefix = line.app.variablePrefix
     let name = line.app.name
     let variables = ["PROFILE", "ENVIRONMENT", "BASE_URL", "CONFIG", "DATA_DIR", "FORMAT"]
@@ -224,7 +231,7 @@ struct AppCommand: AsyncParsableCommand {
         offline (the cache only), layered (the cache over the api). Global options go before or \
         after the command and can also be set by variables: \(variables). A flag beats a \
         variable, which beats the profile's section of the config, which beats its top level. \
-        \(ConfigFlags(line.app).help(prefix: prefix, environments: line.helpEnvironments))
+        \((configFlags ?? ConfigFlags(line.app)).help(prefix: prefix, environments: line.helpEnvironments))
 
         Exit codes: 0 ok, 64 usage, 65 bad data from the api or a request it refused (4xx but \
         these), 66 not found (404, 410), 69 api unreachable or failing (5xx, 408, 429) and \

@@ -108,6 +108,9 @@ extension Invocation {
   /// waits for `outbox sync` or the next run; a write cut off mid-send is sent again with its
   /// idempotency key).
   func syncDueWrites(_ composed: Composed) async {
+    // Nothing to send: no deadline's timer and task either (a tenth of a millisecond of every
+    // offline run).
+    guard composed.mayHaveDueWrites else { return }
     let slice = Self.syncSlice(callSeconds: config.timeouts.callSeconds)
     let outcome = await withTaskGroup(of: SyncOutcome.self) { group in
       group.addTask {

@@ -220,6 +220,21 @@ import Testing
     }
   }
 
+  /// A key's words split where a lower-case letter meets a capital, ASCII or not, and the
+  /// variable and the flag say the same words.
+  @Test func aKeysWordsSplitAtEachCapitalAfterALowerCaseLetter() throws {
+    #expect(ConfigFlag.name(["timeouts", "callSeconds"]) == "--timeouts-call-seconds")
+    #expect(
+      ConfigFlag.name(["environments", "staging", "baseURL"]) == "--environments-staging-base-url")
+    #expect(ConfigFlag.name(["dédiéÉquipe"]) == "--dédié-équipe")
+    #expect(ConfigFlag.variable(["dédiéÉquipe", "x2Go"], prefix: "APP") == "APP_DÉDIÉ_ÉQUIPE_X2GO")
+    #expect(ConfigFlag.name(["HTTPProxy", "a1B"]) == "--httpproxy-a1b")
+    let provider = CommandLineArgumentsProvider(
+      arguments: ["app", ConfigFlag.name(["dédiéÉquipe"]), "7"])
+    let found = try provider.value(forKey: AbsoluteConfigKey(["dédiéÉquipe"]), type: .string)
+    #expect(found.value?.content == .string("7"))
+  }
+
   /// The README's config reference is the settings table, rendered.
   @Test func theReadmesConfigReferenceIsTheTable() throws {
     let readme = try String(
