@@ -113,7 +113,7 @@ let package = Package(
     .target(
       name: "KernelTesting",
       dependencies: [
-        "Injection", "Domain", "Api", "Layers", "SampleApi",
+        "Domain", "Api", "Layers", "SampleApi",
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
     .target(
@@ -126,13 +126,13 @@ let package = Package(
     .testTarget(
       name: "KernelOpenAPITests",
       dependencies: [
-        "KernelOpenAPI", "Api", "Domain", "Layers", "Composition", "Store", "SampleApi",
+        "KernelOpenAPI", "Api", "Domain", "Layers", "Composition", "SampleApi",
         "KernelTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ]),
     .target(
       name: "KernelTestingComposition",
-      dependencies: ["KernelTesting", "Composition", "Injection"]),
+      dependencies: ["Composition", "Injection"]),
     // The container's tests are a package of their own, ContainerTests/, so they build without
     // GRDB, Yams and the composition.
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
@@ -143,7 +143,7 @@ let package = Package(
     .testTarget(
       name: "ApiTests",
       dependencies: [
-        "Api", "SampleApi", "Domain", "Composition", "KernelTesting", "CCompression",
+        "Api", "SampleApi", "Domain", "KernelTesting", "CCompression",
       ]),
     .testTarget(name: "LayersTests", dependencies: ["Layers", "Domain", "KernelTesting"]),
     // The policy matrix runs on both cache stores, so it lives here with the SQLite one.
@@ -175,7 +175,6 @@ let package = Package(
       name: "KernelCommandsTests",
       dependencies: [
         "KernelCommands", "Composition", "KernelTesting",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
     // The built `kernel` binary, run as a process against `kernel serve`.
