@@ -25,6 +25,10 @@ let package = Package(
     // its operations stacked in the config); its own product, so apps without OpenAPI do not
     // build the runtime.
     .library(name: "KernelOpenAPI", targets: ["KernelOpenAPI"]),
+    // The movie example, built on the products above as any app is: its domain, api mapping,
+    // layered service, assembly, built-in config and sample api; and its test support.
+    .library(name: "MoviesKit", targets: ["MoviesKit"]),
+    .library(name: "MoviesTesting", targets: ["MoviesTesting"]),
     .executable(name: "kernel", targets: ["kernel"]),
   ],
   dependencies: [
@@ -44,7 +48,7 @@ let package = Package(
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.
     .target(name: "Injection"),
-    // Movies, actors and the service protocols the app sees.
+    // What every service shares: values with validators, failures, writes' outcomes, dates.
     .target(name: "Domain"),
     // libcurl's few calls, opened with dlopen when the first request is made (no link-time
     // dependency, no headers needed to build): the Linux transport's engine.
@@ -74,7 +78,7 @@ let package = Package(
     .target(
       name: "Composition",
       dependencies: [
-        "Injection", "Domain", "Api", "Layers", "Store", "SampleApi", "CLibYAML",
+        "Injection", "Domain", "Api", "Layers", "Store", "CLibYAML",
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "Yams", package: "Yams"),
@@ -86,16 +90,28 @@ let package = Package(
     .target(
       name: "KernelCommands",
       dependencies: [
-        "Composition", "Domain", "Layers", "Api",
+        "Composition", "Domain", "Layers", "Api", "SampleApi",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
+    // The movie example, a module of its own as an app's would be (Examples/Books is the
+    // model): the generic modules name no movie.
+    .target(
+      name: "MoviesKit",
+      dependencies: [
+        "Domain", "Api", "Layers", "Composition", "SampleApi", "KernelCommands",
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .target(
+      name: "MoviesTesting",
+      dependencies: ["MoviesKit", "Domain", "Api", "Layers", "SampleApi", "KernelTesting"]),
     // `kernel`: the command library and the movie commands.
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain",
+        "KernelCommands", "Composition", "Domain", "MoviesKit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.
@@ -126,6 +142,7 @@ let package = Package(
     .testTarget(
       name: "KernelOpenAPITests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "KernelOpenAPI", "Api", "Domain", "Layers", "Composition", "SampleApi",
         "KernelTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -143,19 +160,26 @@ let package = Package(
     .testTarget(
       name: "ApiTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "Api", "SampleApi", "Domain", "KernelTesting", "CCompression",
       ]),
-    .testTarget(name: "LayersTests", dependencies: ["Layers", "Domain", "KernelTesting"]),
+    .testTarget(
+      name: "LayersTests",
+      dependencies: [
+        "MoviesKit", "MoviesTesting", "Layers", "Domain", "KernelTesting",
+      ]),
     // The policy matrix runs on both cache stores, so it lives here with the SQLite one.
     .testTarget(
       name: "StoreTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "Store", "Layers", "Domain", "KernelTesting", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // Layers over the real API over loopback: what crosses Store and Api without either importing the other.
     .testTarget(
       name: "IntegrationTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "Store", "Layers", "Api", "SampleApi", "Domain", "Composition", "KernelTesting",
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -163,6 +187,7 @@ let package = Package(
     .testTarget(
       name: "CompositionTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "Composition", "Injection", "Domain", "Api", "Layers", "Store", "SampleApi",
         "KernelTesting", "KernelTestingComposition",
         .product(name: "Configuration", package: "swift-configuration"),
@@ -174,14 +199,20 @@ let package = Package(
     .testTarget(
       name: "KernelCommandsTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "KernelCommands", "Composition", "KernelTesting",
       ]),
-    .testTarget(name: "SampleApiTests", dependencies: ["SampleApi", "Domain", "KernelTesting"]),
+    .testTarget(
+      name: "SampleApiTests",
+      dependencies: [
+        "MoviesKit", "MoviesTesting", "SampleApi", "Domain", "KernelTesting",
+      ]),
     // The built `kernel` binary, run as a process against `kernel serve`.
     // GRDB here only to age, edit and lock the cache file from outside, as another process would.
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
+        "MoviesKit", "MoviesTesting",
         "kernel", "SampleApi", "KernelTesting", "Domain",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),

@@ -23,6 +23,8 @@ let package = Package(
         .product(name: "Layers", package: "Kernel"),
         .product(name: "Store", package: "Kernel"),
         .product(name: "Domain", package: "Kernel"),
+        .product(name: "MoviesKit", package: "Kernel"),
+        .product(name: "MoviesTesting", package: "Kernel"),
         .product(name: "KernelOpenAPI", package: "Kernel"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

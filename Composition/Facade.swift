@@ -3,7 +3,6 @@ import Domain
 import Foundation
 import Injection
 import Layers
-import SampleApi
 
 /// One profile's object graph, as `KernelApp.compose` builds it for the command front, a test
 /// or an app: the app's services by type, the graph, the cache's upkeep, the work left behind
@@ -48,7 +47,7 @@ public struct Composed: Sendable {
       })
   }
 
-  /// The profile's `Service` (`(any MovieService).self`), built on first use.
+  /// The profile's `Service` (`(any BookService).self`), built on first use.
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
     try container.resolve(type)
   }
@@ -59,7 +58,7 @@ public struct Composed: Sendable {
     try container.resolve(type, tag: Tag(tag))
   }
 
-  /// Whether the profile's config stacks the service `key` (`profiles.layered.getMovie`).
+  /// Whether the profile's config stacks the service `key` (`profiles.layered.books`).
   public func stacks(_ key: String) -> Bool {
     composer.config.profiles[profile]?.stacks[key] != nil
   }
@@ -299,34 +298,6 @@ extension KernelApp {
     while let wrapper = cause as? any WrappingError { cause = wrapper.wrapped }
     return cause
   }
-}
-
-/// `serve`: the bundled movie API, or an app's fixture folder, on loopback, with faults.
-public enum SampleServing {
-  public typealias Options = SampleApiResponder.Options
-  public typealias Server = FixtureServer
-
-  public typealias Routes = FixtureRoutes
-  /// The OAuth 2.0 token endpoint `serve --oauth` adds.
-  public typealias OAuth = OAuthServer
-  public typealias Ratings = SampleRatings
-
-  /// The routes of the JSON files under `folder`, read and checked (`FixtureRoutes.folder`).
-  public static func fixtures(_ folder: URL) throws -> Routes { try .folder(folder) }
-
-  /// Serves `routes`, else the movie API.
-  /// `warn` hears, once at a time, why a connection could not be accepted (see
-  /// `FixtureServer.start`).
-  public static func start(
-    options: Options, routes: Routes? = nil, host: String, port: UInt16,
-    warn: @escaping @Sendable (String) -> Void = { _ in }
-  ) async throws -> FixtureServer {
-    try await FixtureServer.start(
-      options: options, routes: routes, host: host, port: port, warn: warn)
-  }
-
-  /// Whether a server may listen on `host`: 127.0.0.0/8, ::1 or localhost.
-  public static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
 }
 
 /// The transport an environment needs cannot work on this system (exit 69).

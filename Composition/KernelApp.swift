@@ -4,7 +4,7 @@ import Injection
 
 /// An app built on Kernel: its name, where its config and data live, what it calls itself on
 /// the wire, and the catalog its config chooses from. Kernel's own `kernel` is one such app
-/// (`KernelApp.kernel`); an app makes its own and adds its assemblies.
+/// (`KernelApp.kernel`, in the example's module); an app makes its own and adds its assemblies.
 ///
 /// ```swift
 /// var app = KernelApp(name: "books")   // BOOKS_* variables, Config/books.yaml, data dir "books"
@@ -47,15 +47,6 @@ public struct KernelApp: Sendable {
 
   /// Adds one feature's registrations to the catalog.
   public mutating func add(_ assembly: some Assembly) { catalog.add(assembly) }
-
-  /// Kernel's own command: its components and the movie service, through the same calls.
-  public static let kernel: KernelApp = {
-    var app = KernelApp(
-      name: "kernel", variablePrefix: "KERNEL", userAgent: DefaultHeadersAdapter.userAgent,
-      builtInConfig: (BuiltInConfig.name, BuiltInConfig.yaml))
-    app.add(MoviesAssembly())
-    return app
-  }()
 
   // MARK: Reading the config
 

@@ -15,13 +15,16 @@ let package = Package(
       name: "fuzz-mapping",
       dependencies: [
         "FuzzDriver", .product(name: "Api", package: "Kernel"),
-        .product(name: "Domain", package: "Kernel"),
+        .product(name: "Domain", package: "Kernel"), .product(name: "MoviesKit", package: "Kernel"),
       ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     // Any bytes as Config/kernel.yaml: parsing, the schema, resolving and composing each profile.
     .executableTarget(
       name: "fuzz-config",
-      dependencies: ["FuzzDriver", .product(name: "Composition", package: "Kernel")],
+      dependencies: [
+        "FuzzDriver", .product(name: "Composition", package: "Kernel"),
+        .product(name: "MoviesKit", package: "Kernel"),
+      ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     // Any argument vector to the built kernel: an exit code of the contract, never a crash.
     .executableTarget(

@@ -7,8 +7,8 @@ import Layers
 /// What an app's config may name, registered by name: services and their sources, adapters,
 /// retriers, layers, api contexts, transports and the app's own settings. A registry of named
 /// factories (Autofac's configuration modules, Swinject's assemblies), never a `switch`: Kernel
-/// registers its own parts through the same calls an app uses (`KernelAssembly`,
-/// `MoviesAssembly`). A later registration of a name replaces the earlier one, so an app can
+/// registers its own parts through the same calls an app uses (`KernelAssembly`; the
+/// example's assembly in its own module). A later registration of a name replaces the earlier one, so an app can
 /// replace a part of Kernel's.
 ///
 /// A factory runs in two steps: it reads its `Parameters` when the config is composed (a bad

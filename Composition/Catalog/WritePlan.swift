@@ -78,7 +78,7 @@ extension WriteSender {
 
 extension WriteCall where Value: Decodable {
   /// A write that sends `route` and reads its answer with `mapping`; `name` names it in logs and
-  /// `outbox list`, `summary` in sentences (`a rating of movie 7`).
+  /// `outbox list`, `summary` in sentences (`a loan of book 7`).
   /// `precondition`: the key of the stored entity it edits, whose ETag goes as `If-Match`.
   public init(
     _ name: String, route: Route, summary: String, ordering: String, invalidates: [String] = [],

@@ -38,7 +38,7 @@ public struct ConfigDocument: Sendable {
   /// the values flags gave them.
   public init(
     text: String, file: String, variables: [String: String] = [:], flags: [String: String] = [:],
-    app: KernelApp = .kernel
+    app: KernelApp
   ) throws {
     self.app = app
     let root: Node?
@@ -146,7 +146,7 @@ public struct ConfigDocument: Sendable {
   /// working directory when there is one, else the copy built into the app.
   public static func load(
     path: String?, workingDirectory: URL, variables: [String: String] = [:],
-    flags: [String: String] = [:], app: KernelApp = .kernel
+    flags: [String: String] = [:], app: KernelApp
   ) throws -> ConfigDocument {
     let variable = "\(app.variablePrefix)_CONFIG"
     if path?.isEmpty == true {

@@ -39,7 +39,7 @@ extension ConfigError {
     guard let (file, key) = place, file == config.file else { return self }
     if key.hasPrefix("--") { return placed(file: "the command line", key: key) }
     if key.hasPrefix(prefix + "_") { return placed(file: "the environment", key: key) }
-    // `retriers[0]`, `profiles.layered.movies[1]`, `environments.sample.baseURL`: the setting
+    // `retriers[0]`, `profiles.layered.books[1]`, `environments.sample.baseURL`: the setting
     // is the key without its index, or the key in the profile's section.
     let bare = String(key.prefix { $0 != "[" })
     let index = key.dropFirst(bare.count)
@@ -55,7 +55,7 @@ extension ConfigError {
     return self
   }
 
-  /// `movies` for `profiles.layered.movies`; the key itself otherwise.
+  /// `books` for `profiles.layered.books`; the key itself otherwise.
   private static func withoutProfile(_ key: String) -> String {
     let levels = key.split(separator: ".")
     guard levels.count > 2, levels[0] == "profiles" else { return key }

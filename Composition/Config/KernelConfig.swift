@@ -199,7 +199,7 @@ public struct KernelConfig: Sendable, Equatable {
   }
 
   /// A service's stack as written, outermost first, ending in a source; `key` is where it was
-  /// written (`profiles.offline.movies`, or `movies` at the top level).
+  /// written (`profiles.offline.books`, or `books` at the top level).
   public struct Stack: Sendable, Equatable {
     public var entries: [String]
     public var key: String
@@ -209,10 +209,12 @@ public struct KernelConfig: Sendable, Equatable {
     }
   }
 
-  /// The configuration built into Kernel (`Config/kernel.yaml` as it was built), with
-  /// nothing over it.
-  public static func builtIn(profile: String? = nil) throws -> KernelConfig {
-    try ConfigDocument(text: BuiltInConfig.yaml, file: BuiltInConfig.name, app: .kernel)
-      .resolve(profile: profile)
+  /// The configuration built into `app` (`KernelApp.builtInConfig`; the table's defaults when
+  /// it has none), with nothing over it.
+  public static func builtIn(_ app: KernelApp, profile: String? = nil) throws -> KernelConfig {
+    try ConfigDocument(
+      text: app.builtInConfig?.yaml ?? "", file: app.builtInConfig?.name ?? app.configFile,
+      app: app
+    ).resolve(profile: profile)
   }
 }

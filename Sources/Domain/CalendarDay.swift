@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Converted with integer arithmetic on the proleptic Gregorian calendar (days since
 /// 1970-01-01), not with `DateFormatter` or `Calendar`: no locale or time zone can change the
-/// result, nothing lenient accepts `2016-13-45`, and a list of movies decodes without paying
+/// result, nothing lenient accepts `2016-13-45`, and a list of dated values decodes without paying
 /// microseconds per date.
 public enum CalendarDay {
   private static let secondsPerDay = 86_400.0

@@ -7,7 +7,7 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case unreachable
   /// It was reached but could not answer now (5xx after its retries).
   case unavailable
-  /// What was asked for does not exist there (404, 410): an unknown movie id.
+  /// What was asked for does not exist there (404, 410): an unknown id.
   case notFound
   /// It refused the request (4xx other than authentication, not found and conflict).
   case rejected

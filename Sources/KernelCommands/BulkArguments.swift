@@ -1,13 +1,13 @@
 import Foundation
 
-/// Many numeric arguments on a command line (`movies get 1 2 3 …`), parsed in linear time.
+/// Many numeric arguments on a command line (`books get 1 2 3 …`), parsed in linear time.
 ///
 /// ArgumentParser's parsing of a long list of positional values is quadratic (8,000 ids took
 /// 32 s), so before it runs, the plain numbers after `command` are taken out of the arguments
 /// in one pass and handed to the command through `current`. For bulk use, a command can also
 /// read them from standard input (`-`, see `resolve`).
 public struct BulkArguments: Sendable {
-  /// The command's words: `["movies", "get"]`.
+  /// The command's words: `["books", "get"]`.
   public var command: [String]
   /// The command's own options that take a value as the next argument, which is therefore
   /// never one of the numbers (the global ones are known).
@@ -54,7 +54,7 @@ public struct BulkArguments: Sendable {
   }
 
   /// `given` as positive numbers, with `-` replaced by those read from standard input;
-  /// `noun` names them in a usage error ("Movie ids are positive whole numbers; x is not one.").
+  /// `noun` names them in a usage error ("Book ids are positive whole numbers; x is not one.").
   public static func resolve(_ given: [String], noun: String) throws -> [Int] {
     var ids: [Int] = []
     ids.reserveCapacity(given.count)

@@ -25,13 +25,16 @@ public struct CommandLineApp: Sendable {
   /// Commands whose many numeric arguments are taken out before parsing (see `BulkArguments`).
   public var bulkArguments: [BulkArguments]
   /// The app's own fixture folder (relative to the working directory), what `serve` answers
-  /// without `--fixtures`; nil: Kernel's sample movie API.
+  /// without `--fixtures`; nil: its sample api, if it has one.
   public var fixtures: String?
+  /// The app's own sample api, which `serve` answers without a fixture folder, with the options
+  /// it adds to `serve`; `NoSampleApi` when it has none.
+  public var sampleApi: any SampleApiOptions.Type
 
   public init(
     _ app: KernelApp, abstract: String, examples: String = "",
     commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = [],
-    fixtures: String? = nil
+    fixtures: String? = nil, sampleApi: any SampleApiOptions.Type = NoSampleApi.self
   ) {
     self.app = app
     self.abstract = abstract
@@ -39,6 +42,7 @@ public struct CommandLineApp: Sendable {
     self.commands = commands
     self.bulkArguments = bulkArguments
     self.fixtures = fixtures
+    self.sampleApi = sampleApi
   }
 
   /// The command line being run; commands read the app and the output from here, as
@@ -60,11 +64,18 @@ public struct CommandLineApp: Sendable {
     workingDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
   }
 
-  /// Kernel's generic commands, in the order `--help` lists them after the app's.
-  static let generic: [any ParsableCommand.Type] = [
-    AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self,
-    ServeCommand.self, CacheCommand.self, OutboxCommand.self,
-  ]
+  /// Kernel's generic commands, in the order `--help` lists them after the app's; `serve` with
+  /// the app's sample api's options.
+  var generic: [any ParsableCommand.Type] {
+    [
+      AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self,
+      DoctorCommand.self, Self.serve(sampleApi), CacheCommand.self, OutboxCommand.self,
+    ]
+  }
+
+  private static func serve<Api: SampleApiOptions>(_: Api.Type) -> any ParsableCommand.Type {
+    ServeCommand<Api>.self
+  }
 
   /// Where this run writes; `standard` unless `run` was given another.
   public private(set) var output = Output.standard
@@ -240,7 +251,7 @@ struct AppCommand: AsyncParsableCommand {
         when the output cannot be written, 141 when its reader has gone. A cache that cannot be \
         written only warns: the answer is still printed.
         """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples),
-      subcommands: line.commands + CommandLineApp.generic)
+      subcommands: line.commands + line.generic)
   }
 
   @OptionGroup var global: GlobalOptions

@@ -24,7 +24,7 @@ struct ConfigFlags {
         if !GlobalOptions.withValues.contains(flag) { keys[flag] = key }
       }
     }
-    // A service's stack: `--movies logging,api`, split on commas like its variable.
+    // A service's stack: `--books logging,api`, split on commas like its variable.
     for service in app.catalog.serviceKeys { keys[ConfigFlag.name([service])] = [service] }
     self.keys = keys
     self.environmentRows = environmentRows

@@ -86,7 +86,7 @@ extension Invocation {
     return try await composed.makeCurrent { try await body(service) }
   }
 
-  /// Says that `write` was kept, on stdout: `queued: a rating of movie 7 will be sent when
+  /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
   /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
   public func sayQueued(_ write: PendingWrite) throws {
     if format == .json {

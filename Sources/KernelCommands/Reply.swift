@@ -28,7 +28,7 @@ public enum Reply {
   }
 
   /// Prints `{"<key>": [elements…], <fields>}` (keys sorted) and a newline, the list encoded
-  /// `slice` elements at a time by `JSONEncoder`: a list of 100,000 movies never exists as one
+  /// `slice` elements at a time by `JSONEncoder`: a list of 100,000 entities never exists as one
   /// encoded document (encoding it whole took 180 MB beside a 20 MB answer).
   public static func printJSON<Element: Encodable>(
     list key: String, _ elements: [Element], fields: [String: String], slice: Int = 1_000

@@ -3,6 +3,7 @@ import Composition
 import Dispatch
 import Domain
 import Foundation
+import SampleApi
 
 #if canImport(Glibc)
   import Glibc
@@ -10,25 +11,85 @@ import Foundation
   import Darwin
 #endif
 
-/// `serve`: an app's fixture folder, or Kernel's sample movie API, over HTTP on loopback, until
-/// SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the app has some
-/// (`CommandLineApp.fixtures`), and of movies only when it serves them.
-struct ServeCommand: AsyncParsableCommand {
+/// An app's own sample api, which `serve` answers when it serves no fixture folder: the options
+/// it adds to `serve` and the routes they make; `kernel`'s example has one too:
+///
+/// ```swift
+/// struct SampleBooks: SampleApiOptions {
+///   static let title = "the sample books API"
+///   @Option(help: "Answer every book with 409.") var conflicts = false
+///   func served(basePath: String) -> ServedApi { ServedApi(routes: .books(basePath, conflicts)) }
+/// }
+/// let line = CommandLineApp(.books, abstract: "…", sampleApi: SampleBooks.self)
+/// ```
+public protocol SampleApiOptions: ParsableArguments {
+  /// How `serve --help` names it: `the sample books API`.
+  static var title: String { get }
+  /// Refuses options that only this api takes when `serve` answers a fixture folder instead.
+  func check(servingFixtures: Bool) throws
+  /// The routes to answer under `basePath`, and what to say of them when `serve` stops.
+  func served(basePath: String) throws -> ServedApi
+}
+
+extension SampleApiOptions {
+  public func check(servingFixtures: Bool) throws {}
+}
+
+extension ParsableArguments {
+  /// A usage error naming `option` and its range when `value` is out of it (`--port must be
+  /// from 0 to 65535, not 70000.`), for an app's own options too.
+  public static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
+    guard range.contains(value) else {
+      throw ValidationError(
+        "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
+    }
+  }
+}
+
+/// What an app's sample api serves: its routes, and a line for the summary `serve` prints when
+/// it stops (`12 ratings applied`), read then.
+public struct ServedApi: Sendable {
+  public var routes: FixtureRoutes
+  public var summary: @Sendable () -> String?
+
+  public init(routes: FixtureRoutes, summary: @escaping @Sendable () -> String? = { nil }) {
+    self.routes = routes
+    self.summary = summary
+  }
+}
+
+/// The sample api of an app that has none: `serve` answers fixture folders only.
+public struct NoSampleApi: SampleApiOptions {
+  public static let title = "no sample API"
+  public init() {}
+  public func served(basePath: String) throws -> ServedApi {
+    throw ValidationError(
+      "\(CommandLineApp.current.app.name) has no sample API to serve: give --fixtures DIR, a"
+        + " folder of JSON files.")
+  }
+}
+
+/// `serve`: an app's fixture folder, or its own sample api (`CommandLineApp.sampleApi`), over
+/// HTTP on loopback, until SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the
+/// app has some (`CommandLineApp.fixtures`), and of its sample api when it has one.
+struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   /// The app's default fixture folder, if it names one.
   static var appFixtures: String? { CommandLineApp.current.fixtures }
 
   static var configuration: CommandConfiguration {
     let app = CommandLineApp.current.app.name
+    let sample = Api.self == NoSampleApi.self ? "" : " (or \(Api.title))"
     let what =
       appFixtures.map { "the fixtures of \(app) (\($0)), or another folder of JSON fixtures," }
-      ?? "a folder of JSON fixtures (or Kernel's sample movie API)"
+      ?? "a folder of JSON fixtures\(sample)"
     return CommandConfiguration(
       commandName: "serve",
       abstract: "Serve \(what) on loopback, with latency and faults.",
       discussion: discussion)
   }
 
-  static let discussion = """
+  static var discussion: String {
+    """
     With --fixtures DIR, DIR/api/books/7.json answers GET /api/books/7, and a file or folder \
     named {id} answers any one segment (DIR/api/books/{id}.json); a file name may end in a \
     query, one file per page (DIR/api/books?page=2.json answers GET /api/books?page=2); only \
@@ -39,15 +100,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     Prints its base URL on the first line of stdout (with --port 0, the port the system \
     chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
-    issued, the most answered at once, how many expired tokens were refused and how many \
-    ratings were applied (POST movies/ID/ratings honours Idempotency-Key: a repeated key \
-    applies nothing twice).
+    issued, the most answered at once, how many expired tokens were refused, and what the \
+    app's sample api adds.
     """
+  }
 
   @Option(
     help: ArgumentHelp(
       appFixtures.map { "A folder of JSON files to serve instead of \($0)." }
-        ?? "A folder of JSON files to serve instead of the sample movie API.",
+        ?? "A folder of JSON files to serve\(Api.self == NoSampleApi.self ? "" : " instead of \(Api.title)").",
       valueName: "dir"))
   var fixtures: String?
 
@@ -67,27 +128,10 @@ struct ServeCommand: AsyncParsableCommand {
   var tokenTTL: Int?
   @Flag(help: "Serve an OAuth 2.0 token endpoint at POST /api/oauth/token (see above).")
   var oauth = false
-  @Option(
-    name: .customLong("extra-movies"),
-    help: ArgumentHelp(
-      "Also serve generated movies with ids up to 15+N (the sample movie API).",
-      visibility: appFixtures == nil ? .default : .hidden))
-  var extraMovies = 0
-  @Option(
-    name: .customLong("conflict-movie"),
-    help: ArgumentHelp(
-      "Answer ratings of this movie with 409, as if it changed meanwhile (repeatable).",
-      valueName: "id", visibility: appFixtures == nil ? .default : .hidden))
-  var conflictMovies: [Int] = []
-  @Option(
-    name: .customLong("poster-bytes"),
-    help: ArgumentHelp(
-      "The size of every movie's poster, GET movies/{id}/poster (the sample movie API).",
-      valueName: "N", visibility: appFixtures == nil ? .default : .hidden))
-  var posterBytes = SampleServing.Options.defaultPosterBytes
+  @OptionGroup(title: "Sample api options") var api: Api
 
   func validate() throws {
-    guard SampleServing.isLoopback(host) else {
+    guard Loopback.isLoopback(host) else {
       throw ValidationError(
         "--host must be a loopback address (127.0.0.1 to 127.255.255.255, ::1 or localhost), not \(host)."
       )
@@ -98,41 +142,22 @@ struct ServeCommand: AsyncParsableCommand {
     }
     try Self.check("--latency", latency, in: 0...60_000)
     try Self.check("--fail-first", failFirst, in: 0...1_000_000)
-    try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
-    try Self.check("--poster-bytes", posterBytes, in: 0...(1 << 30))
     if let tokenTTL { try Self.check("--token-ttl", tokenTTL, in: 1...86_400) }
-    if let bad = conflictMovies.first(where: { $0 < 1 }) {
-      throw ValidationError(
-        "--conflict-movie takes a movie id, a positive whole number, not \(bad).")
-    }
-    if (fixtures ?? Self.appFixtures) != nil && extraMovies > 0 {
-      throw ValidationError("--extra-movies adds movies to the sample movie API, not to fixtures.")
-    }
-  }
-
-  /// A usage error naming the option and its range when `value` is out of it.
-  static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
-    guard range.contains(value) else {
-      throw ValidationError(
-        "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
-    }
+    try api.check(servingFixtures: (fixtures ?? Self.appFixtures) != nil)
   }
 
   func run() async throws {
-    var options = SampleServing.Options()
+    var options = SampleApiResponder.Options()
     options.latency = .milliseconds(latency)
     options.failureRate = failRate
     options.failFirst = failFirst
     options.requireAuth = requireAuth
     options.tokenLifetime = tokenTTL.map { .seconds($0) }
     if oauth {
-      var server = SampleServing.OAuth()
+      var server = OAuthServer()
       if let tokenTTL { server.accessTokenLifetime = .seconds(tokenTTL) }
       options.oauth = server
     }
-    options.extraMovies = extraMovies
-    options.posterBytes = posterBytes
-    options.ratings = SampleServing.Ratings(conflicts: Set(conflictMovies))
     let name = "\(CommandLineApp.current.app.name) serve"
     let folder = (fixtures ?? Self.appFixtures).map {
       URL(
@@ -140,15 +165,16 @@ struct ServeCommand: AsyncParsableCommand {
         relativeTo: CommandLineApp.current.directory)
     }
     // A folder that cannot be served is a mistake in the command line: 64, before listening.
-    let routes = try folder.map { folder in
-      do { return try SampleServing.fixtures(folder) } catch {
+    let served = try folder.map { folder in
+      do { return ServedApi(routes: try .folder(folder)) } catch {
         throw UsageError("\(name): \(error)")
       }
     }
-    let server: SampleServing.Server
+    let answered = try served ?? api.served(basePath: options.basePath)
+    let server: FixtureServer
     do {
-      server = try await SampleServing.start(
-        options: options, routes: routes, host: host, port: UInt16(port),
+      server = try await FixtureServer.start(
+        options: options, routes: answered.routes, host: host, port: UInt16(port),
         warn: { Terminal.warn("\(name): \($0)") })
     } catch {
       throw ServeError(description: "\(name): \(error)")
@@ -157,34 +183,34 @@ struct ServeCommand: AsyncParsableCommand {
       folder.map {
         "\(server.responder.patterns.count) fixtures from \($0.standardizedFileURL.path)"
       }
-      ?? "the sample API"
+      ?? Api.title
     try Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
-    await Self.untilSignalled()
+    await untilSignalled()
     let responder = server.responder
     await server.stop()
     Terminal.error(
       "\(name): answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
         + " to auth (\(responder.tokensIssued) tokens issued), at most \(responder.peakConcurrency) at once;"
-        + " \(responder.expiredTokensRefused) expired tokens refused;"
-        + " \(options.ratings.appliedCount) ratings applied")
+        + " \(responder.expiredTokensRefused) expired tokens refused"
+        + (answered.summary().map { "; \($0)" } ?? ""))
   }
+}
 
-  /// Returns when SIGINT or SIGTERM arrives.
-  static func untilSignalled() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let queue = DispatchQueue(label: "kernel.serve.signals")
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let once = Once(continuation)
-      let sources = [SIGINT, SIGTERM].map {
-        DispatchSource.makeSignalSource(signal: $0, queue: queue)
-      }
-      for source in sources {
-        source.setEventHandler { once.resume() }
-        source.resume()
-      }
-      once.keep(sources)
+/// Returns when SIGINT or SIGTERM arrives.
+private func untilSignalled() async {
+  signal(SIGINT, SIG_IGN)
+  signal(SIGTERM, SIG_IGN)
+  let queue = DispatchQueue(label: "kernel.serve.signals")
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    let once = Once(continuation)
+    let sources = [SIGINT, SIGTERM].map {
+      DispatchSource.makeSignalSource(signal: $0, queue: queue)
     }
+    for source in sources {
+      source.setEventHandler { once.resume() }
+      source.resume()
+    }
+    once.keep(sources)
   }
 }
 

@@ -10,7 +10,7 @@ import Foundation
 /// on stderr.
 ///
 /// Text for people goes through `escaped`, so control characters that came from the network (a
-/// movie's name, an api's error body) cannot drive the terminal; JSON is written exactly. A
+/// book's title, an api's error body) cannot drive the terminal; JSON is written exactly. A
 /// result that cannot be written throws an `OutputFailure`: 141, quietly, when the reader has
 /// gone; otherwise 74 with one sentence. A failure to write stderr is ignored: there is nowhere
 /// left to say it.

@@ -9,7 +9,7 @@ import Synchronization
 #endif
 
 /// A loopback HTTP/1.1 server on plain sockets that serves one download at every path: a body
-/// of `length` made-up bytes (`SampleRange.bytes`, movie 1's) with an `ETag`, honouring `Range`
+/// of `length` made-up bytes (`SampleRange.bytes`, body 1's) with an `ETag`, honouring `Range`
 /// and `If-Range` as the sample api does. It counts the body bytes it sends, and misbehaves on
 /// purpose when told: it ignores ranges, announces a wrong total, drops its next answer's
 /// connection after some bytes, or holds its next answer after some bytes (until `release()`),

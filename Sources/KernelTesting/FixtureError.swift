@@ -1,6 +1,8 @@
 import Foundation
 
-/// A fixture asked for something it cannot make.
+/// A fixture asked for something it cannot make: what a test's own fixtures throw too.
 public struct FixtureError: Error, CustomStringConvertible {
   public let description: String
+
+  public init(description: String) { self.description = description }
 }

@@ -5,8 +5,9 @@ import Layers
 import SampleApi
 
 /// A fixture server on a loopback port and an `ApiClient` pointed at it: an api test's whole
-/// setup in one value. The server's faults (latency, 503s, required and expiring tokens) come
-/// from `options`; its latency and token lifetimes run on `options.clock`.
+/// setup in one value. The server answers `routes` (an app's sample api, or routes the test
+/// writes); its faults (latency, 503s, required and expiring tokens) come from `options`; its
+/// latency and token lifetimes run on `options.clock`.
 public struct LoopbackApi: Sendable {
   /// How the client reaches the server.
   public enum Route: String, CaseIterable, Sendable {
@@ -24,14 +25,14 @@ public struct LoopbackApi: Sendable {
   /// Starts a server and a client. `clock` is the client's (retry delays), `deadlineClock` the
   /// transport's (the whole-request deadline), `options.clock` the server's (latency, tokens).
   public static func start(
-    _ route: Route = .http, options: SampleApiResponder.Options = .init(),
+    _ route: Route = .http, routes: FixtureRoutes, options: SampleApiResponder.Options = .init(),
     transport configuration: PlatformTransport.Configuration = .init(),
     adapters: [any RequestAdapter] = [.defaultHeaders],
     authentication: Authentication? = .plainToken(),
     retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
     deadlineClock: any Clock<Duration> = ContinuousClock()
   ) async throws -> LoopbackApi {
-    let server = try await FixtureServer.start(options: options)
+    let server = try await FixtureServer.start(options: options, routes: routes)
     let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
     let context = InMemoryApiContext(environment: environment)
     let transport: any Transport =
@@ -45,18 +46,14 @@ public struct LoopbackApi: Sendable {
     return LoopbackApi(server: server, context: context, client: client)
   }
 
-  /// The movie service over this client: the api source under no layers.
-  public var movies: any MovieService {
-    LayeredMovieService(base: .plain(ApiMovieService(client: client)), layers: [])
-  }
-
   /// The server's counters and options.
   public var responder: SampleApiResponder { server.responder }
 }
 
 /// Runs `body` with a started `LoopbackApi` and stops its server afterwards, whatever happens.
 public func withLoopbackApi<R>(
-  _ route: LoopbackApi.Route = .http, options: SampleApiResponder.Options = .init(),
+  _ route: LoopbackApi.Route = .http, routes: FixtureRoutes,
+  options: SampleApiResponder.Options = .init(),
   transport: PlatformTransport.Configuration = .init(),
   adapters: [any RequestAdapter] = [.defaultHeaders],
   authentication: Authentication? = .plainToken(),
@@ -65,7 +62,7 @@ public func withLoopbackApi<R>(
   _ body: (LoopbackApi) async throws -> R
 ) async throws -> R {
   let api = try await LoopbackApi.start(
-    route, options: options, transport: transport, adapters: adapters,
+    route, routes: routes, options: options, transport: transport, adapters: adapters,
     authentication: authentication, retriers: retriers, clock: clock,
     deadlineClock: deadlineClock)
   do {
@@ -78,11 +75,13 @@ public func withLoopbackApi<R>(
   }
 }
 
-/// Runs `body` with a fixture server of its own and stops it afterwards, whatever happens.
+/// Runs `body` with a fixture server of its own, answering `routes`, and stops it afterwards,
+/// whatever happens.
 public func withFixtureServer<R>(
-  options: SampleApiResponder.Options = .init(), _ body: (FixtureServer) async throws -> R
+  routes: FixtureRoutes, options: SampleApiResponder.Options = .init(),
+  _ body: (FixtureServer) async throws -> R
 ) async throws -> R {
-  let server = try await FixtureServer.start(options: options)
+  let server = try await FixtureServer.start(options: options, routes: routes)
   do {
     let result = try await body(server)
     await server.stop()

@@ -6,7 +6,7 @@ import Foundation
   import Darwin
 #endif
 
-/// `<app> serve --port 0 …` in its own process (the movie API, or `--fixtures DIR`); its base
+/// `<app> serve --port 0 …` in its own process (its sample api, or `--fixtures DIR`); its base
 /// URL read from its first line.
 ///
 /// Starting, stopping and killing are awaited: the waiting happens on threads of their own,

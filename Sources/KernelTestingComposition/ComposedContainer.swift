@@ -9,19 +9,19 @@ import Injection
 ///
 /// ```swift
 /// let clock = TestClock()
-/// let container = try composedContainer(profile: "api", dataDirectory: dir.url) { child in
+/// let container = try composedContainer(app: .books, profile: "api", dataDirectory: dir.url) { child in
 ///   try child.register((any Clock<Duration>).self) { _ in clock }
 /// }
 /// ```
 ///
-/// An app passes itself and its config: `composedContainer(app: .books, config: config, …)`.
+/// Without `config`, the app's built-in config (`KernelConfig.builtIn`).
 public func composedContainer(
-  app: KernelApp = .kernel, profile: String? = nil, config: KernelConfig? = nil,
+  app: KernelApp, profile: String? = nil, config: KernelConfig? = nil,
   dataDirectory: URL, environment: String? = nil, baseURL: String? = nil,
   overriding: @escaping @Sendable (Container) throws -> Void = { _ in }
 ) throws -> Container {
   let runtime = Runtime(dataDirectory: dataDirectory, environment: environment, baseURL: baseURL)
   return try app.compose(
-    config: try config ?? .builtIn(), profile: profile, runtime: runtime, overriding: overriding
+    config: try config ?? .builtIn(app), profile: profile, runtime: runtime, overriding: overriding
   ).container
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a fixture server answers: a method and a path pattern (`GET /api/books/{id}`) to an
-/// answer. Any app's API can be served: routes from closures, from a folder of JSON files
-/// (`folder(_:)`), or the bundled movie API (`sampleMovies`).
+/// answer. Any app's API can be served: routes from closures, or from a folder of JSON files
+/// (`folder(_:)`).
 ///
 /// A pattern is a path from the root; a segment in braces matches any one segment and its value
 /// is in `SampleRequest.parameters`. A pattern may end in a query (`/api/books?page=2`): it then

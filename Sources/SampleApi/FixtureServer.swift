@@ -9,8 +9,8 @@ import Synchronization
   import Darwin
 #endif
 
-/// An API over HTTP on a loopback port, for tests, benchmarks and `kernel serve`: the bundled
-/// movie API, or any app's routes (`FixtureRoutes`: closures, or a folder of JSON files).
+/// An API over HTTP on a loopback port, for tests, benchmarks and an app's `serve`: any app's
+/// routes (`FixtureRoutes`: closures, or a folder of JSON files).
 ///
 /// Tests can add routes (a redirect, a challenge, a slow body) with `handle`; they take
 /// precedence over equal patterns. Latency, faults and required auth apply to every route.
@@ -34,7 +34,7 @@ public final class FixtureServer: Sendable {
   /// accepting fails all the same (EMFILE), it waits `acceptBackoff` and goes on accepting.
   /// Either way `warn` is told why, once.
   public static func start(
-    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
+    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes,
     host: String = "127.0.0.1", port: UInt16 = 0, acceptBackoff: Duration = .milliseconds(50),
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) async throws -> FixtureServer {
@@ -56,7 +56,7 @@ public final class FixtureServer: Sendable {
   /// the held socket itself, so no other server or client connection can be given the port
   /// between the hold and the serving. A port already released or taken fails like one in use.
   public static func start(
-    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes? = nil,
+    options: SampleApiResponder.Options = .init(), routes: FixtureRoutes,
     on held: RefusingPort.Held, acceptBackoff: Duration = .milliseconds(50),
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) async throws -> FixtureServer {
@@ -73,7 +73,7 @@ public final class FixtureServer: Sendable {
   }
 
   private static func serve(
-    options: SampleApiResponder.Options, routes: FixtureRoutes?, host: String, port: UInt16,
+    options: SampleApiResponder.Options, routes: FixtureRoutes, host: String, port: UInt16,
     acceptBackoff: Duration, warn: @escaping @Sendable (String) -> Void,
     bind: () throws -> (socket: Socket, port: UInt16)
   ) async throws -> FixtureServer {

@@ -2,14 +2,14 @@ import Domain
 import Foundation
 import Synchronization
 
-/// The bundled movie API as a function from request to response, with the faults tests and
+/// An app's sample api as a function from request to response: its `FixtureRoutes` (a folder
+/// of JSON files, or routes an app writes), with the token routes and the faults tests and
 /// demos need. The fixture server serves it over loopback HTTP; an in-process transport can
-/// call it directly, so the `sample` environment needs no network.
+/// call it directly (`InProcessTransport.sample`), so an app's `sample` environment needs no
+/// network.
 ///
-/// Routes, under `Options.basePath`: `GET auth` (a token as plain text), `GET movies/{id}`,
-/// `GET movies/topGrossing/{year}`, `GET movies/topRated/{year}`, `POST movies/{id}/ratings`
-/// (201, honouring `Idempotency-Key`), `GET movies/{id}/ratings`. Bodies are JSON sent as
-/// `text/html`, as static hosts send them.
+/// Besides the routes, under `Options.basePath`: `GET auth` (a token as plain text, unless a
+/// route answers it) and, with `Options.oauth`, `POST oauth/token`.
 public final class SampleApiResponder: Sendable {
   /// Behaviour and faults. Every fault is off by default.
   public struct Options: Sendable {
@@ -24,21 +24,14 @@ public final class SampleApiResponder: Sendable {
     public var seed: UInt64 = 2017
     /// The `Retry-After` header sent with injected 503s, in seconds; none when nil.
     public var retryAfter: Int?
-    /// Movie routes answer 401 until a request carries a token `auth` handed out.
+    /// Every route but the token routes answers 401 until a request carries a token `auth`
+    /// handed out.
     public var requireAuth = false
     /// An OAuth 2.0 token endpoint at `<basePath>oauth/token`, when set: its access tokens are
     /// accepted as `Authorization: Bearer …` wherever auth is required.
     public var oauth: OAuthServer?
     /// How long a token stays valid; forever when nil.
     public var tokenLifetime: Duration?
-    /// Movies with ids from just past the bundled ones up to this many more are made up
-    /// (`SampleMovie.generated`), for tests that need many distinct movies.
-    public var extraMovies = 0
-    /// The size of every movie's poster (`GET movies/{id}/poster`).
-    public var posterBytes = defaultPosterBytes
-    public static let defaultPosterBytes = 200_000
-    /// The ratings `POST movies/{id}/ratings` applies, with the movies that answer 409.
-    public var ratings = SampleRatings()
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
     public var tokenHeader = AuthToken.defaultHeader
     public var tokenScheme: String? = AuthToken.defaultScheme
@@ -70,14 +63,10 @@ public final class SampleApiResponder: Sendable {
     var grants: [String: Int] = [:]
   }
 
-  /// Serves `routes`, or the bundled movie API when nil.
-  public init(options: Options = Options(), routes: FixtureRoutes? = nil) {
+  /// Serves `routes` (under `options.basePath`, as they were made).
+  public init(options: Options = Options(), routes: FixtureRoutes) {
     self.options = options
-    initialRoutes =
-      routes
-      ?? .sampleMovies(
-        basePath: options.basePath, extraMovies: options.extraMovies, ratings: options.ratings,
-        posterBytes: options.posterBytes)
+    initialRoutes = routes
     self.routes = Mutex(initialRoutes)
     state = Mutex(State(random: options.seed | 1))
     stopwatch = Stopwatch(options.clock)
@@ -85,7 +74,7 @@ public final class SampleApiResponder: Sendable {
 
   // MARK: Counters, for tests
 
-  /// How many requests reached `path` (relative to the base path, e.g. `movies/1`, `auth`).
+  /// How many requests reached `path` (relative to the base path, e.g. `books/1`, `auth`).
   public func requests(to path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
 
   /// How many requests arrived in all.

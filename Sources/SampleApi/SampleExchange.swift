@@ -4,7 +4,7 @@ import Foundation
 /// A request as the sample API sees it, whether it came over loopback HTTP or in process.
 public struct SampleRequest: Sendable {
   public var method: String
-  /// The path with its leading slash and without a query, e.g. `/api/movies/1`.
+  /// The path with its leading slash and without a query, e.g. `/api/books/1`.
   public var path: String
   /// Header values by lower-cased name.
   public var headers: [String: String]
@@ -54,8 +54,9 @@ public struct SampleResponse: Sendable {
     encoded(value, status: status, type: "application/json")
   }
 
-  /// `value` encoded as JSON, sent as `text/html` as a static host would.
-  static func staticJSON(_ value: some Encodable) -> SampleResponse {
+  /// `value` encoded as JSON, sent as `text/html` as a static host would (a sample api that
+  /// mimics one: the movie example's).
+  public static func staticJSON(_ value: some Encodable) -> SampleResponse {
     encoded(value, status: 200, type: "text/html; charset=utf-8")
   }
 

@@ -3,8 +3,8 @@ import Foundation
 /// How a server answers a GET for a body of `length` bytes with `etag`, by its `Range` and
 /// `If-Range` (RFC 9110): the whole body (200) when no single range is asked for or `If-Range`
 /// names another validator, the part from the first byte asked (206, `Content-Range`), or 416
-/// past the end. The sample api's `movies/{id}/poster` answers by it, and so do tests' own
-/// download servers.
+/// past the end. An app's sample api answers a download by it (the movie example's posters),
+/// and so do tests' own download servers.
 public struct SampleRange: Sendable, Equatable {
   public var status: Int
   /// The bytes sent: `offset..<offset + count` of the body.
@@ -47,13 +47,13 @@ public struct SampleRange: Sendable, Equatable {
     return Int(spec[..<dash])
   }
 
-  /// The byte at `index` of a made-up body of movie `id`: the same every run, different at
+  /// The byte at `index` of the made-up body numbered `id`: the same every run, different at
   /// every offset of a 251-byte cycle, so a part out of place does not match.
   public static func byte(at index: Int, of id: Int) -> UInt8 {
     UInt8(truncatingIfNeeded: (index + id * 7) % 251)
   }
 
-  /// `count` bytes of movie `id`'s made-up body from `offset`: whole cycles copied, about a
+  /// `count` bytes of the made-up body numbered `id` from `offset`: whole cycles copied, about a
   /// megabyte at a time.
   public static func bytes(_ offset: Int, _ count: Int, of id: Int) -> Data {
     let block = (0..<min(count, 251 * 4096)).map { byte(at: offset + $0, of: id) }

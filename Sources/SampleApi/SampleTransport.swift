@@ -3,11 +3,9 @@ import Foundation
 import HTTPTypes
 
 extension InProcessTransport {
-  /// The `sample` environment's transport: the bundled API answering in process, so the default
-  /// profile needs no network and no other process.
-  public static func sample(_ responder: SampleApiResponder = SampleApiResponder())
-    -> InProcessTransport
-  {
+  /// An app's sample api answering in process (a `sample` environment's transport): no
+  /// network and no other process.
+  public static func sample(_ responder: SampleApiResponder) -> InProcessTransport {
     InProcessTransport { request, body in
       var headers: [String: String] = [:]
       for field in request.headerFields { headers[field.name.canonicalName] = field.value }

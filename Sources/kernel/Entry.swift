@@ -1,5 +1,6 @@
 import Composition
 import KernelCommands
+import MoviesKit
 
 /// `kernel`: Kernel's generic commands and the movie commands, over whichever stack a profile
 /// names.
@@ -19,7 +20,8 @@ import KernelCommands
       commands: [MoviesCommand.self],
       bulkArguments: [
         BulkArguments(command: ["movies", "get"], optionsWithValues: ["--concurrency"])
-      ]
+      ],
+      sampleApi: SampleMovieApi.self
     )
   }
 }

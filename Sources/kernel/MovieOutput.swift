@@ -2,6 +2,7 @@ import Composition
 import Domain
 import Foundation
 import KernelCommands
+import MoviesKit
 import Synchronization
 
 /// Prints movies as a table with a footer naming their origin and age, or as the contract's

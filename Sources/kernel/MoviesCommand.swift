@@ -3,6 +3,7 @@ import Composition
 import Domain
 import Foundation
 import KernelCommands
+import MoviesKit
 
 /// `kernel movies …`: the movie service of the profile's stack.
 struct MoviesCommand: AsyncParsableCommand {

@@ -81,7 +81,7 @@ import Testing
   @Test func anErrorStatusIsNotWrittenToTheFile() async throws {
     let folder = try TemporaryDirectory("parity")
     defer { folder.remove() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let file = folder.appending("file.bin")
       let error = await apiError {
         try await Self.client(server.baseURL).download(.get("movies/999/poster"), to: file)
@@ -108,7 +108,7 @@ import Testing
   /// `DataStreamTests` with validation: an error status fails the call before any chunk, with
   /// the status and its body (Alamofire streams the error body and fails at validation).
   @Test func aStreamOfAnErrorStatusFailsBeforeItsBody() async throws {
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let error = await apiError {
         try await Self.client(server.baseURL).stream(.get("movies/999"))
       }

@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -42,7 +44,7 @@ import Testing
     let authentication = Authentication(
       OwnAuthenticator(refreshes: refreshes, next: next), name: "own", clock: TestClock(),
       wallClock: wall.wallClock)
-    try await withLoopbackApi(authentication: authentication) { api in
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: authentication) { api in
       try api.context.store(
         credential: StoredCredential(
           "own",
@@ -98,7 +100,7 @@ import Testing
   }
 
   @Test func anEmptyAnswerHasNoTypeToCheckAndARefusalNamesTheTypesSorted() async throws {
-    try await withLoopbackApi { api in
+    try await withLoopbackApi(routes: .sampleMovies()) { api in
       api.server.handle("DELETE", "/api/movies/{id}") { _ in SampleResponse(status: 204) }
       api.server.handle("GET", "/api/movies/{id}") { _ in
         SampleResponse(status: 200, headers: [:], body: Data("{}".utf8))

@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -11,7 +13,7 @@ import Testing
   @Test func theReadmeClientGetsATokenWhenTheServerAsksForOne() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       let context = InMemoryApiContext(
         environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
       // snippet: api-client

@@ -2,13 +2,15 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ApiContextTests {
   @Test func switchingTheEnvironmentRedirectsAnAlreadyMadeService() async throws {
-    let first = try await FixtureServer.start()
-    let second = try await FixtureServer.start()
+    let first = try await FixtureServer.start(routes: .sampleMovies())
+    let second = try await FixtureServer.start(routes: .sampleMovies())
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "one", baseURL: first.baseURL))
     let movies = ApiMovieService(

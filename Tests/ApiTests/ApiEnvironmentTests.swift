@@ -1,6 +1,8 @@
 import Api
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ApiEnvironmentTests {

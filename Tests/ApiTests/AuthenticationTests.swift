@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -17,7 +19,6 @@ final class Count: Sendable {
   private static var requireAuth: SampleApiResponder.Options {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    options.extraMovies = 50
     return options
   }
 
@@ -37,7 +38,9 @@ final class Count: Sendable {
 
   @Test(arguments: LoopbackApi.Route.allCases)
   func fiftyRequestsWithAnExpiredTokenCauseOneRefresh(kind: LoopbackApi.Route) async throws {
-    try await withLoopbackApi(kind, options: Self.requireAuth, retriers: [.backoff]) {
+    try await withLoopbackApi(
+      kind, routes: .sampleMovies(extraMovies: 50), options: Self.requireAuth, retriers: [.backoff]
+    ) {
       harness in
       try await harness.client.login()
       let old = harness.context.token
@@ -52,7 +55,9 @@ final class Count: Sendable {
   }
 
   @Test func whenTheRefreshFailsAllFiftyFailAndAuthIsCalledOnce() async throws {
-    try await withLoopbackApi(options: Self.requireAuth, retriers: [.backoff]) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), options: Self.requireAuth, retriers: [.backoff]
+    ) {
       harness in
       harness.context.store(token: AuthToken("expired-long-ago"))
       let authCalls = Counter()
@@ -78,7 +83,7 @@ final class Count: Sendable {
   }
 
   @Test func newCredentialsAllowARefreshAgain() async throws {
-    try await withLoopbackApi(options: Self.requireAuth) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), options: Self.requireAuth) { harness in
       harness.context.store(token: AuthToken("stale"))
       let fail = Mutex(true)
       harness.server.handle("GET", "/api/auth") { _ in
@@ -98,6 +103,7 @@ final class Count: Sendable {
   {
     let clock = TestClock()
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: Self.requireAuth, authentication: .plainToken(clock: clock)
     ) { harness in
       try await harness.client.login()
@@ -128,7 +134,7 @@ final class Count: Sendable {
     var options = Self.requireAuth
     options.tokenLifetime = .seconds(2)
     options.clock = server
-    try await withLoopbackApi(options: options) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), options: options) { harness in
       try await harness.client.login()
       _ = try await harness.movies.movie(id: 1)
       server.advance(by: .milliseconds(1999))
@@ -143,7 +149,7 @@ final class Count: Sendable {
 
   @Test func aRequestThatFailedWithAnOlderTokenIsReplayedWithoutARefresh() async throws {
     // The handler plays the server's part: it refuses the first try, which carried the old token.
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       try await harness.client.login()
       let fresh = harness.context.token
       // The request leaves with a token older than the one a refresh stores meanwhile.
@@ -164,7 +170,7 @@ final class Count: Sendable {
   }
 
   @Test func aTokenRefusedRightAfterARefreshFailsInsteadOfLooping() async throws {
-    try await withLoopbackApi(options: Self.requireAuth) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), options: Self.requireAuth) { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse("{}", status: 401) }
       let error = await apiError { try await harness.movies.movie(id: 1) }
       guard case .authenticationFailed(let route, let reason, _) = error, route == .movie(id: 1)
@@ -178,7 +184,7 @@ final class Count: Sendable {
   }
 
   @Test func cancellingWhileWaitingForARefreshEndsIt() async throws {
-    try await withLoopbackApi(options: Self.requireAuth) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), options: Self.requireAuth) { harness in
       let authReached = Counter()
       let never = TestClock()
       harness.server.handle("GET", "/api/auth") { _ in
@@ -194,6 +200,7 @@ final class Count: Sendable {
   @Test func aCancelledRequestNeverStartsARefresh() async throws {
     let server = TestClock()
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: heldBack(by: server, Self.requireAuth)
     ) { harness in
       let task = Task { try await harness.movies.movie(id: 1) }

@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -16,7 +18,6 @@ import Testing
   {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    options.extraMovies = 50
     options.clock = clock
     var server = oauth
     server.accessTokenLifetime = .seconds(600)
@@ -46,6 +47,7 @@ import Testing
   ) async throws {
     let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
     try await withLoopbackApi(
+      routes: .sampleMovies(extraMovies: 50),
       options: Self.options(server), authentication: Self.oauth2(password, wall)
     ) { api in
       try await api.client.login(Login(username: "u", password: "pw"))
@@ -106,6 +108,7 @@ import Testing
   @Test func aWrongPasswordIsRefusedInOneSentenceAndNothingIsKept() async throws {
     let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: Self.options(TestClock()), authentication: Self.oauth2(password, TestWallClock())
     ) { api in
       await #expect(
@@ -123,6 +126,7 @@ import Testing
   @Test func aPasswordEchoedByTheTokenEndpointIsRedacted() async throws {
     let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: Self.options(TestClock()), authentication: Self.oauth2(password, TestWallClock())
     ) { api in
       api.server.handle("POST", "/api/oauth/token") { request in
@@ -158,6 +162,7 @@ import Testing
     let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
     let wall = TestWallClock()
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: Self.options(TestClock()), authentication: Self.oauth2(password, wall)
     ) { api in
       api.server.handle("POST", "/api/oauth/token") { _ in
@@ -201,6 +206,7 @@ import Testing
       grant: .clientCredentials, clientId: "kernel", clientSecret: "s3cret",
       clientAuthentication: .basic)
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: Self.options(TestClock(), oauth: oauth),
       authentication: Self.oauth2(clientCredentials, TestWallClock())
     ) { api in
@@ -222,7 +228,7 @@ import Testing
   }
 
   @Test func anApiKeyTravelsInItsHeaderOrQueryAndTheTraceRedactsIt() async throws {
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
       for placement in [ApiKeyAuthenticator.Placement.header("X-Api-Key"), .query("api_key")] {
         let transport = RecordingTransport(PlatformTransport())
@@ -246,7 +252,7 @@ import Testing
   }
 
   @Test func aRefusedBasicPasswordIsTheAnswerInOneSentenceAndNothingElseIsSent() async throws {
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let seen = Recorder<[String: String]>()
       server.handle("GET", "/api/movies/1") { request in
         seen.append(request.headers)
@@ -272,7 +278,9 @@ import Testing
   }
 
   @Test func withNoAuthenticatorA401IsTheAnswerAndNothingElseIsSent() async throws {
-    try await withLoopbackApi(options: Self.options(TestClock()), authentication: nil) { api in
+    try await withLoopbackApi(
+      routes: .sampleMovies(), options: Self.options(TestClock()), authentication: nil
+    ) { api in
       let error = await apiError { try await api.movies.movie(id: 1) }
       #expect(
         error?.description

@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -15,9 +17,10 @@ import Testing
   @Test func fiftyMoviesWhoseFirstTwoTriesFailAllArriveWithTwoRetries() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 2
-    options.extraMovies = 50
     let clock = ImmediateClock()
-    try await withLoopbackApi(options: options, retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(
+      routes: .sampleMovies(extraMovies: 50), options: options, retriers: [Self.exact], clock: clock
+    ) { harness in
       let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
         for id in 1...50 { group.addTask { try await harness.movies.movie(id: id) } }
         return try await group.reduce(into: [Movie]()) { $0.append($1) }
@@ -35,7 +38,9 @@ import Testing
     var options = SampleApiResponder.Options()
     options.failFirst = 3
     let clock = ImmediateClock()
-    try await withLoopbackApi(options: options, retriers: [Self.exact], clock: clock) { harness in
+    try await withLoopbackApi(
+      routes: .sampleMovies(), options: options, retriers: [Self.exact], clock: clock
+    ) { harness in
       let error = await apiError { try await harness.movies.movie(id: 1) }
       guard case .status(let failure) = error, failure.status == 503, failure.route == .movie(id: 1)
       else {
@@ -49,7 +54,9 @@ import Testing
 
   @Test func aPostIsNeverRetriedUnlessItSaysItIsIdempotent() async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
+    ) {
       harness in
       let calls = Counter()
       let bodies = Recorder<String>()
@@ -81,7 +88,9 @@ import Testing
 
   @Test func retryAfterIsWaitedOnTheClockBeforeTheNextTry() async throws {
     let clock = TestClock()
-    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
+    ) {
       harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
@@ -125,7 +134,9 @@ import Testing
 
   @Test func aRetryAfterPastTheCapGivesUpAtOnceWithAClearError() async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
+    ) {
       harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
@@ -160,7 +171,9 @@ import Testing
   @Test(arguments: [400, 401, 404, 501])
   func statusesThatWillNotPassAreNotRetried(status: Int) async throws {
     let clock = ImmediateClock()
-    try await withLoopbackApi(authentication: nil, retriers: [Self.exact], clock: clock) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
+    ) {
       harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
@@ -175,7 +188,8 @@ import Testing
 
   @Test func cancellingDuringARetryDelayEndsIt() async throws {
     let clock = TestClock()
-    try await withLoopbackApi(retriers: [.backoff], clock: clock) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), retriers: [.backoff], clock: clock) {
+      harness in
       let calls = Counter()
       harness.server.handle("GET", "/api/movies/1") { _ in
         calls.increment()

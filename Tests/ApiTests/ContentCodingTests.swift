@@ -18,7 +18,7 @@ import Testing
 
   @Test(arguments: ["gzip", "deflate", "br"])
   func aCodedBodyArrivesDecoded(coding: String) async throws {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       let asked = Recorder<String>()
       harness.server.handle("GET", "/api/shelf") { request in
         let accepted = request.headers["accept-encoding"] ?? ""
@@ -44,7 +44,7 @@ import Testing
   @Test func aGzipBombIsRefusedByItsDecodedSizeInOneSentence() async throws {
     var limit = PlatformTransport.Configuration()
     limit.maximumBodyBytes = 64 << 20
-    try await withLoopbackApi(transport: limit) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), transport: limit) { harness in
       // 200 MB of zeros, about 200 KB on the wire.
       let bomb = try Coded.gzipZeros(200 << 20)
       #expect(bomb.count < 1 << 20)
@@ -74,7 +74,9 @@ extension ContentCodingTests {
   /// once and not retried: never "could not reach".
   @Test(arguments: ["gzip", "bogus"])
   func aBodyItsCodingDoesNotDescribeIsBadDataNotRetried(coding: String) async throws {
-    try await withLoopbackApi(retriers: [.backoff], clock: ImmediateClock()) {
+    try await withLoopbackApi(
+      routes: .sampleMovies(), retriers: [.backoff], clock: ImmediateClock()
+    ) {
       harness in
       let served = Counter()
       harness.server.handle("GET", "/api/shelf") { _ in

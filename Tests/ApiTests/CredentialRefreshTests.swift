@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -51,7 +53,7 @@ import Testing
     let file = folder.appending("context.json")
     let clock = TestClock()
     let wall = TestWallClock()
-    try await withFixtureServer(options: Self.options(clock)) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: Self.options(clock)) { server in
       try await Self.run(server, file, wall: wall).login(Login(username: "u", password: "pw"))
       let first = try #require(try Self.token(file))
       // Every run opens the saved context now, holding the same refresh token; then the access
@@ -78,7 +80,7 @@ import Testing
     let file = folder.appending("context.json")
     let clock = TestClock()
     let wall = TestWallClock()
-    try await withFixtureServer(options: Self.options(clock)) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: Self.options(clock)) { server in
       try await Self.run(server, file, wall: wall).login(Login(username: "u", password: "pw"))
       let refreshing = try Self.run(server, file, wall: wall)
       let entered = Counter()
@@ -112,7 +114,7 @@ import Testing
     let file = folder.appending("context.json")
     let clock = TestClock()
     let wall = TestWallClock()
-    try await withFixtureServer(options: Self.options(clock)) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: Self.options(clock)) { server in
       try await Self.run(server, file, wall: wall).login(Login(username: "u", password: "pw"))
       let stale = try Self.run(server, file, wall: wall)
       let seen = stale.context.credential
@@ -140,7 +142,8 @@ import Testing
     let file = folder.appending("context.json")
     let clock = TestClock()
     let wall = TestWallClock()
-    let client = try await withFixtureServer(options: Self.options(clock)) { server in
+    let client = try await withFixtureServer(routes: .sampleMovies(), options: Self.options(clock))
+    { server in
       try await Self.run(server, file, wall: wall).login(Login(username: "u", password: "pw"))
       return try Self.run(server, file, wall: wall)
     }

@@ -164,11 +164,11 @@ import Testing
     var options = SampleApiResponder.Options()
     options.requireAuth = true
     options.clock = clock
-    options.posterBytes = Self.length
     var oauth = OAuthServer()
     oauth.accessTokenLifetime = .seconds(600)
     options.oauth = oauth
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(posterBytes: Self.length), options: options) {
+      server in
       let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
       let client = ApiClient(
         context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),

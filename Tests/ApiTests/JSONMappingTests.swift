@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -15,7 +17,7 @@ import Testing
   private func decodeMovie(
     _ body: String, mapping: JSONMapping = .body
   ) async throws -> Result<Movie, ApiError> {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
       do {
         return .success(
@@ -118,7 +120,8 @@ import Testing
   @Test func aTokenCanComeAtAKeyPath() async throws {
     let atKeyPath = PlainTokenAuthenticator(
       request: .token(mapping: JSONMapping(keyPath: "info.token")))
-    try await withLoopbackApi(authentication: .plainToken(atKeyPath)) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: .plainToken(atKeyPath)) {
+      harness in
       harness.server.handle("GET", "/api/auth") { _ in
         htmlResponse("{\"info\": {\"token\": \"abc123\"}}")
       }
@@ -128,7 +131,7 @@ import Testing
   }
 
   @Test func anEmptyTokenIsRefusedAndNothingIsStored() async throws {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       harness.server.handle("GET", "/api/auth") { _ in htmlResponse("  \n") }
       let error = await apiError { try await harness.client.login() }
       guard case .decoding(let route, _, let reason) = error, route == .auth else {

@@ -21,8 +21,8 @@ import Testing
 
   @Test func theReadmeSampleDownloadsStreamsAndMeasures() async throws {
     var options = SampleApiResponder.Options()
-    options.posterBytes = 3_000_000
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(posterBytes: 3_000_000), options: options) {
+      server in
       server.handle("GET", "/api/ratings/live") { _ in
         SampleResponse(
           status: 200, headers: ["Content-Type": "text/event-stream"],

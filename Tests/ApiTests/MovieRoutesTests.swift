@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -11,7 +13,7 @@ import Testing
   @Test func anAnswerCarriesItsValidatorsAndAClientOfferingThemIsAnsweredNotModified()
     async throws
   {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       harness.server.handle("GET", "/api/movies/1") { request in
         if request.headers["if-none-match"] == "\"v7\"" { return SampleResponse(status: 304) }
         var response = await harness.server.responder.original(request)
@@ -32,7 +34,7 @@ import Testing
 
   @Test(arguments: LoopbackApi.Route.allCases)
   func aMovieByIdDecodesToTheDomainValue(kind: LoopbackApi.Route) async throws {
-    try await withLoopbackApi(kind) { harness in
+    try await withLoopbackApi(kind, routes: .sampleMovies()) { harness in
       let movie = try await harness.movies.movie(id: 1)
       #expect(movie == (try expected(try #require(SampleMovie.movie(id: 1)))))
       #expect(movie.name == "Finding Dory")
@@ -43,7 +45,7 @@ import Testing
 
   @Test(arguments: LoopbackApi.Route.allCases)
   func theYearlyListsDecodeInTheServersOrder(kind: LoopbackApi.Route) async throws {
-    try await withLoopbackApi(kind) { harness in
+    try await withLoopbackApi(kind, routes: .sampleMovies()) { harness in
       let grossing = try await harness.movies.topGrossingMovies(year: 2016)
       #expect(grossing == (try SampleMovie.topGrossing(year: 2016).map(expected)))
       #expect(grossing.count == 10)
@@ -57,7 +59,7 @@ import Testing
 
   @Test(arguments: LoopbackApi.Route.allCases)
   func authStoresThePlainTextTokenInTheContext(kind: LoopbackApi.Route) async throws {
-    try await withLoopbackApi(kind) { harness in
+    try await withLoopbackApi(kind, routes: .sampleMovies()) { harness in
       #expect(harness.context.token == nil)
       try await harness.client.login()
       let token = try #require(harness.context.token)
@@ -72,7 +74,7 @@ import Testing
   func anUnknownMovieIsNotFoundNamingTheRouteAndTheServersMessage(kind: LoopbackApi.Route)
     async throws
   {
-    try await withLoopbackApi(kind) { harness in
+    try await withLoopbackApi(kind, routes: .sampleMovies()) { harness in
       let error = await apiError { try await harness.movies.movie(id: 999) }
       guard case .status(let failure) = error else {
         Issue.record("expected a status error, got \(String(describing: error))")
@@ -91,7 +93,7 @@ import Testing
   func serverErrorsAreUnavailableAndNameTheRoute(kind: LoopbackApi.Route) async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1
-    try await withLoopbackApi(kind, options: options) { harness in
+    try await withLoopbackApi(kind, routes: .sampleMovies(), options: options) { harness in
       let error = await apiError { try await harness.movies.topRatedMovies(year: 2016) }
       #expect(error?.failure == .unavailable)
       guard case .status(let failure) = error, failure.status == 503,

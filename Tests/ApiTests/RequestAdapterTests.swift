@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -29,6 +31,7 @@ private struct RefusingAdapter: RequestAdapter {
     options.failFirst = 1
     let notes = Recorder<String>()
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: options,
       adapters: [NotingAdapter(name: "a", notes: notes), NotingAdapter(name: "b", notes: notes)],
       retriers: [.backoff], clock: ImmediateClock()
@@ -41,6 +44,7 @@ private struct RefusingAdapter: RequestAdapter {
   @Test func aThrowingAdapterStopsTheRequestBeforeItIsSent() async throws {
     let notes = Recorder<String>()
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       adapters: [
         NotingAdapter(name: "a", notes: notes), RefusingAdapter(),
         NotingAdapter(name: "b", notes: notes),
@@ -53,7 +57,7 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func defaultHeadersNameThePackage() async throws {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       _ = try? await harness.movies.movie(id: 1)
       let headers = try #require(seen.all.first)
@@ -64,7 +68,8 @@ private struct RefusingAdapter: RequestAdapter {
 
   @Test func theTokenGoesInTheEnvironmentsHeaderAndScheme() async throws {
     let talkStyle = PlainTokenAuthenticator(header: "AUTH_TOKEN", scheme: nil)
-    try await withLoopbackApi(authentication: .plainToken(talkStyle)) { harness in
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: .plainToken(talkStyle)) {
+      harness in
       let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
       harness.context.store(token: AuthToken("t0k3n"))
       _ = try? await harness.movies.movie(id: 1)
@@ -74,7 +79,7 @@ private struct RefusingAdapter: RequestAdapter {
   }
 
   @Test func theAuthenticationNeverAddsTheTokenForAnotherOrigin() async throws {
-    try await withLoopbackApi { harness in
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
       harness.context.store(token: AuthToken("secret"))
       let client = harness.client
       let authentication = try #require(client.authentication)

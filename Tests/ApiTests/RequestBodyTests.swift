@@ -29,7 +29,7 @@ import Testing
   }
 
   @Test func aFormArrivesAsAServerParsesIt() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     let seen = Recorder<SampleRequest>()
     server.handle("POST", "/api/search") { request in
@@ -53,7 +53,7 @@ import Testing
   }
 
   @Test func jsonIsWrittenWithTheAppsStrategiesAndARoutesContentTypeWins() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     let seen = Recorder<SampleRequest>()
     server.handle("POST", "/api/tickets") { request in
@@ -112,7 +112,7 @@ import Testing
     let file = folder.appending("cover.png")
     let image = Data((0..<3000).map { UInt8($0 % 251) })
     try image.write(to: file)
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     let seen = Recorder<SampleRequest>()
     server.handle("POST", "/api/books") { request in

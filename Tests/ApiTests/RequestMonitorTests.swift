@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -21,7 +23,7 @@ import Testing
   @Test func retriesAndRedirectsAreEachAnEventWithTheTransportsMetrics() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       server.handle("GET", "/api/old/{id}") { request in
         SampleResponse(
           status: 302, headers: ["Location": "/api/movies/\(request.parameters["id"] ?? "")"])

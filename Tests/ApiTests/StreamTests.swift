@@ -64,7 +64,7 @@ import Testing
   }
 
   @Test func linesAndServerSentEventsAreReadAsTheyCome() async throws {
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       server.handle("GET", "/api/events") { _ in
         SampleResponse(
           status: 200, headers: ["Content-Type": "text/event-stream"],
@@ -89,7 +89,7 @@ import Testing
   @Test func aStreamIsRetriedLikeAnyRequestUntilItsHeadIsA2xx() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       let client = try Self.client(server.baseURL, retriers: [.backoff])
       let streamed = try await client.stream(.movie(id: 1))
       #expect(streamed.status == 200)

@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 

@@ -1,6 +1,8 @@
 import Api
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -15,7 +17,9 @@ import Testing
     var options = SampleApiResponder.Options()
     options.failFirst = 1  // each path's first request answers 503
     let backoff = BackoffRetrier(random: .fixed(0.5))  // no jitter: 200 ms, 400 ms
-    try await withLoopbackApi(options: options, retriers: [backoff], clock: clock) { api in
+    try await withLoopbackApi(
+      routes: .sampleMovies(), options: options, retriers: [backoff], clock: clock
+    ) { api in
       let movie = Task { try await api.movies.movie(id: 1) }
       await clock.waitForSleepers()  // the retry waits on the test clock, not on the wall
       print(clock.sleeps)  // [0.2 seconds]

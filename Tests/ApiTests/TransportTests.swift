@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -10,7 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct TransportTests {
   /// A server that records the headers of every request to `/record`.
   private func recorder() async throws -> (FixtureServer, Recorder<[String: String]>) {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let seen = Recorder<[String: String]>()
     server.handle("GET", "/record") { request in
       seen.append(request.headers)
@@ -41,7 +43,7 @@ import Testing
 
   @Test func aRedirectToAnotherPortCarriesNoCredentials() async throws {
     let (target, seen) = try await recorder()
-    let origin = try await FixtureServer.start()
+    let origin = try await FixtureServer.start(routes: .sampleMovies())
     origin.handle("GET", "/api/hop") { _ in
       SampleResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(target.port)/record"])
     }
@@ -80,7 +82,7 @@ import Testing
 
   @Test(arguments: [307, 302])
   func aRedirectedPostWithABodyIsStoppedAndReported(status: Int) async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let received = Recorder<Data>()
     server.handle("POST", "/api/submit") { _ in
       SampleResponse(status: status, headers: ["Location": "/landing"])
@@ -109,7 +111,7 @@ import Testing
   }
 
   @Test func aRedirectLoopEnds() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     server.handle("GET", "/api/loop") { _ in
       SampleResponse(status: 302, headers: ["Location": "/api/loop"])
     }
@@ -136,7 +138,7 @@ import Testing
   }
 
   @Test func aBasicChallengeReturnsThe401InsteadOfHanging() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     server.handle("GET", "/private") { _ in
       SampleResponse(
         status: 401, headers: ["WWW-Authenticate": "Basic realm=\"movies\""], body: Data("no".utf8))
@@ -156,7 +158,9 @@ import Testing
   func cancellingATaskMidRequestEndsIt(route: LoopbackApi.Route) async throws {
     let server = TestClock()
     let deadline = TestClock()
-    try await withLoopbackApi(route, options: heldBack(by: server), deadlineClock: deadline) {
+    try await withLoopbackApi(
+      route, routes: .sampleMovies(), options: heldBack(by: server), deadlineClock: deadline
+    ) {
       harness in
       // Cancel once the request is held at the server, so it is truly in flight.
       await expectCancellation(
@@ -171,6 +175,7 @@ import Testing
     var configuration = PlatformTransport.Configuration()
     configuration.resourceTimeout = .milliseconds(300)
     try await withLoopbackApi(
+      routes: .sampleMovies(),
       options: heldBack(by: server), transport: configuration, deadlineClock: deadline
     ) { harness in
       let call = Task { await apiError { try await harness.movies.movie(id: 2) } }
@@ -188,7 +193,7 @@ import Testing
   }
 
   @Test func anIPv6LiteralIsReachedAsItIs() async throws {
-    let server = try await FixtureServer.start(host: "::1")
+    let server = try await FixtureServer.start(routes: .sampleMovies(), host: "::1")
     let url = try #require(URL(string: "http://[::1]:\(server.port)/api/movies/2"))
     let response = try await fetch(url)
     await server.stop()
@@ -212,7 +217,7 @@ import Testing
     @Test func aBodyOverTheLimitEndsTheExchange() async throws {
       var configuration = CurlTransport.Configuration()
       configuration.maximumBodyBytes = 100
-      let server = try await FixtureServer.start()
+      let server = try await FixtureServer.start(routes: .sampleMovies())
       let url = server.baseURL.appendingPathComponent("movies/2")
       let small = try await CurlTransport().send(HTTPRequest(.get, url), body: nil)
       await #expect(throws: TransportError.tooLarge(host: "127.0.0.1", limit: 100)) {
@@ -229,7 +234,8 @@ import Testing
     /// only a deadline that never fires would fail it, at the suite's time limit).
     @Test func libcurlsOwnDeadlineEndsAnAnswerThatNeverComes() async throws {
       let held = TestClock()
-      let server = try await FixtureServer.start(options: heldBack(by: held))
+      let server = try await FixtureServer.start(
+        options: heldBack(by: held), routes: .sampleMovies())
       var configuration = CurlTransport.Configuration()
       configuration.resourceTimeout = .milliseconds(100)
       let transport = CurlTransport(configuration: configuration)
@@ -245,7 +251,7 @@ import Testing
       var configuration = CurlTransport.Configuration()
       configuration.maximumConnectionsPerHost = 3
       let transport = CurlTransport(configuration: configuration)
-      let server = try await FixtureServer.start()
+      let server = try await FixtureServer.start(routes: .sampleMovies())
       let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
         for id in 1...40 {
           group.addTask {
@@ -279,7 +285,7 @@ import Testing
     }
 
     @Test func postsCarryTheirBodyAndNoHeaderOfCurlsOwn() async throws {
-      let server = try await FixtureServer.start()
+      let server = try await FixtureServer.start(routes: .sampleMovies())
       let seen = Recorder<SampleRequest>()
       server.handle("PUT", "/api/shelf") { request in
         seen.append(request)
@@ -299,7 +305,7 @@ import Testing
     }
 
     @Test func aHeaderTooLargeIsSaidAsSuchAndNotRetried() async throws {
-      let server = try await FixtureServer.start()
+      let server = try await FixtureServer.start(routes: .sampleMovies())
       let sent = Counter()
       server.handle("GET", "/api/big") { _ in
         _ = sent.increment()

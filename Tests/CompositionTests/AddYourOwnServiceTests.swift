@@ -4,6 +4,8 @@ import Domain
 import Foundation
 import Injection
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -53,7 +55,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
 
 @Suite(.timeLimit(.minutes(1))) struct AddYourOwnServiceTests {
   @Test func showsGetTheApiTheCacheAndAnOfflineAnswer() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     server.handle("GET", "/api/shows/7") { _ in
       SampleResponse(status: 200, body: Data(#"{"id": 7, "title": "Twin Peaks"}"#.utf8))
     }
@@ -64,7 +66,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
       dataDirectory: data, environment: "local", baseURL: server.baseURL.absoluteString)
     // 5. In the app: the profile's container, with the shows beside the movies.
     let container = try KernelApp.kernel.compose(
-      config: try KernelConfig.builtIn(profile: "layered"), runtime: runtime
+      config: try KernelConfig.builtIn(.kernel, profile: "layered"), runtime: runtime
     ) { try registerShows(in: $0, policy: .networkFirst) }.container
     let shows = try container.resolve((any ShowService).self)
 
@@ -77,7 +79,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     // Offline: the offline profile's container, which holds no api client at all; the shows
     // from the call description and the cache alone.
     let offlineContainer = try KernelApp.kernel.compose(
-      config: try KernelConfig.builtIn(profile: "offline"), runtime: runtime
+      config: try KernelConfig.builtIn(.kernel, profile: "offline"), runtime: runtime
     ) { child in
       try child.register((any ShowService).self, scope: .singleton) { r in
         LayeredShowService(

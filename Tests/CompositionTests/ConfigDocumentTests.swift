@@ -2,6 +2,8 @@ import Composition
 import Configuration
 import Domain
 import Foundation
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// Reading `Config/kernel.yaml`: precedence, sources, and an error that names file, line and key
@@ -18,9 +20,11 @@ import Testing
   }
 
   @Test func theBuiltInCopyIsTheShippedFile() throws {
-    let shipped = try ConfigDocument(text: try Self.shippedYAML, file: "Config/kernel.yaml")
-      .resolve()
-    let builtIn = try KernelConfig.builtIn()
+    let shipped = try ConfigDocument(
+      text: try Self.shippedYAML, file: "Config/kernel.yaml", app: .kernel
+    )
+    .resolve()
+    let builtIn = try KernelConfig.builtIn(.kernel)
     // Same values everywhere; only the file's name differs. Run scripts/embed-config if not.
     #expect(shipped.settings.map(\.value) == builtIn.settings.map(\.value))
     #expect(shipped.profiles == builtIn.profiles)
@@ -59,8 +63,10 @@ import Testing
     func resolved(variables: [String: String] = [:], flags: [String: String] = [:]) throws
       -> KernelConfig
     {
-      try ConfigDocument(text: Self.small, file: "k.yaml", variables: variables, flags: flags)
-        .resolve()
+      try ConfigDocument(
+        text: Self.small, file: "k.yaml", variables: variables, flags: flags, app: .kernel
+      )
+      .resolve()
     }
     let file = try resolved()
     #expect(file.profile == "layered" && file.context == "persistent" && file.retry.maxRetries == 2)
@@ -123,7 +129,7 @@ import Testing
   ])
   func everyFileErrorNamesFileLineAndKey(yaml: String, message: String) throws {
     let error = #expect(throws: ConfigError.self) {
-      try ConfigDocument(text: yaml, file: "k.yaml").resolve()
+      try ConfigDocument(text: yaml, file: "k.yaml", app: .kernel).resolve()
     }
     #expect(error?.description == message)
     #expect(error.map { ServiceFailure.of($0) } == .configuration)
@@ -141,7 +147,7 @@ import Testing
     for file in files {
       let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
       let error = #expect(throws: ConfigError.self) {
-        try ConfigDocument(text: text, file: "k.yaml").resolve()
+        try ConfigDocument(text: text, file: "k.yaml", app: .kernel).resolve()
       }
       let message = error?.description ?? ""
       #expect(message.hasPrefix("k.yaml"), "\(file.lastPathComponent): \(message)")
@@ -152,7 +158,8 @@ import Testing
 
   @Test func aVariableOfTheWrongTypeNamesTheVariable() throws {
     let document = try ConfigDocument(
-      text: Self.small, file: "k.yaml", variables: ["KERNEL_TIMEOUTS_REQUEST_SECONDS": "soon"])
+      text: Self.small, file: "k.yaml", variables: ["KERNEL_TIMEOUTS_REQUEST_SECONDS": "soon"],
+      app: .kernel)
     let error = #expect(throws: ConfigError.self) { try document.resolve() }
     #expect(
       error?.description
@@ -161,7 +168,8 @@ import Testing
   }
 
   @Test func anUnknownProfileFromAFlagNamesTheFlag() throws {
-    let document = try ConfigDocument(text: Self.small, file: "k.yaml", flags: ["profile": "x"])
+    let document = try ConfigDocument(
+      text: Self.small, file: "k.yaml", flags: ["profile": "x"], app: .kernel)
     let error = #expect(throws: ConfigError.self) { try document.resolve() }
     #expect(
       error?.description
@@ -176,7 +184,7 @@ import Testing
         "environments.local.password": "pa,ss",
         "environments.local.auth": "oauth2(grant: password, clientId: x)",
         "adapters": "defaultHeaders, defaultHeaders",
-      ]
+      ], app: .kernel
     ).resolve()
     let shown = Dictionary(uniqueKeysWithValues: config.settings.map { ($0.key, $0) })
     #expect(shown["environments.local.password"]?.value == "REDACTED")
@@ -188,7 +196,7 @@ import Testing
   @Test func aPasswordInABaseURLIsRedactedInSettings() throws {
     let config = try ConfigDocument(
       text: Self.small, file: "k.yaml",
-      flags: ["baseURL": "https://me:hunter2@example.com/api/"]
+      flags: ["baseURL": "https://me:hunter2@example.com/api/"], app: .kernel
     ).resolve()
     let shown = config.settings.first { $0.key == "baseURL" }
     // The user name is redacted too: it can be a token (`https://ghp_x@host/`).
@@ -199,7 +207,7 @@ import Testing
   @Test func aFileThatCannotBeReadIsAConfigError() throws {
     let error = #expect(throws: ConfigError.self) {
       try ConfigDocument.load(
-        path: "/nonexistent/kernel.yaml", workingDirectory: URL(fileURLWithPath: "/"))
+        path: "/nonexistent/kernel.yaml", workingDirectory: URL(fileURLWithPath: "/"), app: .kernel)
     }
     #expect(
       error?.description.hasPrefix("/nonexistent/kernel.yaml: --config cannot be used") == true)

@@ -6,6 +6,8 @@ import Injection
 import KernelTesting
 import KernelTestingComposition
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Store
 import Synchronization
@@ -32,7 +34,8 @@ import Testing
     async throws
   {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
+    let layered = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
+      .container
     let (online, onlineOrigin) = try await traced(layered) {
       try await $0.topGrossingMovies(year: 2016)
     }
@@ -40,7 +43,7 @@ import Testing
     #expect(onlineOrigin == "network")
 
     let offline = try KernelApp.kernel.compose(
-      config: try .builtIn(), profile: "offline", runtime: runtime()
+      config: try .builtIn(.kernel), profile: "offline", runtime: runtime()
     ).container
     let (cached, cachedOrigin) = try await traced(offline) {
       try await $0.topGrossingMovies(year: 2016)
@@ -53,7 +56,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: folder) }
     let wall = TestWallClock()
     func profile(_ name: String) throws -> Container {
-      try composedContainer(profile: name, dataDirectory: folder) { child in
+      try composedContainer(app: .kernel, profile: name, dataDirectory: folder) { child in
         try child.register(WallClock.self, scope: .singleton) { _ in wall.wallClock }
       }
     }
@@ -70,7 +73,7 @@ import Testing
   @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let offline = try KernelApp.kernel.compose(
-      config: try .builtIn(), profile: "offline", runtime: runtime()
+      config: try .builtIn(.kernel), profile: "offline", runtime: runtime()
     ).container
     let services = offline.registrations.map(\.service)
     #expect(!services.contains("Transport"))
@@ -85,7 +88,8 @@ import Testing
   /// for the new environment; the context, the config and the clock are kept.
   @Test func logoutAndUseDropWhatTheSessionBuilt() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let access = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).api()
+    let access = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
+      .api()
     let client = try access.service(ApiClient.self)
     let context = try access.service((any ApiContext).self)
     #expect(try access.service(ApiClient.self) === client)
@@ -106,7 +110,7 @@ import Testing
   /// inside the profile resolves `@Injected` from that graph.
   @Test func aProfileEndsItsSessionAndIsCurrentForTheCodeItRuns() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let profile = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime())
+    let profile = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
     let client = try profile.service(ApiClient.self)
     #expect(try profile.service(ApiClient.self) === client)
     profile.endSession()
@@ -121,7 +125,8 @@ import Testing
 
   @Test func theLayeredStackIsOneServiceOverItsSource() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let layered = try KernelApp.kernel.compose(config: try .builtIn(), runtime: runtime()).container
+    let layered = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
+      .container
     let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
     // [logging, dedupe, cache(networkFirst)] over the api source: one stack, applied once per
     // call, made with the service; nothing decorates it.
@@ -134,9 +139,9 @@ import Testing
 
   @Test func theApiProfileReachesALocalServerThroughTheOverrides() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let api = try KernelApp.kernel.compose(
-      config: try .builtIn(), profile: "api",
+      config: try .builtIn(.kernel), profile: "api",
       runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString)
     ).container
     let (movies, origin) = try await traced(api) {
@@ -155,7 +160,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: folder) }
     let clock = ImmediateClock()
     let transport = RecordingTransport { _, _ in ApiResponse(status: 503) }
-    let test = try composedContainer(profile: "api", dataDirectory: folder) { child in
+    let test = try composedContainer(app: .kernel, profile: "api", dataDirectory: folder) { child in
       try child.register((any Transport).self, scope: .singleton) { _ in transport }
       try child.register((any Clock<Duration>).self, scope: .singleton) { _ in clock }
       try child.register(RandomSource.self, scope: .singleton) { _ in .fixed(0) }
@@ -169,7 +174,7 @@ import Testing
     #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
     // The real composition is untouched by its child's overrides.
     let real = try KernelApp.kernel.compose(
-      config: try .builtIn(), profile: "api", runtime: runtime()
+      config: try .builtIn(.kernel), profile: "api", runtime: runtime()
     ).container
     #expect(try await real.resolve((any MovieService).self).movie(id: 1).name == "Finding Dory")
   }
@@ -182,7 +187,7 @@ import Testing
   ])
   func anUnknownProfileListsTheValidOnes(key: String, name: String, message: String) throws {
     let error = #expect(throws: ConfigError.self) {
-      try KernelApp.kernel.compose(config: try .builtIn(), profile: name, runtime: runtime())
+      try KernelApp.kernel.compose(config: try .builtIn(.kernel), profile: name, runtime: runtime())
     }
     #expect(error?.description == message)
     #expect(error.map { ServiceFailure.of($0) } == .configuration)
@@ -192,7 +197,9 @@ import Testing
     func failure(
       _ change: (inout KernelConfig) -> Void, profile: String? = nil, runtime: Runtime? = nil
     ) -> String {
-      guard var config = try? KernelConfig.builtIn() else { return "the built-in config fails" }
+      guard var config = try? KernelConfig.builtIn(.kernel) else {
+        return "the built-in config fails"
+      }
       config.file = "Config/kernel.yaml"
       change(&config)
       do {

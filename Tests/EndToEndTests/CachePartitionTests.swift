@@ -13,7 +13,7 @@ import Testing
   private static func server(naming name: String, seen: Recorder<String>) async throws
     -> FixtureServer
   {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     server.handle("GET", "/api/movies/1") { request in
       seen.append(request.headers["if-none-match"] ?? "none")
       let movie =
@@ -105,7 +105,7 @@ extension CachePartitionTests {
   @Test func aBasicUsersAnswersAndAnotherBasePathsAreKeptApart() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let base = server.baseURL.absoluteString
       let other = "http://127.0.0.1:\(server.port)/other/"
       try kernel.write(

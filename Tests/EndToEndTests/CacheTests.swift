@@ -172,7 +172,7 @@ import Testing
   @Test func cacheThenNetworkPrintsAnUnchangedAnswerWithMillisecondsOnce() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       server.handle("GET", "/api/movies/1") { _ in
         .json(
           JSONValue.object([
@@ -244,8 +244,8 @@ extension CacheTests {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     var options = SampleApiResponder.Options()
-    options.extraMovies = 3_000
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(extraMovies: 3_000), options: options) {
+      server in
       try Self.configure(
         kernel, server,
         profiles: "layered: {movies: [cache(networkFirst), api]}\n  offline: {movies: [store]}")

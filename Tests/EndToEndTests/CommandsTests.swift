@@ -1,5 +1,7 @@
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// env, auth, graph, doctor, cache and the command line itself, on the built binary.

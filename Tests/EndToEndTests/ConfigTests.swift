@@ -1,5 +1,7 @@
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// Config files, variables and flags as the built binary sees them.

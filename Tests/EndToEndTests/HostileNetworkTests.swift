@@ -1,5 +1,7 @@
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Testing
 
 #if canImport(Glibc)

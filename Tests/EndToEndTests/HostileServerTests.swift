@@ -70,7 +70,9 @@ import Testing
     defer { kernel.cleanUp() }
     // The first answer to the route is the ten of 2016, whole, and cached for this server's
     // origin; every later one is the scenario's.
-    let ten = await SampleApiResponder().original(SampleRequest(path: Self.route)).body
+    let ten = await SampleApiResponder(routes: .sampleMovies()).original(
+      SampleRequest(path: Self.route)
+    ).body
     let answered = Counter()
     let elsewhere = try HostileServer(host: "127.0.0.2") { _ in
       .send(status: 404, body: Data("not here".utf8))

@@ -30,7 +30,7 @@ import Testing
     var oauth = OAuthServer()
     oauth.accessTokenLifetime = .seconds(600)
     options.oauth = oauth
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       let notYet = try await kernel.run(["movies", "get", "1"])
       #expect(notYet.status == 77, "\(notYet)")
@@ -86,7 +86,7 @@ extension OAuthLoginTests {
     var oauth = OAuthServer()
     oauth.users = ["u": "pw-typed"]
     options.oauth = oauth
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       let terminal = try PseudoTerminal(asInput: true)
       let running = try kernel.launch(
@@ -111,7 +111,7 @@ extension OAuthLoginTests {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try kernel.write(
         """
         profile: layered
@@ -176,7 +176,7 @@ extension OAuthLoginTests {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configureLayered(kernel, for: server)
       try await Self.logIn(kernel)
       #expect(try await kernel.run(["movies", "get", "1"]).status == 0)
@@ -210,7 +210,7 @@ extension OAuthLoginTests {
     var oauth = OAuthServer()
     oauth.rotatesRefreshTokens = true
     options.oauth = oauth
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)
@@ -236,7 +236,7 @@ extension OAuthLoginTests {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)
@@ -267,6 +267,7 @@ extension OAuthLoginTests {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     try await withFixtureServer(
+      routes: .sampleMovies(),
       options: {
         var o = SampleApiResponder.Options()
         o.oauth = OAuthServer()
@@ -291,7 +292,7 @@ extension OAuthLoginTests {
     defer { kernel.cleanUp() }
     var options = SampleApiResponder.Options()
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       let run = try await kernel.run(
         ["auth", "login", "--username", "u", "--password-stdin"],
@@ -311,7 +312,7 @@ extension OAuthLoginTests {
   func aLoginWhereTheConfigHoldsTheCredentialStoresNothing(auth: String) async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       try kernel.write(
         """
         profile: api
@@ -339,7 +340,7 @@ extension OAuthLoginTests {
     defer { kernel.cleanUp() }
     var options = SampleApiResponder.Options()
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try kernel.write(
         """
         profile: api
@@ -363,7 +364,7 @@ extension OAuthLoginTests {
     defer { kernel.cleanUp() }
     var options = SampleApiResponder.Options()
     options.oauth = OAuthServer()
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       try await Self.logIn(kernel)
       try Self.expireSavedToken(kernel)

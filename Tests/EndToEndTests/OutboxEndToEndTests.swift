@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -37,7 +39,8 @@ import Testing
     #expect(kept.allSatisfy { $0["state"] as? String == "pending" })
 
     // The server comes back; it holds the first rating's answer until the sync is killed.
-    let server = try await FixtureServer.start(on: port)
+    let ratings = SampleRatings()
+    let server = try await FixtureServer.start(routes: .sampleMovies(ratings: ratings), on: port)
     defer { Task { await server.stop() } }
     let (arrived, arrival) = AsyncStream<Void>.makeStream()
     let (released, release) = AsyncStream<Void>.makeStream()
@@ -64,15 +67,15 @@ import Testing
     _ = try await sync.finish(within: .seconds(30))
     release.yield()
     // The server applied the first rating, and the killed sync never heard so.
-    #expect(await Self.eventually { responder.options.ratings.applied(to: 7).count == 1 })
+    #expect(await Self.eventually { ratings.applied(to: 7).count == 1 })
 
     let again = try await kernel.run(["--base-url", base, "outbox", "sync"])
     #expect(again.status == 0, "\(again)")
     #expect(again.stdout.contains("0 writes kept"), "\(again)")
     // The first was sent again with its key and applied once; each rating once, in order.
     #expect(responder.requests(to: "movies/7/ratings") == 3)
-    #expect(responder.options.ratings.applied(to: 7).map(\.score) == [70, 71])
-    #expect(responder.options.ratings.applied(to: 3).map(\.score) == [30])
+    #expect(ratings.applied(to: 7).map(\.score) == [70, 71])
+    #expect(ratings.applied(to: 3).map(\.score) == [30])
     #expect(try await Self.kept(kernel, base).isEmpty)
   }
 
@@ -84,7 +87,9 @@ import Testing
     for id in 1...6 { #expect(try await Self.rate(kernel, base, id, 50 + id).status == 0) }
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(20)
-    let server = try await FixtureServer.start(options: options, on: port)
+    let ratings = SampleRatings()
+    let server = try await FixtureServer.start(
+      options: options, routes: .sampleMovies(ratings: ratings), on: port)
     defer { Task { await server.stop() } }
     let first = try kernel.launch(["--base-url", base, "outbox", "sync"])
     let second = try kernel.launch(["--base-url", base, "outbox", "sync"])
@@ -92,7 +97,6 @@ import Testing
       try await first.finish(within: .seconds(60)), try await second.finish(within: .seconds(60)),
     ]
     #expect(runs.allSatisfy { $0.status == 0 }, "\(runs)")
-    let ratings = server.responder.options.ratings
     #expect((1...6).map { ratings.applied(to: $0).count } == Array(repeating: 1, count: 6))
     #expect(server.responder.requests(to: "movies/1/ratings") == 1)
     #expect(try await Self.kept(kernel, base).isEmpty)
@@ -103,8 +107,8 @@ import Testing
     defer { kernel.cleanUp() }
     let conflicts = SampleRatings(conflicts: [5, 6])
     var options = SampleApiResponder.Options()
-    options.ratings = conflicts
-    let server = try await FixtureServer.start(options: options)
+    let server = try await FixtureServer.start(
+      options: options, routes: .sampleMovies(ratings: conflicts))
     defer { Task { await server.stop() } }
     let base = server.baseURL.absoluteString
     // Sent at once, the api's 409 is the caller's: nothing kept.
@@ -170,7 +174,7 @@ extension OutboxEndToEndTests {
   @Test func aRunsSyncOfKeptWritesNeverHoldsUpItsRead() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let base = server.baseURL.absoluteString
       for id in 1...3 {
         let kept = try await kernel.run(
@@ -202,7 +206,7 @@ extension OutboxEndToEndTests {
     defer { kernel.cleanUp() }
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    try await withFixtureServer(options: options) { server in
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       let base = server.baseURL.absoluteString
       let offline = ["--profile", "offline", "--base-url", base]
       for id in [1, 2] {

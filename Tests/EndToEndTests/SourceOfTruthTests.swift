@@ -1,5 +1,7 @@
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Synchronization
 import Testing
@@ -14,7 +16,7 @@ import Testing
     defer { kernel.cleanUp() }
     // Movie 3's rating as the api has it now; nil: the bundled one.
     let rating = Mutex<Double?>(nil)
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let responder = server.responder
       server.handle("GET", "/api/movies/3") { request in
         var answer = await responder.original(request)

@@ -1,5 +1,7 @@
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -10,7 +12,7 @@ import Testing
   @Test func anotherProcessesWritesReachTheWatcherAsOneLineEach() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer { server in
+    try await withFixtureServer(routes: .sampleMovies()) { server in
       let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
       let offline = local + ["--profile", "offline"]
       let list = ["movies", "top-grossing", "--year", "2016"]

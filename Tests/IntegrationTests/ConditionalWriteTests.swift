@@ -4,6 +4,8 @@ import Domain
 import Foundation
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Store
 import Synchronization
@@ -64,7 +66,7 @@ import Testing
   @Test func aConflictKeepsTheServersVersionAndIsSentAgainstIt() async throws {
     try await withTemporaryDirectory { folder in
       let versioned = Versioned()
-      try await withLoopbackApi(authentication: nil) { api in
+      try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
         versioned.install(on: api.server)
         let origin = api.context.environment.origin.description
         let cache = try SQLiteCacheStore.open(at: folder.appending("cache.sqlite"))

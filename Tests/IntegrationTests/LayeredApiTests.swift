@@ -4,6 +4,8 @@ import Domain
 import Foundation
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Store
 import Synchronization
@@ -39,7 +41,7 @@ import Testing
   }
 
   @Test func networkFirstFallsBackOnARefusedConnectionWithoutWaiting() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let database = try SQLiteCacheStore.inMemory()
     let deadline = TestClock()
     let service = try layered(server, .networkFirst, database: database, deadline: deadline)
@@ -65,7 +67,7 @@ import Testing
   }
 
   @Test func aNotFoundIsNotHiddenByTheCache() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let service = try layered(server, .networkFirst, database: try .inMemory())
     let error = await #expect(throws: ApiError.self) { try await service.movie(id: 999) }
     await server.stop()
@@ -79,7 +81,7 @@ import Testing
   func aStoredCopyIsRevalidatedAndA304ServesItAsNew(
     validator: String, condition: String, value: String
   ) async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let seen = Mutex<[String?]>([])
     server.handle("GET", "/api/movies/1") { request in
       seen.withLock { $0.append(request.headers[condition.lowercased()]) }
@@ -111,7 +113,7 @@ import Testing
   @Test func aRefreshInsideAConditionalCallCarriesNoValidatorsOfThatCall() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    let server = try await FixtureServer.start(options: options)
+    let server = try await FixtureServer.start(options: options, routes: .sampleMovies())
     let conditions = Mutex<[String: [String?]]>([:])
     server.handle("GET", "/api/auth") { request in
       conditions.withLock { $0["auth", default: []].append(request.headers["if-none-match"]) }

@@ -5,6 +5,8 @@ import Foundation
 import GRDB
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Store
 import Synchronization
@@ -34,6 +36,7 @@ import Testing
     let outbox: Outbox
     let cache: SQLiteCacheStore
     let clock: TestWallClock
+    let ratings: SampleRatings
     let flaky = Flaky()
 
     var origin: String { api.context.environment.origin.description }
@@ -48,24 +51,23 @@ import Testing
     func sync(force: Bool = false) async throws -> SyncReport {
       try await outbox.sync(origin: origin, send: .api(api.client), cache: cache, force: force)
     }
-
-    var ratings: SampleRatings { api.responder.options.ratings }
   }
 
   private func withSetup(
     conflicts: Set<Int> = [], _ body: (Setup) async throws -> Void
   ) async throws {
     try await withTemporaryDirectory { folder in
-      var options = SampleApiResponder.Options()
-      options.ratings = SampleRatings(conflicts: conflicts)
-      try await withLoopbackApi(options: options, authentication: nil) { api in
+      let ratings = SampleRatings(conflicts: conflicts)
+      try await withLoopbackApi(routes: .sampleMovies(ratings: ratings), authentication: nil) {
+        api in
         let clock = TestWallClock()
         let setup = Setup(
           api: api,
           outbox: Outbox(
             store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")),
             clock: clock.wallClock),
-          cache: try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")), clock: clock)
+          cache: try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")), clock: clock,
+          ratings: ratings)
         setup.flaky.install(on: api.responder)
         try await body(setup)
       }

@@ -45,7 +45,7 @@ import Testing
   }
 
   @Test func anEnvelopeWithMetaAndTimestampsWithMillisecondsDecodesByMappingAlone() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/tickets") { _ in Self.page(1) }
     let response = try await client(server).response(
@@ -74,7 +74,7 @@ import Testing
   }
 
   @Test func aPaginatedListIsWalkedToItsEndThroughMetaNextPage() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     let asked = Mutex<[String]>([])
     server.handle("GET", "/api/tickets") { request in
@@ -91,7 +91,7 @@ import Testing
   }
 
   @Test func aPaginatedListIsWalkedToItsEndThroughLinkHeaders() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     let base = server.baseURL.absoluteString
     // Page 1 links absolutely, page 2 by a path; page 3 has no next link.
@@ -136,7 +136,7 @@ import Testing
   }
 
   @Test func notFoundAndServerErrorsGiveTheServersMessage() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/tickets/{id}") { request in
       let status = request.parameters["id"] == "9" ? 404 : 500
@@ -174,7 +174,7 @@ import Testing
   }
 
   @Test func statusAndContentTypeAreValidatedAsEachRequestSays() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/tickets/1") { _ in Self.page(1) }  // JSON sent as text/html
     server.handle("GET", "/api/tickets/2") { _ in
@@ -208,7 +208,7 @@ import Testing
 
   /// The README's sample, run against a tracker served on loopback.
   @Test func theReadmeSampleReadsWritesAndWalksPages() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/tickets") { request in
       Self.page(Int(request.query["page"] ?? "1") ?? 1)
@@ -255,7 +255,7 @@ import Testing
   }
 
   @Test func aQueryValueArrivesAsWritten() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/search") { request in .json(request.query) }
     let value = "a+b&c=d é #%"
@@ -291,7 +291,7 @@ import Testing
   @Test func aTimestampWithMillisecondsRoundTripsThroughTheCacheSoAnUnchangedAnswerIsOne()
     async throws
   {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }
     server.handle("GET", "/api/tickets/{id}") { _ in
       .staticFile(

@@ -2,6 +2,8 @@ import Composition
 import Foundation
 import KernelCommands
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// Kernel's generic commands parsed and run in this process, as swift-argument-parser's own

@@ -3,6 +3,8 @@ import Domain
 import Foundation
 import HTTPTypes
 import KernelOpenAPI
+import MoviesKit
+import MoviesTesting
 import OpenAPIRuntime
 import Testing
 

@@ -6,6 +6,8 @@ import HTTPTypes
 import KernelOpenAPI
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import OpenAPIRuntime
 import SampleApi
 import Testing
@@ -55,7 +57,9 @@ import Testing
   }
 
   @Test func theEnvironmentsBaseURLReplacesTheServersAndARefusalIsAResponse() async throws {
-    try await withLoopbackApi(authentication: nil) { api in
+    let ratings = SampleRatings()
+    try await withLoopbackApi(routes: .sampleMovies(ratings: ratings), authentication: nil) {
+      api in
       let transport = KernelTransport(ApiOperationSender(client: api.client))
       let found = try await Self.send(transport, "getMovie", "/movies/1")
       #expect(found.status == 200)
@@ -69,14 +73,14 @@ import Testing
         transport, "rateMovie", "/movies/3/ratings", method: .post, body: #"{"score": 77}"#,
         headers: headers)
       #expect(rated.status == 201)
-      #expect(api.responder.options.ratings.applied(to: 3).map(\.score) == [77])
+      #expect(ratings.applied(to: 3).map(\.score) == [77])
     }
   }
 
   @Test func theAuthenticatorRefreshesForAGeneratedClientAsForAHandWrittenOne() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    try await withLoopbackApi(options: options) { api in
+    try await withLoopbackApi(routes: .sampleMovies(), options: options) { api in
       let transport = KernelTransport(ApiOperationSender(client: api.client))
       #expect(try await Self.send(transport, "getMovie", "/movies/1").status == 200)
       #expect(api.responder.tokensIssued == 1)
@@ -99,7 +103,7 @@ import Testing
   }
 
   @Test func theOfflineProfileAnswersAGeneratedGetALayeredRunKept() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let data = try TemporaryDirectory()
     defer { data.remove() }
     let assembly = OpenAPIAssembly(key: "movieOperations", operations: ["getTopGrossing"])
@@ -136,7 +140,8 @@ import Testing
   }
 
   @Test func aGeneratedWriteIsKeptInTheOutboxAndSyncedOnce() async throws {
-    let server = try await FixtureServer.start()
+    let ratings = SampleRatings()
+    let server = try await FixtureServer.start(routes: .sampleMovies(ratings: ratings))
     defer { Task { await server.stop() } }
     let data = try TemporaryDirectory()
     defer { data.remove() }
@@ -159,19 +164,19 @@ import Testing
       offline, "rateMovie", "/movies/4/ratings", method: .post, body: #"{"score": 44}"#,
       headers: headers)
     #expect(kept.status == 202)
-    #expect(server.responder.options.ratings.applied(to: 4).isEmpty)
+    #expect(ratings.applied(to: 4).isEmpty)
 
     let layered = try composed("layered")
     let writes = try #require(try await layered.keptWrites())
     #expect(writes.map(\.idempotencyKey) == ["rate-4-once"])
     #expect(try await layered.syncOutbox(force: false)?.sent.count == 1)
     #expect(try await layered.syncOutbox(force: true)?.tried == 0)
-    #expect(server.responder.options.ratings.applied(to: 4).map(\.score) == [44])
+    #expect(ratings.applied(to: 4).map(\.score) == [44])
     // Sent at once when the api answers: the api's own response, the key honoured.
     let sent = try await Self.send(
       try KernelTransport(layered, key: "movieOperations", writes: ["rateMovie"]), "rateMovie",
       "/movies/4/ratings", method: .post, body: #"{"score": 44}"#, headers: headers)
     #expect(sent.status == 201)
-    #expect(server.responder.options.ratings.applied(to: 4).count == 1)
+    #expect(ratings.applied(to: 4).count == 1)
   }
 }

@@ -35,7 +35,7 @@ import Testing
   @Test func theAuthenticatorRunsAroundAnotherTransportAcrossAnExpiry() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    try await withLoopbackApi(options: options) { api in
+    try await withLoopbackApi(routes: .sampleMovies(), options: options) { api in
       let base =
         URL(string: String(api.server.baseURL.absoluteString.dropLast())) ?? api.server.baseURL
       let middleware = AuthenticationMiddleware(client: api.client)
@@ -58,7 +58,7 @@ import Testing
   }
 
   @Test func theTraceWritesALineACallWithoutSecrets() async throws {
-    try await withLoopbackApi(authentication: nil) { api in
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
       let base =
         URL(string: String(api.server.baseURL.absoluteString.dropLast())) ?? api.server.baseURL
       let lines = Recorder<String>()

@@ -2,6 +2,8 @@ import Domain
 import Foundation
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// How a list of entities is split into rows and joined again.

@@ -2,6 +2,8 @@ import Domain
 import Foundation
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import Testing
 
 /// The README's layer stack, verbatim between the snippet markers: logging outside, dedupe,

@@ -51,7 +51,7 @@ import Testing
   }
 
   @Test func theBooksAppGetsItsApiItsCacheAndItsOfflineStackFromItsConfig() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: FixtureRoutes())
     let cards = Recorder<String>()
     let tries = Counter()
     server.handle("GET", "/api/books/7") { request in
@@ -88,8 +88,8 @@ import Testing
   }
 
   @Test func theSecretHeaderReachesItsOriginAndNeverTheOneARedirectLeadsTo() async throws {
-    let first = try await FixtureServer.start()
-    let second = try await FixtureServer.start()
+    let first = try await FixtureServer.start(routes: FixtureRoutes())
+    let second = try await FixtureServer.start(routes: FixtureRoutes())
     defer {
       Task {
         await first.stop()

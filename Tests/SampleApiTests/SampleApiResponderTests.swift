@@ -1,6 +1,8 @@
 import Domain
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Testing
 
@@ -36,7 +38,7 @@ import Testing
   }
 
   @Test func routesAnswerJSONAsTextHtml() async throws {
-    let responder = SampleApiResponder()
+    let responder = SampleApiResponder(routes: .sampleMovies())
     let movie = await get(responder, "movies/1")
     #expect(movie.status == 200)
     #expect(movie.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -56,13 +58,11 @@ import Testing
 
   @Test(arguments: ["movies/99", "movies/abc", "movies/topGrossing/twenty", "nothing/here"])
   func unknownPathsAre404(path: String) async {
-    #expect(await get(SampleApiResponder(), path).status == 404)
+    #expect(await get(SampleApiResponder(routes: .sampleMovies()), path).status == 404)
   }
 
   @Test func asManyExtraMoviesAsAnIntHoldsNeverOverflow() async throws {
-    var options = SampleApiResponder.Options()
-    options.extraMovies = Int.max
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(routes: .sampleMovies(extraMovies: Int.max))
     for id in [16, 99, Int.max] {
       let response = await get(responder, "movies/\(id)")
       #expect(response.status == 200)
@@ -74,7 +74,7 @@ import Testing
     var options = SampleApiResponder.Options()
     options.failFirst = 2
     options.retryAfter = 1
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(options: options, routes: .sampleMovies())
     let statuses = [
       await get(responder, "movies/1").status, await get(responder, "movies/2").status,
       await get(responder, "movies/1").status, await get(responder, "movies/1").status,
@@ -90,7 +90,7 @@ import Testing
     options.failureRate = 0.3
     options.seed = 42
     func run() async -> [Int] {
-      let responder = SampleApiResponder(options: options)
+      let responder = SampleApiResponder(options: options, routes: .sampleMovies())
       var statuses: [Int] = []
       for id in 1...40 { statuses.append(await get(responder, "movies/\(id % 15 + 1)").status) }
       return statuses
@@ -104,7 +104,7 @@ import Testing
   @Test func requireAuthAnswers401UntilATokenIsPresented() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(options: options, routes: .sampleMovies())
     #expect(await get(responder, "movies/1").status == 401)
     let token = String(decoding: await get(responder, "auth").body, as: UTF8.self)
     #expect(await get(responder, "movies/1", token: token).status == 200)
@@ -119,7 +119,7 @@ import Testing
     options.requireAuth = true
     options.tokenLifetime = .seconds(60)
     options.clock = clock
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(options: options, routes: .sampleMovies())
     let token = String(decoding: await get(responder, "auth").body, as: UTF8.self)
     clock.advance(by: .seconds(59))
     #expect(await get(responder, "movies/1", token: token).status == 200)
@@ -133,7 +133,7 @@ import Testing
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(250)
     options.clock = clock
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(options: options, routes: .sampleMovies())
     let answer = Task { await get(responder, "movies/1") }
     await clock.waitForSleepers()
     #expect(clock.sleeps == [.milliseconds(250)])
@@ -142,7 +142,7 @@ import Testing
   }
 
   @Test func theFixtureServerServesOverLoopback() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let response = try await fetch(server.baseURL.appendingPathComponent("movies/2"))
     await server.stop()
     #expect(response.status == 200)
@@ -156,7 +156,7 @@ import Testing
     let url = try RefusingPort.url()
     let port = try #require(url.port.flatMap { UInt16(exactly: $0) })
     await #expect(throws: FixtureServerError.self) {
-      let server = try await FixtureServer.start(port: port)
+      let server = try await FixtureServer.start(routes: .sampleMovies(), port: port)
       await server.stop()
     }
     await #expect(throws: (any Error).self) {
@@ -171,17 +171,17 @@ import Testing
     let held = try RefusingPort.hold()
     let url = try #require(URL(string: held.baseURL + "movies/1"))
     await #expect(throws: FixtureServerError.self) {
-      let server = try await FixtureServer.start(port: held.port)
+      let server = try await FixtureServer.start(routes: .sampleMovies(), port: held.port)
       await server.stop()
     }
     await #expect(throws: (any Error).self) { try await fetch(url) }
-    let server = try await FixtureServer.start(on: held)
+    let server = try await FixtureServer.start(routes: .sampleMovies(), on: held)
     #expect(server.port == held.port)
     let answer = try await fetch(url)
     #expect(answer.status == 200)
     #expect(String(decoding: answer.body, as: UTF8.self).contains("\"id\":1"))
     await #expect(throws: FixtureServerError.self) {
-      let again = try await FixtureServer.start(on: held)
+      let again = try await FixtureServer.start(routes: .sampleMovies(), on: held)
       await again.stop()
     }
     await server.stop()
@@ -190,15 +190,15 @@ import Testing
 
 @Suite struct GeneratedMoviesTests {
   @Test func idsPastTheBundledOnesAreMadeUpOnlyWhenAsked() async throws {
-    var options = SampleApiResponder.Options()
-    options.extraMovies = 10
-    let responder = SampleApiResponder(options: options)
+    let responder = SampleApiResponder(routes: .sampleMovies(extraMovies: 10))
     let made = await responder.respond(to: SampleRequest(path: "/api/movies/25"))
     #expect(made.status == 200)
     #expect(String(decoding: made.body, as: UTF8.self).contains("Generated Movie 25"))
     #expect(await responder.respond(to: SampleRequest(path: "/api/movies/26")).status == 404)
     #expect(
-      await SampleApiResponder().respond(to: SampleRequest(path: "/api/movies/16")).status == 404)
+      await SampleApiResponder(routes: .sampleMovies()).respond(
+        to: SampleRequest(path: "/api/movies/16")
+      ).status == 404)
     #expect(SampleMovie.generated(id: 400) == SampleMovie.generated(id: 400))
     #expect(CalendarDay.date(from: SampleMovie.generated(id: 400).releaseDate) != nil)
   }
@@ -208,7 +208,8 @@ extension SampleApiResponderTests {
   /// An `Idempotency-Key` answers its own request again, applying nothing twice; reused for
   /// another request it is refused with 422 (the IETF draft), and nothing is applied.
   @Test func anIdempotencyKeyReusedForAnotherRequestIs422() async throws {
-    let responder = SampleApiResponder()
+    let ratings = SampleRatings()
+    let responder = SampleApiResponder(routes: .sampleMovies(ratings: ratings))
     func rate(_ id: Int, _ score: Int, key: String) async -> SampleResponse {
       await responder.respond(
         to: SampleRequest(
@@ -222,7 +223,6 @@ extension SampleApiResponderTests {
     #expect(again.status == 201 && again.body == first.body)
     #expect(await rate(2, 80, key: "k1").status == 422)
     #expect(await rate(1, 81, key: "k1").status == 422)
-    let ratings = responder.options.ratings
     #expect(ratings.applied(to: 1).count == 1)
     #expect(ratings.applied(to: 2).isEmpty)
   }

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import Store
 import Testing
 

@@ -2,6 +2,8 @@ import Domain
 import Foundation
 import KernelTesting
 import Layers
+import MoviesKit
+import MoviesTesting
 import Store
 import Testing
 

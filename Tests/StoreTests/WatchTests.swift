@@ -2,6 +2,8 @@ import Domain
 import Foundation
 import GRDB
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import Observation
 import Store
 import Testing

@@ -2,6 +2,8 @@ import Dispatch
 import Domain
 import Foundation
 import Layers
+import MoviesKit
+import MoviesTesting
 import Store
 
 /// The store as a source of truth, against the same work in SQLite's C API in one run: one

@@ -4,6 +4,8 @@ import Domain
 import Foundation
 import HTTPTypes
 import KernelOpenAPI
+import MoviesKit
+import MoviesTesting
 import OpenAPIRuntime
 import SampleApi
 
@@ -38,7 +40,7 @@ enum HttpBench {
   static let curlFetches = 1000
 
   static func run() async throws {
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
     let movies = ApiMovieService(
@@ -159,8 +161,8 @@ enum HttpBench {
   static func storm() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
-    options.extraMovies = 50
-    let server = try await FixtureServer.start(options: options)
+    let server = try await FixtureServer.start(
+      options: options, routes: .sampleMovies(extraMovies: 50))
     let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
     let transport = PlatformTransport()
     var times: [Double] = []

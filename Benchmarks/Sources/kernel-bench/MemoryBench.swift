@@ -1,6 +1,8 @@
 import Api
 import Foundation
 import KernelTesting
+import MoviesKit
+import MoviesTesting
 import SampleApi
 
 #if canImport(Glibc)
@@ -42,7 +44,7 @@ enum MemoryBench {
 
     let encoder = JSONEncoder()
     let answer = try encoder.encode((1...movies).map { SampleMovie.generated(id: 15 + $0) })
-    let server = try await FixtureServer.start()
+    let server = try await FixtureServer.start(routes: .sampleMovies())
     server.handle("GET", "/api/movies/topGrossing/2016") { _ in
       SampleResponse(status: 200, headers: ["Content-Type": "application/json"], body: answer)
     }

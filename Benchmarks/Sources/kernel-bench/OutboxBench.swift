@@ -2,6 +2,8 @@ import Api
 import Domain
 import Foundation
 import Layers
+import MoviesKit
+import MoviesTesting
 import SampleApi
 import Store
 
@@ -26,10 +28,9 @@ enum OutboxBench {
     for run in 0..<runs {
       var options = SampleApiResponder.Options()
       options.latency = .milliseconds(50)
-      options.extraMovies = movies
       let ratings = SampleRatings()
-      options.ratings = ratings
-      let server = try await FixtureServer.start(options: options)
+      let server = try await FixtureServer.start(
+        options: options, routes: .sampleMovies(extraMovies: movies, ratings: ratings))
       let origin = "http://127.0.0.1:\(server.port)"
       let data = work.appendingPathComponent("data-\(run)")
       let outbox = Outbox(

@@ -3,6 +3,8 @@ import Domain
 import Foundation
 import GRDBSQLite
 import Layers
+import MoviesKit
+import MoviesTesting
 import Store
 
 /// The cache store against hand-written prepared statements over the sqlite3 C API, on the same

@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import FuzzDriver
+import MoviesKit
 
 /// libFuzzer's entry: any file must either compose every profile it names or throw an error
 /// that describes itself in one line (what `kernel` prints, exit 78).
@@ -9,7 +10,7 @@ public func fuzzConfig(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
   let runtime = Runtime(dataDirectory: URL(fileURLWithPath: "/nonexistent/kernel-fuzz"))
   do {
-    let document = try ConfigDocument(text: text, file: "fuzz.yaml")
+    let document = try ConfigDocument(text: text, file: "fuzz.yaml", app: .kernel)
     for profile in [nil] + document.profileNames.map(Optional.some) {
       do {
         let config = try document.resolve(profile: profile)

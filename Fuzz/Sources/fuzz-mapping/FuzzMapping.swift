@@ -2,6 +2,7 @@ import Api
 import Domain
 import Foundation
 import FuzzDriver
+import MoviesKit
 
 /// libFuzzer's entry: decoding any body, at any mapping, must either give movies or throw an
 /// `ApiError`.

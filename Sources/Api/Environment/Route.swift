@@ -146,6 +146,6 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     pattern == "*" || (!value.isEmpty && pattern == value)
   }
 
-  /// `GET movies/topGrossing/2016`: how errors and logs name a request.
+  /// `GET books/shelf/2`: how errors and logs name a request.
   public var description: String { "\(method) \(path)" }
 }

@@ -31,7 +31,7 @@ public struct JSONMapping: Sendable, Hashable {
   public var keys: KeyStrategy
 
   /// - Parameters:
-  ///   - keyPath: dot-separated keys to the value (`"data"`, `"info.movie"`); nil for the body.
+  ///   - keyPath: dot-separated keys to the value (`"data"`, `"info.book"`); nil for the body.
   ///   - success: dot-separated keys to an envelope's success flag.
   ///   - messages: dot-separated keys to a failure's message, tried in order.
   public init(

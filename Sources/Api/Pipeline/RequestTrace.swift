@@ -11,7 +11,7 @@ import HTTPTypes
 /// `api_key`), and a URL's user info and fragment. `Idempotency-Key: 6F1…` and `?page=2` are
 /// shown as they were sent.
 ///
-/// `GET http://127.0.0.1:8080/api/movies/1?api_key=REDACTED [Accept: application/json,
+/// `GET http://127.0.0.1:8080/api/books/1?api_key=REDACTED [Accept: application/json,
 /// Authorization: <redacted>] → 200 in 3 ms`
 public struct RequestTrace: Sendable {
   /// Header names whose values are never shown, lower-cased.

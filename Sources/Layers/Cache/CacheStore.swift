@@ -27,7 +27,7 @@ public struct CacheEntry: Sendable, Hashable {
   /// Changed by writes the api has not taken yet (`WriteCall.optimistic`): answered as
   /// `pending`, never offered as the api's copy.
   public var isPending: Bool
-  /// For an entity: its partition and type (`<partition>|Movie`), what a local query of that
+  /// For an entity: its partition and type (`<partition>|Book`), what a local query of that
   /// type looks among; nil for an answer.
   public var scope: String?
   /// For an answer made of entities: their keys, in order (the payload is then empty); nil for

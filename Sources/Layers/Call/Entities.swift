@@ -7,13 +7,13 @@ import Foundation
 /// another list) shows in every stored answer that holds it.
 ///
 /// ```swift
-/// ServiceCall<Movie>(name: "movie", entity: .item(Movie.self, id: 3), summary: "movie 3")
-/// ServiceCall<[Movie]>(
-///   name: "topRated", key: "movies/topRated/2016", summary: "the top-rated movies of 2016",
-///   entities: .list(Movie.self), local: LocalQuery(...))
+/// ServiceCall<Book>(name: "book", entity: .item(Book.self, id: 3), summary: "book 3")
+/// ServiceCall<[Book]>(
+///   name: "byAuthor", key: "books/byAuthor/le-guin", summary: "the books of Le Guin",
+///   entities: .list(Book.self), local: LocalQuery(...))
 /// ```
 public struct EntityShape<Value: Sendable>: Sendable {
-  /// The entities' type, as the store names it (`Movie`).
+  /// The entities' type, as the store names it (`Book`).
   public let type: String
   /// For an item call: the id of the one entity it reads, whoever stored it.
   public let itemID: String?
@@ -26,10 +26,10 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// The answer made of stored entities' bytes, in the order of its ids.
   public func value(of payloads: [Data]) throws -> Value { try join(payloads) }
 
-  /// The store key of entity `id` of this type: `Movie/3`, under the layer's partition.
+  /// The store key of entity `id` of this type: `Book/3`, under the layer's partition.
   public func key(of id: String) -> String { Self.key(type: type, id: id) }
 
-  /// `Movie/3`.
+  /// `Book/3`.
   public static func key(type: String, id: String) -> String { type + "/" + id }
 }
 
@@ -64,7 +64,7 @@ extension EntityShape {
 
   /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids.
   /// One encoder for all its entities, and one decoding of their rows joined as one JSON array:
-  /// a coder made for each entity was most of a 10-movie list's read.
+  /// a coder made for each entity was most of a 10-entity list's read.
   public static func list<E: Identifiable & Codable & Sendable>(
     _ entity: E.Type, type: String? = nil
   ) -> EntityShape<[E]> {
@@ -103,8 +103,8 @@ struct EntityMismatch: Error, CustomStringConvertible {
 }
 
 /// How the store answers a list call that was never stored: a filter, an order and a limit over
-/// the stored entities of its type (the talk's `realm.objects(RealmMovie.self).filter("year ==
-/// 2016")`, sorted by rating). Run in the store (SQL for SQLite), never by decoding every
+/// the stored entities of its type (Realm's `realm.objects(Book.self).filter("year == 1969")`,
+/// sorted by title). Run in the store (SQL for SQLite), never by decoding every
 /// entity. Fields are key paths into the entity's JSON (`year`, `cast.0.name`).
 public struct LocalQuery: Sendable, Hashable {
   /// `field == value`, every one of them.
@@ -130,7 +130,7 @@ public struct LocalQuery: Sendable, Hashable {
   public var filters: [Filter]
   public var order: [Order]
   public var limit: Int?
-  /// What it answers, for people: `stored movies of 2016, by rating`.
+  /// What it answers, for people: `stored books of 1969, by title`.
   public var summary: String
 
   public init(

@@ -7,11 +7,11 @@ import Foundation
 /// The key names this call's result and nothing else: a cache answers a call only from the
 /// entry stored under its own key, never from what other calls stored.
 public struct ServiceCall<Value: Sendable>: Sendable {
-  /// The call, e.g. `topGrossingMovies`, for logs.
+  /// The call, e.g. `booksByAuthor`, for logs.
   public let name: String
-  /// What identifies its result, e.g. `movies/topGrossing/2016`.
+  /// What identifies its result, e.g. `books/byAuthor/le-guin`.
   public let key: String
-  /// What a person calls it, e.g. `the top-grossing movies of 2016`.
+  /// What a person calls it, e.g. `the books of Le Guin`.
   public let summary: String
   /// How its result is turned into bytes for a cache store and back; nil when it is never cached.
   public let codec: CacheCodec<Value>?
@@ -40,15 +40,15 @@ extension ServiceCall where Value: Codable {
     self.init(name: name, key: key, summary: summary, codec: .json)
   }
 
-  /// An item call that names its entity (`.item(Movie.self, id: 3)`): the store answers it
-  /// from that entity's row, whichever answer stored it. Its key is the entity's (`Movie/3`).
+  /// An item call that names its entity (`.item(Book.self, id: 3)`): the store answers it
+  /// from that entity's row, whichever answer stored it. Its key is the entity's (`Book/3`).
   public init(name: String, entity: EntityShape<Value>, summary: String) {
     self.init(
       name: name, key: entity.itemID.map(entity.key(of:)) ?? name, summary: summary,
       codec: .json, entities: entity)
   }
 
-  /// A list call whose answer is entities (`.list(Movie.self)`), kept as their ids; `local`
+  /// A list call whose answer is entities (`.list(Book.self)`), kept as their ids; `local`
   /// answers it from the stored entities when it was never stored.
   public init(
     name: String, key: String, summary: String, entities: EntityShape<Value>,
@@ -60,7 +60,7 @@ extension ServiceCall where Value: Codable {
 }
 
 /// A list `CacheCodec.json` encodes a slice at a time: the same JSON as encoding it whole, but
-/// `JSONEncoder`'s whole-document tree of a 100,000-movie answer took 170 MB.
+/// `JSONEncoder`'s whole-document tree of a 100,000-entity answer took 170 MB.
 protocol SliceEncodable {
   func encoded(by encoder: JSONEncoder) throws -> Data
 }

@@ -1,12 +1,12 @@
 import Domain
 
-/// A service whose calls go through a `LayerStack` (Kernel's `LayeredMovieService`, an app's
-/// `LayeredBookService`): whoever asks it can observe where its answers came from, as values
-/// noted in a recorder the caller gives, not through anything the task carries.
+/// A service whose calls go through a `LayerStack` (an app's `LayeredBookService`): whoever
+/// asks it can observe where its answers came from, as values noted in a recorder the caller
+/// gives, not through anything the task carries.
 ///
 /// ```swift
 /// let recorder = Provenance.Recorder()
-/// let movie = try await recorder.observing(movies).movie(id: 1)
+/// let book = try await recorder.observing(books).book(id: 1)
 /// recorder.origin  // "cache"
 /// ```
 public protocol LayeredService: Sendable {

@@ -6,10 +6,10 @@ import Synchronization
 /// stops watching when it is released or `stop()` is called.
 ///
 /// ```swift
-/// let top = LiveAnswer(movies.layers.watch(.topGrossingMovies(year: 2016), from: movies.base) {
-///   try await $0.topGrossingMovies(year: 2016)
+/// let shelf = LiveAnswer(books.layers.watch(.shelf(page: 1), from: books.base) {
+///   try await $0.shelf(page: 1)
 /// })
-/// // SwiftUI: List(top.latest?.value ?? []) { … }
+/// // SwiftUI: List(shelf.latest?.value ?? []) { … }
 /// ```
 @MainActor @Observable
 public final class LiveAnswer<Value: Sendable & Equatable> {

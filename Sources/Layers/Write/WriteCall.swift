@@ -17,9 +17,9 @@ import Foundation
 /// }
 /// ```
 public struct WriteCall<Value: Sendable>: Sendable {
-  /// The write, e.g. `rateMovie`, for logs and `outbox list`.
+  /// The write, e.g. `borrowBook`, for logs and `outbox list`.
   public let name: String
-  /// What a person calls it: `a rating of movie 7`.
+  /// What a person calls it: `a loan of book 7`.
   public let summary: String
   /// What its sender sends, as the sender reads it back (Kernel's api sender: a recorded
   /// `Route`). Opaque to the layers and the outbox, which keep it as it is.
@@ -27,7 +27,7 @@ public struct WriteCall<Value: Sendable>: Sendable {
   /// Made once, when the write is made, and sent as `Idempotency-Key` on every try, so a server
   /// that honours it applies a repeated write once.
   public let idempotencyKey: String
-  /// Writes with the same ordering key are sent in the order they were made (`movies/7`).
+  /// Writes with the same ordering key are sent in the order they were made (`books/7`).
   public let orderingKey: String
   /// The keys of the calls whose cached answers it changes (`ServiceCall.key`): dropped when
   /// it is sent, so the next read asks the api.
@@ -37,7 +37,7 @@ public struct WriteCall<Value: Sendable>: Sendable {
   /// How it changes cached answers while it waits in the outbox: the copies an app shows,
   /// marked pending, until the api's answer replaces them.
   public var optimistic: [OptimisticEdit]
-  /// The key of the stored entity the write edits (`ServiceCall.movie(id: 7).key`): the ETag of
+  /// The key of the stored entity the write edits (`ServiceCall.book(id: 7).key`): the ETag of
   /// that copy, as its own item answer gave it, is taken when the write is made and sent as
   /// `If-Match` on every try, so the api refuses it (412) if the entity changed meanwhile. No
   /// app copies ETags into its model. Nil: the write is sent unconditionally.

@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 

@@ -1,4 +1,5 @@
 import Api
+import Composition
 import Domain
 import Foundation
 import Layers
@@ -16,7 +17,9 @@ public struct MoviesAssembly: Assembly {
       movies.layered { base, layers in LayeredMovieService(base: base, layers: layers) }
     }
     catalog.writes("movieWrites", (any MovieWrites).self) { writer in MovieWriter(writer: writer) }
-    catalog.transport("sample", answersInProcess: true) { _ in InProcessTransport.sample() }
+    catalog.transport("sample", answersInProcess: true) { _ in
+      InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
+    }
   }
 }
 
@@ -76,4 +79,16 @@ public enum MovieWatches {
       }
     }
   }
+}
+
+extension KernelApp {
+  /// The `kernel` command's app: Kernel's parts and the movie example, with `Config/kernel.yaml`
+  /// built in; registered through the same calls as any app's.
+  public static let kernel: KernelApp = {
+    var app = KernelApp(
+      name: "kernel", variablePrefix: "KERNEL", userAgent: DefaultHeadersAdapter.userAgent,
+      builtInConfig: (BuiltInConfig.name, BuiltInConfig.yaml))
+    app.add(MoviesAssembly())
+    return app
+  }()
 }

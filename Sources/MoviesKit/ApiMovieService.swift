@@ -1,3 +1,4 @@
+import Api
 import Domain
 
 /// Movies from the API: three request values and a conversion, nothing else. Each answer is the

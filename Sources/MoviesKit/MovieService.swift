@@ -1,3 +1,5 @@
+import Domain
+
 /// Movies by id and the yearly lists: what every stack (api, cache, layered) answers.
 public protocol MovieService: Sendable {
   func movie(id: Int) async throws -> Movie

@@ -1,5 +1,7 @@
 import Domain
 import Foundation
+import KernelTesting
+import MoviesKit
 
 extension Movie {
   /// A movie for a test: released on 17 June of `year`, with a three-name cast by default.

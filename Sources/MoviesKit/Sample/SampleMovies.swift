@@ -4,6 +4,10 @@
 /// CocoaHeads talk) and the top five of 2015. Grossing is the final domestic (US and Canada)
 /// gross in dollars; rating is the Metacritic metascore; release dates are US releases.
 public struct SampleMovie: Sendable, Hashable, Encodable {
+  /// The size of every movie's poster (`GET movies/{id}/poster`) unless `serve --poster-bytes`
+  /// says otherwise.
+  public static let defaultPosterBytes = 200_000
+
   public let id: Int
   public let name: String
   public let year: Int

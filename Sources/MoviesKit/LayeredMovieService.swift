@@ -1,4 +1,5 @@
 import Domain
+import Layers
 
 /// A `MovieService` with layers around a `MovieSource` (the api's, or a fake): each call goes through one `LayerStack`
 /// (cache, logging, de-duplication, memory) described as a `ServiceCall`. This file is all a

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import MoviesKit
 import Synchronization
 
 /// A base whose answers a test sets: movies to return, or a failure of a given kind

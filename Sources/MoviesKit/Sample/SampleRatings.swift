@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import SampleApi
 import Synchronization
 
 /// The sample API's ratings: `POST movies/{id}/ratings` with `{"score": N}` (1–100) answers

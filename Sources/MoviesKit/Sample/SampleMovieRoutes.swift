@@ -1,4 +1,5 @@
 import Foundation
+import SampleApi
 
 extension FixtureRoutes {
   /// The bundled movie API under `basePath`: `GET movies/{id}`, `GET movies/topGrossing/{year}`,
@@ -9,7 +10,7 @@ extension FixtureRoutes {
   /// (`SampleMovie.generated`).
   public static func sampleMovies(
     basePath: String = "/api/", extraMovies: Int = 0, ratings: SampleRatings = SampleRatings(),
-    posterBytes: Int = SampleApiResponder.Options.defaultPosterBytes
+    posterBytes: Int = SampleMovie.defaultPosterBytes
   ) -> FixtureRoutes {
     var routes = FixtureRoutes()
     routes.add("GET", basePath + "movies/{id}/poster") { request in

@@ -1,3 +1,5 @@
+import Domain
+
 /// The movie example's writes: what its `movieWrites` stack (`[outbox, api]`, `[outbox]`,
 /// `[api]`) answers. A rating is sent at once, or kept in the outbox and sent later.
 public protocol MovieWrites: Sendable {
