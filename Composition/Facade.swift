@@ -19,6 +19,8 @@ public struct Composed: Sendable {
   /// `offline`): what a download, which no cache answers, needs.
   public var reachesApi: Bool { profileHasApi }
   let overriding: (@Sendable (Container) throws -> Void)?
+  /// Notes where the answers of the services resolved through this value came from.
+  private(set) var observer: Provenance.Recorder?
 
   /// Whether the config's api context keeps the environment and the token in the data dir
   /// (the catalog says so of the context it registered).
@@ -47,28 +49,34 @@ public struct Composed: Sendable {
       })
   }
 
-  /// The profile's `Service` (`(any BookService).self`), built on first use.
+  /// The profile's `Service` (`(any BookService).self`), built on first use; observed by the
+  /// recorder this value carries, if any (`observed(by:)`).
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
-    try container.resolve(type)
+    observing(try container.resolve(type))
   }
 
   /// The profile's `Service` registered under `tag` (a service the catalog took with a tag: one
   /// of several of the same type, as `OpenAPIAssembly` registers an api's operations).
   public func service<Service: Sendable>(_ type: Service.Type, tag: String) throws -> Service {
-    try container.resolve(type, tag: Tag(tag))
+    observing(try container.resolve(type, tag: Tag(tag)))
+  }
+
+  /// This graph, its services noting where each of their answers came from in `recorder` (a
+  /// layered service's; see `LayeredService.observed(by:)`): what a command's work is handed,
+  /// so whatever it resolves reports its provenance, a generated client's transport too.
+  public func observed(by recorder: Provenance.Recorder) -> Composed {
+    var observed = self
+    observed.observer = recorder
+    return observed
+  }
+
+  private func observing<Service>(_ service: Service) -> Service {
+    observer?.observing(service) ?? service
   }
 
   /// Whether the profile's config stacks the service `key` (`profiles.layered.books`).
   public func stacks(_ key: String) -> Bool {
     composer.config.profiles[profile]?.stacks[key] != nil
-  }
-
-  /// The profile's `Service`, noting where each of its answers came from in `recorder` when
-  /// it is a layered service (see `LayeredService.observed(by:)`).
-  public func service<Service: Sendable>(
-    _ type: Service.Type, observedBy recorder: Provenance.Recorder
-  ) throws -> Service {
-    recorder.observing(try container.resolve(type))
   }
 
   /// Drops what the session built (the transport, the api client, the services over them),

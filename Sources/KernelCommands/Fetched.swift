@@ -38,19 +38,26 @@ public struct Fetched<Value: Sendable>: Sendable {
 }
 
 extension Invocation {
-  /// Resolves the profile's `Service`, runs `body` with it, and notes where its answers came
-  /// from. Before returning (or throwing) it waits, bounded by `timeouts.resourceSeconds`, for
-  /// refreshes a stale-while-revalidate cache started behind its answers, so they are stored
-  /// before the process ends. `early` hears a `cacheThenNetwork` cache's stored copy the moment
-  /// it is read.
-  public func fetch<Service: Sendable, Value: Sendable>(
-    _ type: Service.Type, early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
-    _ body: @escaping @Sendable (Service) async throws -> Value
+  /// The one way a command reaches the profile's services, reads and writes alike: sends the
+  /// writes the outbox keeps that are due (a new write goes behind them), runs `body` with the
+  /// profile's graph, whose services note where their answers came from, and returns its value
+  /// with that origin. Before returning (or throwing) it waits, bounded by
+  /// `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started behind
+  /// its answers, so they are stored before the process ends. `early` hears a
+  /// `cacheThenNetwork` cache's stored copy the moment it is read.
+  ///
+  /// ```swift
+  /// let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
+  /// let movie = try await invocation.fetch { try await MoviesAPI.movie(1, through: $0) }
+  /// ```
+  public func fetch<Value: Sendable>(
+    early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
+    _ body: @escaping @Sendable (Composed) async throws -> Value
   ) async throws -> Fetched<Value> {
     let composed = try services()
     await syncDueWrites(composed)
     let recorder = Provenance.Recorder(early: early)
-    let observed = try composed.service(type, observedBy: recorder)
+    let observed = composed.observed(by: recorder)
     Phases.mark("service")
     let clock = ContinuousClock()
     let start = clock.now
@@ -75,15 +82,13 @@ extension Invocation {
       elapsed: clock.now - start)
   }
 
-  /// Resolves the profile's write `Service`, sends the writes the outbox keeps first (a new
-  /// write goes behind them), and runs `body`: its write sent, or kept in the outbox.
-  public func write<Service: Sendable, Value: Sendable>(
-    _ type: Service.Type, _ body: @escaping @Sendable (Service) async throws -> Written<Value>
-  ) async throws -> Written<Value> {
-    let composed = try services()
-    await syncDueWrites(composed)
-    let service = try composed.service(type)
-    return try await composed.makeCurrent { try await body(service) }
+  /// `fetch` with the profile's `Service` resolved for `body`: a read, or a write whose
+  /// `Written` value says whether it was sent or kept in the outbox.
+  public func fetch<Service: Sendable, Value: Sendable>(
+    _ type: Service.Type, early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
+    _ body: @escaping @Sendable (Service) async throws -> Value
+  ) async throws -> Fetched<Value> {
+    try await fetch(early: early) { composed in try await body(try composed.service(type)) }
   }
 
   /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
@@ -167,5 +172,28 @@ extension Invocation {
         "The cache's refresh did not finish within \(limit) s (timeouts.resourceSeconds); the stored copy was kept."
       )
     }
+  }
+}
+
+extension Invocation {
+  /// Prints a fetched list as a command shows it. As JSON, one object holding the list under
+  /// `key` and its `origin` (`{"books":[…],"origin":"cache"}`); as text, a line per element
+  /// (escaped: what came from outside cannot drive the terminal), then the footer saying where
+  /// they came from (`2 books from cache, 3 min old`), `one` naming a single element (`book`).
+  ///
+  /// ```swift
+  /// try invocation.show(shelf, as: "books", one: "book") { "\($0.id)  \($0.title)" }
+  /// ```
+  public func show<Element: Encodable & Sendable>(
+    _ fetched: Fetched<[Element]>, as key: String, one: String, line: (Element) -> String
+  ) throws {
+    guard format == .text else {
+      return try Reply.printJSON(list: key, fetched.value, fields: ["origin": fetched.origin])
+    }
+    for element in fetched.value {
+      try Terminal.print(TerminalText.escaped(line(element), keepingNewlines: false))
+    }
+    let count = fetched.value.count
+    try Terminal.print(fetched.footer(count == 1 ? "1 \(one)" : "\(count) \(key)"))
   }
 }

@@ -5,13 +5,13 @@ import Logging
 
 /// One run of a command (an invocation): its resolved config and runtime, built from the global
 /// options before the command does work, so a config error is reported before the first
-/// request. An app's command makes one first thing in `run`, then asks it for the profile's
-/// services. (Not to be confused with the `.session` scope, which is what a login builds and a
+/// request. An app's command makes one first thing in `run`, then reaches the profile's
+/// services through `fetch`. (Not to be confused with the `.session` scope, which is what a login builds and a
 /// logout drops, nor with `Composed.endSession()`, which drops it.)
 ///
 /// ```swift
 /// let invocation = try Invocation(global)
-/// let books = try invocation.services().service((any BookService).self)
+/// let shelf = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
 /// ```
 public struct Invocation: Sendable {
   /// The app being run (`CommandLineApp.current.app`).
@@ -71,7 +71,7 @@ public struct Invocation: Sendable {
 
   /// The profile's validated graph, for a command that reads or writes the data dir: the dir
   /// is created first, so an unusable one is a config error before any request.
-  public func services() throws -> Composed {
+  func services() throws -> Composed {
     try prepareDataDirectory()
     let composed = try inspect()
     Phases.mark("container")
@@ -112,13 +112,13 @@ public struct Invocation: Sendable {
   }
 
   /// The profile's validated graph, creating nothing: for graph, doctor and cache stats.
-  public func inspect() throws -> Composed {
+  func inspect() throws -> Composed {
     try app.compose(config: config, runtime: runtime)
   }
 
   /// The api side (auth, env), whatever the profile; the data dir is created first when the
   /// context keeps the token there.
-  public func api() throws -> ApiAccess {
+  func api() throws -> ApiAccess {
     let composed = try inspect()
     if composed.contextPersists { try prepareDataDirectory() }
     return try composed.api()
@@ -148,7 +148,7 @@ public struct Invocation: Sendable {
 
   /// Creates the data dir (0700) if needed and checks it can be written: a config error
   /// naming the key that chose it, before anything is stored.
-  public func prepareDataDirectory() throws {
+  func prepareDataDirectory() throws {
     let path = runtime.dataDirectory.path
     do {
       // The parents as usual; the dir itself by mkdir with its mode, never open to others for

@@ -222,10 +222,10 @@ extension MoviesCommand {
     func run() async throws {
       let invocation = try Invocation(global)
       let (id, score) = (id, score)
-      let written = try await invocation.write((any MovieWrites).self) {
+      let written = try await invocation.fetch((any MovieWrites).self) {
         try await $0.rate(movie: id, score: score)
       }
-      switch written {
+      switch written.value {
       case .queued(let write): try invocation.sayQueued(write)
       case .applied(let problem):
         // Exit 0: the rating is done; a second run would rate again.

@@ -65,17 +65,10 @@ struct Add: AsyncParsableCommand {
   }
 }
 
-/// A line per book and where they came from, or `{"origin": …, "books": […]}`.
+/// A line per book and where they came from, or `{"books": […], "origin": …}`.
 func show(_ fetched: Fetched<[Book]>, _ invocation: Invocation) throws {
-  let books = fetched.value
-  guard invocation.format == .text else {
-    struct Answer: Encodable { let origin: String, books: [Book] }
-    return try Terminal.printExact(
-      try Reply.json(encoding: Answer(origin: fetched.origin, books: books)))
-  }
-  for book in books {
+  try invocation.show(fetched, as: "books", one: "book") { book in
     let added = book.addedAt.formatted(.iso8601.year().month().day())
-    try Terminal.print("\(book.id)  \(book.title), \(book.author) (added \(added))")
+    return "\(book.id)  \(book.title), \(book.author) (added \(added))"
   }
-  try Terminal.print(fetched.footer(books.count == 1 ? "1 book" : "\(books.count) books"))
 }

@@ -28,8 +28,9 @@ struct Get: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    let movie = try await MoviesAPI.movie(id, through: try invocation.services())
-    try show([movie], invocation)
+    let id = id
+    try show(
+      try await invocation.fetch { [try await MoviesAPI.movie(id, through: $0)] }, invocation)
   }
 }
 
@@ -42,7 +43,9 @@ struct TopGrossing: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    try show(try await MoviesAPI.topGrossing(year, through: try invocation.services()), invocation)
+    let year = year
+    try show(
+      try await invocation.fetch { try await MoviesAPI.topGrossing(year, through: $0) }, invocation)
   }
 }
 
@@ -61,7 +64,10 @@ struct Rate: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    switch try await MoviesAPI.rate(id, score: score, through: try invocation.services()) {
+    let (id, score) = (id, score)
+    switch try await invocation.fetch({ try await MoviesAPI.rate(id, score: score, through: $0) })
+      .value
+    {
     case .rated(let rating): try Terminal.print("Rated movie \(rating.movieId) \(rating.score).")
     case .queued:
       try Terminal.print("queued: the rating of movie \(id) is kept in the outbox (outbox list).")
@@ -69,19 +75,7 @@ struct Rate: AsyncParsableCommand {
   }
 }
 
-/// One line a movie, or `{"movies": [...]}`.
-func show(_ movies: [MoviesAPI.Movie], _ invocation: Invocation) throws {
-  if invocation.format == .json {
-    try Terminal.printExact(
-      try Reply.json([
-        "movies": movies.map {
-          ["id": $0.id, "name": $0.name, "year": $0.year] as [String: any Sendable]
-        }
-      ]))
-  } else {
-    for movie in movies {
-      try Terminal.print(
-        TerminalText.escaped("\(movie.id)  \(movie.name) (\(movie.year))", keepingNewlines: false))
-    }
-  }
+/// One line a movie and where they came from, or `{"movies": [...], "origin": …}`.
+func show(_ movies: Fetched<[MoviesAPI.Movie]>, _ invocation: Invocation) throws {
+  try invocation.show(movies, as: "movies", one: "movie") { "\($0.id)  \($0.name) (\($0.year))" }
 }
