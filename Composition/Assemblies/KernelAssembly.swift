@@ -20,38 +20,39 @@ public struct KernelAssembly: Assembly {
 
   public func assemble(into catalog: inout Catalog) {
     for setting in AppSetting.kernel { catalog.setting(setting) }
-    catalog.adapter("defaultHeaders") { _ in
-      { r in DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent) }
+    catalog.adapter("defaultHeaders") { r in
+      DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent)
     }
     Self.authenticators(into: &catalog)
     // The `-v` trace: each try's line with its metrics, in the debug log.
     catalog.monitor("log") { r in LogMonitor(try r.resolve(Runtime.self).log) }
-    catalog.retrier("backoff") { _ in
-      { r in
-        let retry = try r.resolve(KernelConfig.self).retry
-        var policy = BackoffRetrier.Policy()
-        policy.maxRetries = retry.maxRetries
-        policy.baseDelay = .milliseconds(retry.baseDelayMs)
-        policy.retryAfterCap = .seconds(retry.retryAfterCapSeconds)
-        return BackoffRetrier(
-          policy: policy, random: try r.resolve(), now: try r.resolve(WallClock.self).now)
-      }
+    catalog.retrier("backoff") { r in
+      let retry = try r.resolve(KernelConfig.self).retry
+      var policy = BackoffRetrier.Policy()
+      policy.maxRetries = retry.maxRetries
+      policy.baseDelay = .milliseconds(retry.baseDelayMs)
+      policy.retryAfterCap = .seconds(retry.retryAfterCapSeconds)
+      return BackoffRetrier(
+        policy: policy, random: try r.resolve(), now: try r.resolve(WallClock.self).now)
     }
 
-    catalog.layer("logging") { _ in
-      { r in LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve()) }
+    catalog.layer("logging") { r in
+      LoggingLayer(log: try r.resolve(Runtime.self).log, clock: try r.resolve())
     }
-    catalog.layer("dedupe") { _ in { _ in DedupeLayer() } }
-    catalog.layer("memory", usage: "memory(<capacity>, <seconds>)") { p in
-      let capacity = try p.positiveInt("capacity", at: 0, default: 64)
-      let seconds = try p.positiveInt("seconds", at: 1, default: 60)
-      return { r in
-        MemoryLayer(capacity: capacity, maxAge: .seconds(seconds), clock: try r.resolve())
+    catalog.layer("dedupe") { _ in DedupeLayer() }
+    catalog.layer(
+      "memory", usage: "memory(<capacity>, <seconds>)",
+      parameters: {
+        (
+          try $0.positiveInt("capacity", at: 0, default: 64),
+          try $0.positiveInt("seconds", at: 1, default: 60)
+        )
       }
+    ) { memory, r in
+      MemoryLayer(capacity: memory.0, maxAge: .seconds(memory.1), clock: try r.resolve())
     }
-    catalog.layer("cache", needs: .cache, usage: "cache(<policy>)") { p in
-      let policy = try Self.policy(p)
-      return { r in try Self.cache(policy, r) }
+    catalog.layer("cache", needs: .cache, usage: "cache(<policy>)", parameters: Self.policy) {
+      policy, r in try Self.cache(policy, r)
     }
     catalog.store { r in try Self.cache(.cacheOnly, r) }
 

@@ -11,18 +11,43 @@ import Layers
 /// example's assembly in its own module). A later registration of a name replaces the earlier one, so an app can
 /// replace a part of Kernel's.
 ///
-/// A factory runs in two steps: it reads its `Parameters` when the config is composed (a bad
-/// one is a config error before anything is built) and returns what builds the part when the
-/// container resolves it.
+/// A part the config names with arguments (`memory(64, 60)`) is registered with two closures:
+/// `parameters` reads the config entry's `Parameters` into a value when the config is composed
+/// (a bad one is a config error before anything is built), and the other builds the part from
+/// that value and the container when it is resolved:
+///
+/// ```swift
+/// catalog.adapter("apiKey", parameters: { try $0.string("header", at: 0, default: "X-Key") }) {
+///   header, _ in ApiKeyAdapter(header: header)
+/// }
+/// catalog.layer("logging") { r in LoggingLayer(log: try r.resolve(Runtime.self).log) }
+/// ```
 public struct Catalog: Sendable {
   /// Builds a part from the container: the clocks, `Runtime`, `KernelConfig`, the api client.
   public typealias Make<Part> = @Sendable (Resolver) throws -> Part
-  /// Reads a config entry's parameters and returns how to build the part.
-  public typealias Factory<Part> = @Sendable (Parameters) throws -> Make<Part>
+  /// Reads a config entry's parameters into what builds the part.
+  public typealias ReadParameters<Read> = @Sendable (Parameters) throws -> Read
+  /// Builds a part from what its entry's parameters were read into, and the container.
+  public typealias Build<Read, Part> = @Sendable (Read, Resolver) throws -> Part
   /// Builds an environment's authenticator (its secrets are among `environment.values`); nil:
   /// requests go without a credential.
   public typealias MakeAuthenticator =
     @Sendable (Resolver, ApiEnvironment) throws -> (any Authenticator)?
+  /// How a part is planned when the config names it: its parameters read, its build kept.
+  typealias Factory<Part> = @Sendable (Parameters) throws -> Make<Part>
+
+  /// The plan of a part without parameters.
+  static func plan<Part>(_ make: @escaping Make<Part>) -> Factory<Part> { { _ in make } }
+
+  /// The plan of a part whose parameters `read` reads, built by `build`.
+  static func plan<Read: Sendable, Part>(
+    _ read: @escaping ReadParameters<Read>, _ build: @escaping Build<Read, Part>
+  ) -> Factory<Part> {
+    { parameters in
+      let value = try read(parameters)
+      return { resolver in try build(value, resolver) }
+    }
+  }
 
   struct Component<Part>: Sendable {
     let needs: Needs
@@ -79,13 +104,29 @@ public struct Catalog: Sendable {
 
   /// A request adapter the `adapters:` list may name. Its `secretHeaders` are redacted in
   /// traces and dropped on a redirect to another origin.
-  public mutating func adapter(_ name: String, _ factory: @escaping Factory<any RequestAdapter>) {
-    parts.adapters[name] = Component(needs: .api, factory: factory)
+  public mutating func adapter(_ name: String, _ make: @escaping Make<any RequestAdapter>) {
+    parts.adapters[name] = Component(needs: .api, factory: Self.plan(make))
+  }
+
+  /// A request adapter with arguments (`apiKey(header: X-Key)`), read by `parameters`.
+  public mutating func adapter<Read: Sendable>(
+    _ name: String, parameters: @escaping ReadParameters<Read>,
+    _ build: @escaping Build<Read, any RequestAdapter>
+  ) {
+    parts.adapters[name] = Component(needs: .api, factory: Self.plan(parameters, build))
   }
 
   /// A request retrier the `retriers:` list may name.
-  public mutating func retrier(_ name: String, _ factory: @escaping Factory<any RequestRetrier>) {
-    parts.retriers[name] = Component(needs: .api, factory: factory)
+  public mutating func retrier(_ name: String, _ make: @escaping Make<any RequestRetrier>) {
+    parts.retriers[name] = Component(needs: .api, factory: Self.plan(make))
+  }
+
+  /// A request retrier with arguments (`rateLimit(3)`), read by `parameters`.
+  public mutating func retrier<Read: Sendable>(
+    _ name: String, parameters: @escaping ReadParameters<Read>,
+    _ build: @escaping Build<Read, any RequestRetrier>
+  ) {
+    parts.retriers[name] = Component(needs: .api, factory: Self.plan(parameters, build))
   }
 
   /// A request monitor: every api client tells it of each try as it ends, with the
@@ -100,25 +141,38 @@ public struct Catalog: Sendable {
     parts.monitors[name] = make
   }
 
-  /// An authenticator an environment's `auth:` may name (`oauth2(grant: password)`): its
-  /// parameters are read when the config is composed, and it is built for the environment in
-  /// use. `usage` shows its parameters in messages.
+  /// An authenticator an environment's `auth:` may name (`oauth2(grant: password)`), built for
+  /// the environment in use. `usage` shows its parameters in messages.
   ///
-  /// ```swift
-  /// catalog.authenticator("session", usage: "session(route: <path>)") { p in
-  ///   let route = p.value("route", at: 0) ?? "session"
-  ///   return { _, environment in SessionAuthenticator(route: route) }
-  /// }
-  /// ```
   /// `sendsBaseURLCredentials`: it sends the user and password a base URL holds
   /// (`https://user:password@host/`); with any other authenticator such a base URL is a config
   /// error, not credentials silently left unsent.
   public mutating func authenticator(
     _ name: String, usage: String? = nil, sendsBaseURLCredentials: Bool = false,
-    _ factory: @escaping @Sendable (Parameters) throws -> MakeAuthenticator
+    _ make: @escaping MakeAuthenticator
   ) {
     parts.authenticators[name] = AuthenticatorPart(
-      factory: factory, usage: usage, sendsBaseURLCredentials: sendsBaseURLCredentials)
+      factory: { _ in make }, usage: usage, sendsBaseURLCredentials: sendsBaseURLCredentials)
+  }
+
+  /// An authenticator with arguments, read by `parameters` when the config is composed.
+  ///
+  /// ```swift
+  /// catalog.authenticator(
+  ///   "session", usage: "session(route: <path>)",
+  ///   parameters: { $0.value("route", at: 0) ?? "session" }
+  /// ) { route, _, environment in SessionAuthenticator(route: route) }
+  /// ```
+  public mutating func authenticator<Read: Sendable>(
+    _ name: String, usage: String? = nil, sendsBaseURLCredentials: Bool = false,
+    parameters read: @escaping ReadParameters<Read>,
+    _ build: @escaping @Sendable (Read, Resolver, ApiEnvironment) throws -> (any Authenticator)?
+  ) {
+    parts.authenticators[name] = AuthenticatorPart(
+      factory: { parameters in
+        let value = try read(parameters)
+        return { resolver, environment in try build(value, resolver, environment) }
+      }, usage: usage, sendsBaseURLCredentials: sendsBaseURLCredentials)
   }
 
   /// An authenticator as registered.
@@ -129,12 +183,20 @@ public struct Catalog: Sendable {
   }
 
   /// A layer any service's stack may name; `needs: .cache` when it uses the cache store.
-  /// `usage` shows its arguments in messages (`memory(<capacity>, <seconds>)`).
   public mutating func layer(
-    _ name: String, needs: Needs = [], usage: String? = nil,
-    _ factory: @escaping Factory<any ServiceLayer>
+    _ name: String, needs: Needs = [], _ make: @escaping Make<any ServiceLayer>
   ) {
-    parts.layers[name] = Component(needs: needs, factory: factory, usage: usage)
+    parts.layers[name] = Component(needs: needs, factory: Self.plan(make))
+  }
+
+  /// A layer with arguments, read by `parameters`; `usage` shows them in messages
+  /// (`memory(<capacity>, <seconds>)`).
+  public mutating func layer<Read: Sendable>(
+    _ name: String, needs: Needs = [], usage: String? = nil,
+    parameters: @escaping ReadParameters<Read>, _ build: @escaping Build<Read, any ServiceLayer>
+  ) {
+    parts.layers[name] = Component(
+      needs: needs, factory: Self.plan(parameters, build), usage: usage)
   }
 
   /// An api context `context:` may name. It resolves `Environments` for the configured ones.

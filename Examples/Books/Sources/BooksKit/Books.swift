@@ -97,10 +97,9 @@ public struct BooksAssembly: Assembly {
       books.api { ApiBookService(client: $0) }
       books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
     }
-    catalog.adapter("apiKey") { parameters in
-      let header = try parameters.string("header", at: 0, default: "X-Api-Key")
-      return { _ in ApiKeyAdapter(header: header) }
-    }
+    catalog.adapter(
+      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") }
+    ) { header, _ in ApiKeyAdapter(header: header) }
     catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The library's key."))
     catalog.setting(
       AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))

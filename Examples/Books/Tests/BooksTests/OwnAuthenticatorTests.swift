@@ -39,10 +39,10 @@ struct LibraryCardAuthenticator: Authenticator {
   static var app: KernelApp {
     var app = KernelApp.books
     // snippet: own-authenticator
-    app.catalog.authenticator("libraryCard", usage: "libraryCard(header: <name>)") { p in
-      let header = try p.string("header", at: 0, default: "X-Card")
-      return { _, _ in LibraryCardAuthenticator(header: header) }
-    }
+    app.catalog.authenticator(
+      "libraryCard", usage: "libraryCard(header: <name>)",
+      parameters: { try $0.string("header", at: 0, default: "X-Card") }
+    ) { header, _, _ in LibraryCardAuthenticator(header: header) }
     app.catalog.setting(
       AppSetting("card", .secret, scope: .environment, doc: "The library card's number."))
     // end snippet
