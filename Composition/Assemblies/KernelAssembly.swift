@@ -47,13 +47,13 @@ public struct KernelAssembly: Assembly {
           try $0.positiveInt("capacity", at: 0, default: 64),
           try $0.positiveInt("seconds", at: 1, default: 60)
         )
-      }
-    ) { memory, r in
-      MemoryLayer(capacity: memory.0, maxAge: .seconds(memory.1), clock: try r.resolve())
-    }
-    catalog.layer("cache", needs: .cache, usage: "cache(<policy>)", parameters: Self.policy) {
-      policy, r in try Self.cache(policy, r)
-    }
+      },
+      build: { memory, r in
+        MemoryLayer(capacity: memory.0, maxAge: .seconds(memory.1), clock: try r.resolve())
+      })
+    catalog.layer(
+      "cache", needs: .cache, usage: "cache(<policy>)", parameters: Self.policy,
+      build: { policy, r in try Self.cache(policy, r) })
     catalog.store { r in try Self.cache(.cacheOnly, r) }
 
     catalog.context("memory") { r in InMemoryApiContext(environment: try r.resolve()) }

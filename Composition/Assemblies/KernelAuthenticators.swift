@@ -18,14 +18,14 @@ extension KernelAssembly {
     catalog.authenticator("none") { _, _ in nil }
     catalog.authenticator(
       "plainToken", usage: "plainToken(route: <path>, keyPath: <path>)",
-      parameters: { ($0.value("route", at: 0) ?? "auth", $0.value("keyPath", at: 1)) }
-    ) { token, _, environment in
-      PlainTokenAuthenticator(
-        request: .token(
-          Route(.get, token.0, isAuthentication: true),
-          mapping: token.1.map { JSONMapping(keyPath: $0) }),
-        header: environment.tokenHeader, scheme: environment.tokenScheme)
-    }
+      parameters: { ($0.value("route", at: 0) ?? "auth", $0.value("keyPath", at: 1)) },
+      build: { token, _, environment in
+        PlainTokenAuthenticator(
+          request: .token(
+            Route(.get, token.0, isAuthentication: true),
+            mapping: token.1.map { JSONMapping(keyPath: $0) }),
+          header: environment.tokenHeader, scheme: environment.tokenScheme)
+      })
     catalog.authenticator(
       "oauth2",
       usage:
@@ -52,10 +52,10 @@ extension KernelAssembly {
       "apiKey", usage: "apiKey(header: <name>) or apiKey(query: <name>)",
       parameters: { p -> ApiKeyAuthenticator.Placement in
         p.value("query").map { .query($0) } ?? .header(p.value("header", at: 0) ?? "X-Api-Key")
-      }
-    ) { placement, _, environment in
-      ApiKeyAuthenticator(placement, key: environment.values["apiKey"])
-    }
+      },
+      build: { placement, _, environment in
+        ApiKeyAuthenticator(placement, key: environment.values["apiKey"])
+      })
     catalog.authenticator("basic", sendsBaseURLCredentials: true) { _, _ in BasicAuthenticator() }
   }
 

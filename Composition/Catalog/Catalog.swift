@@ -17,9 +17,9 @@ import Layers
 /// that value and the container when it is resolved:
 ///
 /// ```swift
-/// catalog.adapter("apiKey", parameters: { try $0.string("header", at: 0, default: "X-Key") }) {
-///   header, _ in ApiKeyAdapter(header: header)
-/// }
+/// catalog.adapter(
+///   "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Key") },
+///   build: { header, _ in ApiKeyAdapter(header: header) })
 /// catalog.layer("logging") { r in LoggingLayer(log: try r.resolve(Runtime.self).log) }
 /// ```
 public struct Catalog: Sendable {
@@ -111,7 +111,7 @@ public struct Catalog: Sendable {
   /// A request adapter with arguments (`apiKey(header: X-Key)`), read by `parameters`.
   public mutating func adapter<Read: Sendable>(
     _ name: String, parameters: @escaping ReadParameters<Read>,
-    _ build: @escaping Build<Read, any RequestAdapter>
+    build: @escaping Build<Read, any RequestAdapter>
   ) {
     parts.adapters[name] = Component(needs: .api, factory: Self.plan(parameters, build))
   }
@@ -124,7 +124,7 @@ public struct Catalog: Sendable {
   /// A request retrier with arguments (`rateLimit(3)`), read by `parameters`.
   public mutating func retrier<Read: Sendable>(
     _ name: String, parameters: @escaping ReadParameters<Read>,
-    _ build: @escaping Build<Read, any RequestRetrier>
+    build: @escaping Build<Read, any RequestRetrier>
   ) {
     parts.retriers[name] = Component(needs: .api, factory: Self.plan(parameters, build))
   }
@@ -160,13 +160,13 @@ public struct Catalog: Sendable {
   /// ```swift
   /// catalog.authenticator(
   ///   "session", usage: "session(route: <path>)",
-  ///   parameters: { $0.value("route", at: 0) ?? "session" }
-  /// ) { route, _, environment in SessionAuthenticator(route: route) }
+  ///   parameters: { $0.value("route", at: 0) ?? "session" },
+  ///   build: { route, _, environment in SessionAuthenticator(route: route) })
   /// ```
   public mutating func authenticator<Read: Sendable>(
     _ name: String, usage: String? = nil, sendsBaseURLCredentials: Bool = false,
     parameters read: @escaping ReadParameters<Read>,
-    _ build: @escaping @Sendable (Read, Resolver, ApiEnvironment) throws -> (any Authenticator)?
+    build: @escaping @Sendable (Read, Resolver, ApiEnvironment) throws -> (any Authenticator)?
   ) {
     parts.authenticators[name] = AuthenticatorPart(
       factory: { parameters in
@@ -193,7 +193,7 @@ public struct Catalog: Sendable {
   /// (`memory(<capacity>, <seconds>)`).
   public mutating func layer<Read: Sendable>(
     _ name: String, needs: Needs = [], usage: String? = nil,
-    parameters: @escaping ReadParameters<Read>, _ build: @escaping Build<Read, any ServiceLayer>
+    parameters: @escaping ReadParameters<Read>, build: @escaping Build<Read, any ServiceLayer>
   ) {
     parts.layers[name] = Component(
       needs: needs, factory: Self.plan(parameters, build), usage: usage)

@@ -56,11 +56,11 @@ struct BooksAssembly: Assembly {
       books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
     }
     catalog.adapter(
-      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") }
-    ) { header, _ in ApiKeyAdapter(header: header) }
-    catalog.retrier("rateLimit", parameters: { try $0.positiveInt("max", at: 0, default: 1) }) {
-      max, _ in RateLimitRetrier(max: max)
-    }
+      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") },
+      build: { header, _ in ApiKeyAdapter(header: header) })
+    catalog.retrier(
+      "rateLimit", parameters: { try $0.positiveInt("max", at: 0, default: 1) },
+      build: { max, _ in RateLimitRetrier(max: max) })
     catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The app's key."))
     catalog.setting(AppSetting("shelf", .string, default: "to-read", doc: "The first shelf."))
   }

@@ -98,8 +98,8 @@ public struct BooksAssembly: Assembly {
       books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
     }
     catalog.adapter(
-      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") }
-    ) { header, _ in ApiKeyAdapter(header: header) }
+      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") },
+      build: { header, _ in ApiKeyAdapter(header: header) })
     catalog.setting(AppSetting("apiKey", .secret, scope: .environment, doc: "The library's key."))
     catalog.setting(
       AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))

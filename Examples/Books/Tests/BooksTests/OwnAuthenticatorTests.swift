@@ -41,8 +41,8 @@ struct LibraryCardAuthenticator: Authenticator {
     // snippet: own-authenticator
     app.catalog.authenticator(
       "libraryCard", usage: "libraryCard(header: <name>)",
-      parameters: { try $0.string("header", at: 0, default: "X-Card") }
-    ) { header, _, _ in LibraryCardAuthenticator(header: header) }
+      parameters: { try $0.string("header", at: 0, default: "X-Card") },
+      build: { header, _, _ in LibraryCardAuthenticator(header: header) })
     app.catalog.setting(
       AppSetting("card", .secret, scope: .environment, doc: "The library card's number."))
     // end snippet
