@@ -30,10 +30,13 @@ struct EnvironmentAuthenticators: Sendable {
   }
 
   /// The authentication of `environment`, nil when it uses none.
-  func authentication(for environment: ApiEnvironment, _ r: Resolver) throws -> Authentication? {
+  func authentication(for environment: ApiEnvironment, _ r: Resolver) throws
+    -> AuthenticationInterceptor?
+  {
     guard let part = parts[environment.name] else { return nil }
     return try part.make(r, environment).map {
-      Authentication($0, name: part.name, clock: try r.resolve(), wallClock: try r.resolve())
+      AuthenticationInterceptor(
+        $0, name: part.name, clock: try r.resolve(), wallClock: try r.resolve())
     }
   }
 }

@@ -28,7 +28,7 @@ public struct LoopbackApi: Sendable {
     _ route: Route = .http, routes: FixtureRoutes, options: SampleApiResponder.Options = .init(),
     transport configuration: PlatformTransport.Configuration = .init(),
     adapters: [any RequestAdapter] = [.defaultHeaders],
-    authentication: Authentication? = .plainToken(),
+    authentication: AuthenticationInterceptor? = .plainToken(),
     retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
     deadlineClock: any Clock<Duration> = ContinuousClock()
   ) async throws -> LoopbackApi {
@@ -56,7 +56,7 @@ public func withLoopbackApi<R>(
   options: SampleApiResponder.Options = .init(),
   transport: PlatformTransport.Configuration = .init(),
   adapters: [any RequestAdapter] = [.defaultHeaders],
-  authentication: Authentication? = .plainToken(),
+  authentication: AuthenticationInterceptor? = .plainToken(),
   retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
   deadlineClock: any Clock<Duration> = ContinuousClock(),
   _ body: (LoopbackApi) async throws -> R

@@ -5,7 +5,7 @@ import Synchronization
 /// and in what order, never how long something took.
 ///
 /// Inject it wherever Kernel takes `any Clock<Duration>`: `ApiClient` (retry delays),
-/// the platform transport (the whole-request deadline), `Authentication` (its refresh window),
+/// the platform transport (the whole-request deadline), `AuthenticationInterceptor` (its refresh window),
 /// `SampleApiResponder.Options.clock` (latency, token lifetimes), `LoggingLayer`.
 public final class TestClock: Clock, Sendable {
   /// A point on the test clock: the time advanced since it was made.

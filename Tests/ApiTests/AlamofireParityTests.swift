@@ -41,7 +41,7 @@ import Testing
   ) async throws {
     let refreshes = Counter()
     let wall = TestWallClock()
-    let authentication = Authentication(
+    let authentication = AuthenticationInterceptor(
       OwnAuthenticator(refreshes: refreshes, next: next), name: "own", clock: TestClock(),
       wallClock: wall.wallClock)
     try await withLoopbackApi(routes: .sampleMovies(), authentication: authentication) { api in

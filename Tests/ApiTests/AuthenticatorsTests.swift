@@ -27,8 +27,8 @@ import Testing
 
   private static func oauth2(
     _ authenticator: OAuth2Authenticator, _ wall: TestWallClock
-  ) -> Authentication {
-    Authentication(authenticator, name: "oauth2", wallClock: wall.wallClock)
+  ) -> AuthenticationInterceptor {
+    AuthenticationInterceptor(authenticator, name: "oauth2", wallClock: wall.wallClock)
   }
 
   /// Both clocks on by `seconds`.
@@ -235,7 +235,7 @@ import Testing
         let trace = Recorder<String>()
         let client = ApiClient(
           context: InMemoryApiContext(environment: environment), transport: transport,
-          authentication: Authentication(
+          authentication: AuthenticationInterceptor(
             ApiKeyAuthenticator(placement, key: "k-1234"), name: "apiKey"),
           retriers: [], monitors: [LogMonitor { trace.append($0) }])
         #expect(try await ApiMovieService(client: client).movie(id: 1).value.id == 1)
@@ -265,7 +265,7 @@ import Testing
       let environment = try ApiEnvironment(name: "local", baseURL: try #require(parts.url))
       let client = ApiClient(
         context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
-        authentication: Authentication(BasicAuthenticator(), name: "basic"))
+        authentication: AuthenticationInterceptor(BasicAuthenticator(), name: "basic"))
       let error = await apiError { try await ApiMovieService(client: client).movie(id: 1) }
       #expect(
         error?.description

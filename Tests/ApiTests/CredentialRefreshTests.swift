@@ -35,7 +35,7 @@ import Testing
       file: file, defaultEnvironment: environment, environments: [environment], warn: { _ in })
     return ApiClient(
       context: context, transport: PlatformTransport(),
-      authentication: Authentication(
+      authentication: AuthenticationInterceptor(
         OAuth2Authenticator(grant: .password, clientId: "kernel"), name: "oauth2",
         wallClock: wall.wallClock))
   }

@@ -172,7 +172,7 @@ import Testing
       let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
       let client = ApiClient(
         context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
-        authentication: Authentication(
+        authentication: AuthenticationInterceptor(
           OAuth2Authenticator(grant: .password, clientId: "kernel"), name: "oauth2",
           wallClock: TestWallClock().wallClock))
       try await client.login(Login(username: "u", password: "pw"))

@@ -88,7 +88,7 @@ import Testing
   {
     let own = Route(.get, "movies/1", headerFields: [.authorization: "Basic cm91dGU6b3du"])
     // No authentication, or one with no credential: the route's own header arrives intact.
-    for authentication in [nil, Authentication.plainToken()] {
+    for authentication in [nil, AuthenticationInterceptor.plainToken()] {
       let transport = RecordingTransport { _, _ in ApiResponse(status: 200) }
       let client = ApiClient(
         context: InMemoryApiContext(environment: try local()), transport: transport,

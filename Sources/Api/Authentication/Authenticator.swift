@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// How an api's requests prove who sends them: Kernel's built-ins (`PlainTokenAuthenticator`,
 /// `OAuth2Authenticator`, `ApiKeyAuthenticator`, `BasicAuthenticator`) and an app's own, each
-/// with a credential type of its own. An `Authentication` runs one for a client: it keeps the
+/// with a credential type of its own. An `AuthenticationInterceptor` runs one for a client: it keeps the
 /// credential per origin in the api context, applies it to every request to the environment's
 /// origin, refreshes it once for every request waiting (and before it expires), and replays
 /// what a refused credential failed.

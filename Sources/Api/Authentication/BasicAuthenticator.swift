@@ -7,7 +7,7 @@ import HTTPTypes
 /// its origin. It needs no login and is never fetched: a refused password is the api's answer.
 /// Config: `basic`.
 public struct BasicAuthenticator: Authenticator {
-  public struct Credentials: AuthenticationCredential, CustomStringConvertible {
+  public struct Credential: AuthenticationCredential, CustomStringConvertible {
     public let authorization: String
     /// The user name.
     public var identity: String?
@@ -18,25 +18,25 @@ public struct BasicAuthenticator: Authenticator {
 
   public var kind: String { "HTTP Basic user and password" }
 
-  public func standingCredential(for environment: ApiEnvironment) -> Credentials? {
+  public func standingCredential(for environment: ApiEnvironment) -> Credential? {
     if let user = environment.values["username"], !user.isEmpty {
       let pair = "\(user):\(environment.values["password"] ?? "")"
-      return Credentials(
+      return Credential(
         authorization: "Basic " + Data(pair.utf8).base64EncodedString(), identity: user)
     }
     return HTTPRequest.basicAuthorization(in: environment.baseURL).map {
-      Credentials(
+      Credential(
         authorization: $0,
         identity: URLComponents(url: environment.baseURL, resolvingAgainstBaseURL: false)?.user)
     }
   }
 
-  public func apply(_ credential: Credentials, to request: inout HTTPRequest) {
+  public func apply(_ credential: Credential, to request: inout HTTPRequest) {
     request.headerFields[.authorization] = credential.authorization
   }
 
-  public func refresh(_ current: Credentials?, in context: AuthenticationContext) async throws
-    -> Credentials
+  public func refresh(_ current: Credential?, in context: AuthenticationContext) async throws
+    -> Credential
   {
     try configuredCredential(replacing: current, in: context, setting: "username")
   }

@@ -41,14 +41,14 @@ public struct PlainTokenAuthenticator: Authenticator {
   }
 }
 
-extension Authentication {
+extension AuthenticationInterceptor {
   /// The talk's plain token (`GET auth`), in `Authorization: Bearer …`, registered as
   /// `plainToken`.
   public static func plainToken(
     _ authenticator: PlainTokenAuthenticator = PlainTokenAuthenticator(),
     clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system
-  ) -> Authentication {
-    Authentication(
+  ) -> AuthenticationInterceptor {
+    AuthenticationInterceptor(
       authenticator, name: PlainTokenAuthenticator.name, clock: clock, wallClock: wallClock)
   }
 }

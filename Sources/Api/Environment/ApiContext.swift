@@ -35,7 +35,7 @@ public enum CredentialRefresh: Sendable, Equatable {
 }
 
 extension ApiContext {
-  /// A refresh for a context held by one process alone: the caller (`Authentication`) already
+  /// A refresh for a context held by one process alone: the caller (`AuthenticationInterceptor`) already
   /// runs one refresh at a time, so comparing before and after suffices.
   public func refreshCredential(
     replacing seen: StoredCredential?,

@@ -16,9 +16,9 @@ public final class ApiClient: Sendable {
   public let context: any ApiContext
   public let transport: any Transport
   public let adapter: CompositeAdapter
-  /// Puts the environment's credential on its requests and refreshes it (see `Authentication`);
+  /// Puts the environment's credential on its requests and refreshes it (see `AuthenticationInterceptor`);
   /// nil: requests go as adapted, and a 401 is the api's answer.
-  public let authentication: Authentication?
+  public let authentication: AuthenticationInterceptor?
   public let retrier: CompositeRetrier
   public let maxAttempts: Int
   /// Waits out retry delays and times each try.
@@ -50,7 +50,8 @@ public final class ApiClient: Sendable {
 
   public init(
     context: any ApiContext, transport: any Transport,
-    adapters: [any RequestAdapter] = [.defaultHeaders], authentication: Authentication? = nil,
+    adapters: [any RequestAdapter] = [.defaultHeaders],
+    authentication: AuthenticationInterceptor? = nil,
     retriers: [any RequestRetrier] = [.backoff], maxAttempts: Int = 8,
     clock: any Clock<Duration> = ContinuousClock(), deadline: Duration? = nil,
     deadlineClock: any Clock<Duration> = ContinuousClock(), redirects: Redirects = Redirects(),
@@ -74,7 +75,7 @@ public final class ApiClient: Sendable {
   }
 
   private init(
-    _ other: ApiClient, authentication: Authentication?, offered: CacheValidators?
+    _ other: ApiClient, authentication: AuthenticationInterceptor?, offered: CacheValidators?
   ) {
     context = other.context
     transport = other.transport
@@ -228,7 +229,7 @@ public final class ApiClient: Sendable {
     if let authentication, case .response(let response) = outcome,
       let decision = await authentication.recover(request, from: response, for: attempt)
     {
-      return (decision, Authentication.retrierName)
+      return (decision, AuthenticationInterceptor.retrierName)
     }
     if outcome.status == 401 { return (.doNotRetry, "") }
     return await retrier.decide(request, for: attempt, after: outcome)

@@ -20,7 +20,7 @@ import Synchronization
 /// - The authenticator's own requests go through `AuthenticationContext.client`: transport,
 ///   adapters, redirect rule and deadline, never an authenticator nor a cached copy's validators.
 /// - A cancelled request never starts a refresh, and stops waiting for one at once.
-public final class Authentication: Sendable {
+public final class AuthenticationInterceptor: Sendable {
   /// The name the authenticator is registered under (`oauth2`): what a stored credential names.
   public let name: String
   /// What `auth status` calls the credential: `OAuth 2.0 (password grant)`.

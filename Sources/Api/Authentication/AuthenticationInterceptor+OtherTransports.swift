@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// For a request another transport sends: a middleware around a transport that is not Kernel's
 /// runs the same authentication as `ApiClient` (see KernelOpenAPI's `AuthenticationMiddleware`).
-extension Authentication {
+extension AuthenticationInterceptor {
   /// `request` (absolute: scheme, authority and path) with the credential put on it, refreshed
   /// first when it expires soon, as `client` would send `route` on its `replays`-th replay: for
   /// a middleware around a transport that is not Kernel's (see KernelOpenAPI's
