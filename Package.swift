@@ -44,6 +44,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+    // `swift package generate-documentation`: the DocC catalogs, built in CI.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The dependency container: standard library, Foundation and Synchronization only.

@@ -41,6 +41,31 @@ public struct Snippets: Sendable {
     self.unnamed = unnamed
   }
 
+  /// The Markdown documents under `root` whose samples are kept true: the `*.md` files at its
+  /// top level and in `Benchmarks/`, and every article of a DocC catalog (`*.docc/**/*.md`)
+  /// below it (hidden folders and `.build` skipped), sorted by path.
+  public static func documents(under root: URL) -> [URL] {
+    let top = ["", "Benchmarks/"].flatMap { folder in
+      let url = root.appendingPathComponent(folder)
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+      return names.filter { $0.hasSuffix(".md") }.map { url.appendingPathComponent($0) }
+    }
+    let articles =
+      FileManager.default.enumerator(
+        at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])?
+      .compactMap { $0 as? URL }
+      .filter { $0.pathExtension == "md" && $0.path.contains(".docc/") } ?? []
+    return (top + articles).sorted { $0.path < $1.path }
+  }
+
+  /// The sample `name` of whichever of `documents` holds it.
+  public static func sample(named name: String, in documents: [URL]) throws -> [String]? {
+    for document in documents {
+      if let sample = try Snippets(document: document).samples[name] { return sample }
+    }
+    return nil
+  }
+
   /// The folder holding `Package.swift` above `file` (pass `#filePath`): where a test finds the
   /// README and the other tests' sources.
   public static func repositoryRoot(of file: String = #filePath) -> URL {

@@ -7,7 +7,7 @@ import MoviesTesting
 import SampleApi
 import Testing
 
-/// The README's `ApiClient` sample, verbatim between the snippet markers, run against a loopback
+/// The `Api` catalog's `ApiClient` sample, verbatim between the snippet markers, run against a loopback
 /// server that wants a token (no 503s: backoff would wait on the real clock the sample uses).
 @Suite(.timeLimit(.minutes(1))) struct ApiClientExampleTests {
   @Test func theReadmeClientGetsATokenWhenTheServerAsksForOne() async throws {

@@ -6,7 +6,7 @@ import SampleApi
 import Synchronization
 import Testing
 
-/// The README's large-bodies sample, verbatim between the snippet markers, against the sample
+/// The `Api` catalog's large-bodies sample, verbatim between the snippet markers, against the sample
 /// api on loopback: a poster downloaded with progress, an event stream read as it comes, and a
 /// monitor hearing every try with its metrics.
 @Suite(.timeLimit(.minutes(1))) struct LargeBodiesExampleTests {
@@ -20,9 +20,7 @@ import Testing
   }
 
   @Test func theReadmeSampleDownloadsStreamsAndMeasures() async throws {
-    var options = SampleApiResponder.Options()
-    try await withFixtureServer(routes: .sampleMovies(posterBytes: 3_000_000), options: options) {
-      server in
+    try await withFixtureServer(routes: .sampleMovies(posterBytes: 3_000_000)) { server in
       server.handle("GET", "/api/ratings/live") { _ in
         SampleResponse(
           status: 200, headers: ["Content-Type": "text/event-stream"],
@@ -54,10 +52,9 @@ import Testing
         print(event.event, event.data)  // rating {"movie": 3, "score": 81}
       }
       // end snippet
-      let readme = try Snippets(
-        document: Snippets.repositoryRoot().appendingPathComponent("README.md"))
-      #expect(
-        output.all == Snippets.expectedOutput(of: try #require(readme.samples["large-bodies"])))
+      let sample = try Snippets.sample(
+        named: "large-bodies", in: Snippets.documents(under: Snippets.repositoryRoot()))
+      #expect(output.all == Snippets.expectedOutput(of: try #require(sample)))
       #expect(try Data(contentsOf: poster).count == 3_000_000)
       #expect(
         done.withLock { $0.last } == TransferProgress(completed: 3_000_000, expected: 3_000_000))

@@ -6,8 +6,8 @@ import MoviesTesting
 import SampleApi
 import Testing
 
-/// The README's KernelTesting sample, verbatim between the snippet markers, with its printed
-/// output compared to what the README says it prints.
+/// *Testing your app*'s KernelTesting sample, verbatim between the snippet markers, with its
+/// printed output compared to what the article says it prints.
 @Suite(.timeLimit(.minutes(1))) struct TestingExampleTests {
   @Test func theReadmeTestAdvancesAClockInsteadOfSleeping() async throws {
     let output = PrintedLines()
@@ -28,8 +28,8 @@ import Testing
       print(api.responder.requests(to: "movies/1"))  // 2
     }
     // end snippet
-    let readme = try Snippets(
-      document: Snippets.repositoryRoot().appendingPathComponent("README.md"))
-    #expect(output.all == Snippets.expectedOutput(of: try #require(readme.samples["testing"])))
+    let sample = try Snippets.sample(
+      named: "testing", in: Snippets.documents(under: Snippets.repositoryRoot()))
+    #expect(output.all == Snippets.expectedOutput(of: try #require(sample)))
   }
 }

@@ -243,14 +243,17 @@ import Testing
     #expect(found.value?.content == .string("7"))
   }
 
-  /// The README's config reference is the settings table, rendered.
+  /// *Configuration*'s reference is the settings table, rendered.
   @Test func theReadmesConfigReferenceIsTheTable() throws {
     let readme = try String(
-      contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+      contentsOf: Self.repository.appendingPathComponent(
+        "Composition/Composition.docc/Configuration.md"), encoding: .utf8)
     let start = try #require(readme.range(of: "<!-- config-reference -->\n"))
     let end = try #require(readme.range(of: "\n<!-- end config-reference -->"))
     let table = String(readme[start.upperBound..<end.lowerBound])
     let rendered = ConfigReference.markdown(for: .kernel)
-    #expect(table == rendered, "run `kernel config reference` and paste it in README.md")
+    #expect(
+      table == rendered,
+      "run `kernel config reference` and paste it in Composition/Composition.docc/Configuration.md")
   }
 }

@@ -2,40 +2,70 @@ import Foundation
 import KernelTesting
 import Testing
 
-/// Every Swift sample in README.md is a region of a test that compiles and runs: the README's
-/// copy and the test's are the same text.
+/// Every Swift sample in the documentation (README.md, the DocC catalogs' articles) is a region
+/// of a test that compiles and runs: the document's copy and the test's are the same text.
 @Suite struct ReadmeSnippetsTests {
-  @Test func everySwiftSampleIsNamedAndEqualsItsTestedRegions() throws {
-    let root = Snippets.repositoryRoot()
-    let readme = try Snippets(document: root.appendingPathComponent("README.md"))
-    #expect(readme.unnamed.isEmpty, "README.md has Swift samples without <!-- snippet: NAME -->")
-    #expect(readme.samples.count >= 5)
-    for (name, sample) in readme.samples.sorted(by: { $0.key < $1.key }) {
-      // The tests', the container's tests' and the example app's, all compiled (CI builds and
-      // tests ContainerTests and Examples/Books).
-      let tested = try ["Tests", "ContainerTests/Tests", "Examples"].flatMap {
-        try Snippets.regions(named: name, under: root.appendingPathComponent($0))
-      }
-      #expect(!tested.isEmpty, "no test holds the README's sample \(name)")
-      #expect(
-        sample == tested,
-        "README's \(name) differs from the tests':\n\(sample.joined(separator: "\n"))\n---\n\(tested.joined(separator: "\n"))"
-      )
+  static let root = Snippets.repositoryRoot()
+  static let documents = Snippets.documents(under: root)
+
+  @Test func theDocumentsAreTheReadmeTheCatalogsAndTheirArticles() {
+    let names = Self.documents.map {
+      $0.path.replacingOccurrences(of: Self.root.path + "/", with: "")
     }
+    #expect(names.contains("README.md") && names.contains("Benchmarks/README.md"), "\(names)")
+    #expect(names.contains("Composition/Composition.docc/GettingStarted.md"), "\(names)")
+    #expect(names.filter { $0.contains(".docc/") }.count >= 20, "\(names)")
   }
 
-  /// The example app's config is in the README whole, as the file is.
+  @Test func everySwiftSampleIsNamedAndEqualsItsTestedRegions() throws {
+    var count = 0
+    for document in Self.documents {
+      let snippets = try Snippets(document: document)
+      let file = document.lastPathComponent
+      #expect(snippets.unnamed.isEmpty, "\(file) has Swift samples without <!-- snippet: NAME -->")
+      for (name, sample) in snippets.samples.sorted(by: { $0.key < $1.key }) {
+        count += 1
+        // The tests', the container's tests' and the example app's, all compiled (CI builds and
+        // tests ContainerTests and Examples/Books).
+        let tested = try ["Tests", "ContainerTests/Tests", "Examples"].flatMap {
+          try Snippets.regions(named: name, under: Self.root.appendingPathComponent($0))
+        }
+        #expect(!tested.isEmpty, "no test holds \(file)'s sample \(name)")
+        #expect(
+          sample == tested,
+          "\(file)'s \(name) differs from the tests':\n\(sample.joined(separator: "\n"))\n---\n\(tested.joined(separator: "\n"))"
+        )
+      }
+    }
+    #expect(count >= 10)
+  }
+
+  /// The example app's config is in *Getting started* whole, as the file is.
   @Test func theExamplesConfigIsShownAsItIs() throws {
-    let root = Snippets.repositoryRoot()
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let article = try String(
+      contentsOf: Self.root.appendingPathComponent(
+        "Composition/Composition.docc/GettingStarted.md"),
+      encoding: .utf8)
     let config = try String(
-      contentsOf: root.appendingPathComponent("Examples/Books/Config/books.yaml"), encoding: .utf8)
-    #expect(readme.contains("```yaml\n" + config + "```\n"))
+      contentsOf: Self.root.appendingPathComponent("Examples/Books/Config/books.yaml"),
+      encoding: .utf8)
+    #expect(article.contains("```yaml\n" + config + "```\n"))
+  }
+
+  /// The README is a front page: what Kernel is, how to run and test it, one screen of the
+  /// container and one of an app, and where the rest is.
+  @Test func theReadmeIsAFrontPageOfAtMost200Lines() throws {
+    let readme = try String(
+      contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+    #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 200)
+    for part in ["## Prerequisites", "snippet: container", "snippet: books-main", "Documentation"] {
+      #expect(readme.contains(part), "\(part)")
+    }
   }
 
   /// A complete app on Kernel, manifest, sources and config together, in at most 250 lines.
   @Test func theExampleAppIsSmall() throws {
-    let books = Snippets.repositoryRoot().appendingPathComponent("Examples/Books")
+    let books = Self.root.appendingPathComponent("Examples/Books")
     let sources =
       FileManager.default.enumerator(
         at: books.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)?

@@ -243,9 +243,7 @@ extension CacheTests {
   @Test func theCacheKeepsWithinItsBudget() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    var options = SampleApiResponder.Options()
-    try await withFixtureServer(routes: .sampleMovies(extraMovies: 3_000), options: options) {
-      server in
+    try await withFixtureServer(routes: .sampleMovies(extraMovies: 3_000)) { server in
       try Self.configure(
         kernel, server,
         profiles: "layered: {movies: [cache(networkFirst), api]}\n  offline: {movies: [store]}")

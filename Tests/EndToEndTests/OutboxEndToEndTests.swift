@@ -106,9 +106,7 @@ import Testing
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let conflicts = SampleRatings(conflicts: [5, 6])
-    var options = SampleApiResponder.Options()
-    let server = try await FixtureServer.start(
-      options: options, routes: .sampleMovies(ratings: conflicts))
+    let server = try await FixtureServer.start(routes: .sampleMovies(ratings: conflicts))
     defer { Task { await server.stop() } }
     let base = server.baseURL.absoluteString
     // Sent at once, the api's 409 is the caller's: nothing kept.

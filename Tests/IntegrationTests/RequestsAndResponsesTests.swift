@@ -206,7 +206,7 @@ import Testing
     let dueAt: Date
   }
 
-  /// The README's sample, run against a tracker served on loopback.
+  /// The `Api` catalog's sample, run against a tracker served on loopback.
   @Test func theReadmeSampleReadsWritesAndWalksPages() async throws {
     let server = try await FixtureServer.start(routes: .sampleMovies())
     defer { Task { await server.stop() } }

@@ -34,6 +34,8 @@ public struct JSONMapping: Sendable, Hashable {
   ///   - keyPath: dot-separated keys to the value (`"data"`, `"info.book"`); nil for the body.
   ///   - success: dot-separated keys to an envelope's success flag.
   ///   - messages: dot-separated keys to a failure's message, tried in order.
+  ///   - dates: how dates are written (ISO 8601 unless said otherwise).
+  ///   - keys: how keys are written (`.snakeCase` maps `added_at` to `addedAt`).
   public init(
     keyPath: String? = nil, success: String? = nil,
     messages: [String] = ["error.message", "error", "message"], dates: DateStrategy = .iso8601,

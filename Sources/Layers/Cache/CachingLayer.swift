@@ -22,6 +22,10 @@ public struct CachingLayer: ServiceLayer {
   let warnings: Warnings
 
   /// - Parameters:
+  ///   - store: where answers and entities are kept.
+  ///   - policy: when the store answers and when the layer below is asked.
+  ///   - partition: whose answers these are (see `partition`).
+  ///   - clock: the wall clock ages are measured on.
   ///   - background: where stale-while-revalidate refreshes run; a process waits on it before
   ///     it exits (`BackgroundWork.settle`).
   ///   - warn: hears, once per cause, that the store could not be read or written.
