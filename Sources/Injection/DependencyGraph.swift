@@ -2,9 +2,11 @@
 public struct RegistrationInfo: Sendable, Hashable {
   /// `Type`, `Type tagged "x"` or `Type with arguments (Int)`: the key it is found by.
   public let service: String
+  /// How long what it builds is kept.
   public let scope: Scope
   /// The registration it forwards to, for an entry made by `implements`.
   public let forwardsTo: String?
+  /// How many decorators wrap what it builds.
   public let decorators: Int
   /// How many `resolvingProperties` hooks run on what it builds.
   public let hooks: Int
@@ -13,22 +15,33 @@ public struct RegistrationInfo: Sendable, Hashable {
 /// The registrations a container sees and the dependencies observed while resolving them:
 /// which service's build resolved which other service (`forwards` for type forwarding).
 public struct DependencyGraph: Sendable {
+  /// One dependency: the service whose build asked for another.
   public struct Edge: Sendable, Hashable {
+    /// The service being built.
     public let from: String
+    /// The service it asked for.
     public let to: String
     /// `depends` (resolved while building), `provides` (took a `Provider` of it, which
     /// resolves it at each call) or `forwards` (served by `implements`).
     public let kind: String
   }
 
+  /// Every registration, in the order of their keys.
   public let nodes: [RegistrationInfo]
+  /// Every dependency observed so far (a registration never resolved has none yet).
   public let edges: [Edge]
 
   /// Formats the graph renders to.
   public enum Format: String, Sendable, CaseIterable {
-    case text, dot, mermaid
+    /// A tree, one service a line, its dependencies below it.
+    case text
+    /// Graphviz's dot.
+    case dot
+    /// A Mermaid flowchart, as GitHub renders it.
+    case mermaid
   }
 
+  /// The graph written in `format`.
   public func rendered(as format: Format) -> String {
     switch format {
     case .text: textTree

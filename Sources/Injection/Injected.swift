@@ -38,13 +38,23 @@ private enum InjectedResolves {
   @TaskLocal static var keys: [Key] = []
 }
 
+/// A dependency of code that takes no parameters, resolved from the current container
+/// (`Container.makeCurrent`) when the value holding it is made: nil when it cannot be, and the
+/// projected value says why.
+///
+/// ```swift
+/// struct Report {
+///   @Injected var clock: (any Clock<Duration>)?
+/// }
+/// ```
 @propertyWrapper
 public struct Injected<T: Sendable & ExpressibleByNilLiteral>: Sendable {
-
+  /// The resolved instance, or nil.
   public let wrappedValue: T
   /// Why `wrappedValue` is nil: nil when it was resolved.
   public let projectedValue: InjectionError?
 
+  /// Resolves `type` (registered under `tag`) from the current container.
   public init(_ type: T.Type = T.self, tag: Tag? = nil) {
     let wrapped = (T.self as? any Deferred.Type)?.wrappedType ?? T.self
     let key = Key(wrapped, tag: tag)

@@ -7,7 +7,9 @@ import Synchronization
 /// (`.badData`, `.unreachable`, …), or `NotModified` (a 304); it counts the calls it gets.
 /// Its answers come with no validators.
 public final class ScriptedMovieService: MovieSource {
+  /// The failure a test scripted, classified as it said.
   public struct Failure: Error, ClassifiedError, CustomStringConvertible {
+    /// The kind the test asked for.
     public let failure: ServiceFailure
     public var description: String { "the scripted service failed: \(failure)" }
   }
@@ -16,6 +18,7 @@ public final class ScriptedMovieService: MovieSource {
     (movies: [Movie], failure: ServiceFailure?, notModified: Bool, calls: Int)
   >(([], nil, false, 0))
 
+  /// A source answering with `movies`.
   public init(_ movies: [Movie] = []) { answer(movies) }
 
   /// Answer with `movies` from now on.
@@ -29,6 +32,7 @@ public final class ScriptedMovieService: MovieSource {
   /// Answer every call with `NotModified`, as an api does with a 304, from now on.
   public func sayNotModified() { state.withLock { $0.notModified = true } }
 
+  /// How many calls it got.
   public var calls: Int { state.withLock { $0.calls } }
 
   private func next() throws -> [Movie] {
@@ -42,6 +46,7 @@ public final class ScriptedMovieService: MovieSource {
     return movies
   }
 
+  /// The scripted movie `id`; a rejection when the script has none.
   public func movie(id: Int) async throws -> any Validated<Movie> {
     guard let movie = try next().first(where: { $0.id == id }) else {
       throw Failure(failure: .rejected)
@@ -49,10 +54,12 @@ public final class ScriptedMovieService: MovieSource {
     return WithoutValidators(movie)
   }
 
+  /// The scripted movies of `year`, highest grossing first.
   public func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
     WithoutValidators(try next().filter { $0.year == year }.sorted { $0.grossing > $1.grossing })
   }
 
+  /// The scripted movies of `year`, best rated first.
   public func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
     WithoutValidators(try next().filter { $0.year == year }.sorted { $0.rating > $1.rating })
   }

@@ -12,6 +12,8 @@ extension SQLiteCacheStore {
     /// Answers fetched longer ago than this go when the next answer is stored. Nil: kept.
     public var maxAge: TimeInterval?
 
+    /// A budget of at most `maxBytes` (`cache.maxBytes`) and answers at most `maxAge` seconds
+    /// old (`cache.maxAgeDays`); nil for either: unbounded.
     public init(maxBytes: Int64? = nil, maxAge: TimeInterval? = nil) {
       self.maxBytes = maxBytes
       self.maxAge = maxAge

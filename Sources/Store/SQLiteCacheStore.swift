@@ -19,6 +19,7 @@ import Synchronization
 public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// The file, or nil in memory.
   public let file: URL?
+  /// What the file may hold, kept in the write that stores the newest answer.
   public let budget: Budget
   private let database: any DatabaseWriter
   private let warn: @Sendable (String) -> Void
@@ -281,6 +282,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
 
   // MARK: CacheMaintenance
 
+  /// How many answers and entities the file holds, its size, and its oldest and newest answer.
   public func statistics() async throws -> CacheStatistics {
     try await maintaining("read") {
       try await writer().read { [file] db in

@@ -21,6 +21,7 @@ import Layers
 /// that no longer runs (killed mid-send): the write is sent again with the same idempotency
 /// key, which the api honours.
 public final class SQLiteOutboxStore: OutboxStore {
+  /// The outbox's file (`outbox.sqlite` in the data dir).
   public let file: URL
   private let queue: DatabaseQueue
   /// This process, as leases name it.
@@ -341,11 +342,16 @@ public final class SQLiteOutboxStore: OutboxStore {
 /// The outbox could not be opened, read or changed: one sentence naming the file, the cause
 /// and what to do. Its writes are kept as they were.
 public struct OutboxError: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The outbox's file.
   public let file: String
+  /// What could not be done: `opened`, `read`, `changed`.
   public let doing: String
+  /// Why, as SQLite or the system said it.
   public let cause: String
+  /// What to do about it.
   public let fix: String
 
+  /// A config error (exit 78): the data dir's file cannot be used as it is.
   public var failure: ServiceFailure { .configuration }
 
   public var description: String { "The outbox \(file) could not be \(doing): \(cause); \(fix)." }
