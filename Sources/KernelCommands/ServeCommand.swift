@@ -58,12 +58,22 @@ public struct ServedApi: Sendable {
   }
 }
 
-/// The sample api of an app that has none: `serve` answers fixture folders only.
+/// The sample api of an app that has none: `serve` answers fixture folders only, and without
+/// one says so in a usage error (exit 64) before it listens.
 public struct NoSampleApi: SampleApiOptions {
+  /// How `serve --help` would name it; its help names no sample api.
   public static let title = "no sample API"
+  /// No options.
   public init() {}
-  public func served(basePath: String) throws -> ServedApi {
-    throw ValidationError(
+  /// Refuses to serve without a fixture folder: there is nothing else to serve.
+  public func check(servingFixtures: Bool) throws {
+    guard servingFixtures else { throw Self.nothingToServe }
+  }
+  /// Never reached after `check(servingFixtures:)`; the same usage error if it is.
+  public func served(basePath: String) throws -> ServedApi { throw Self.nothingToServe }
+
+  private static var nothingToServe: ValidationError {
+    ValidationError(
       "\(CommandLineApp.current.app.name) has no sample API to serve: give --fixtures DIR, a"
         + " folder of JSON files.")
   }

@@ -262,6 +262,16 @@ import Testing
     #expect(ran.errors.contains("1.5"))
   }
 
+  @Test func serveWithoutASampleApiOrFixturesSaysWhatToGive() async {
+    // This line's app passes no `sampleApi:`, and the folder has no fixtures.
+    let ran = await kernel("serve", "--port", "0")
+    #expect(ran.code == 64)
+    #expect(
+      ran.errors.contains(
+        "kernel has no sample API to serve: give --fixtures DIR, a folder of JSON files."))
+    #expect(ran.output.isEmpty)
+  }
+
   // MARK: the command line itself
 
   @Test func helpListsTheGenericCommandsAndTheExitCodes() async {
