@@ -47,7 +47,7 @@ extension SQLiteCacheStore {
     return Int(migration.dropFirst().prefix(upTo: colon))
   }
 
-  static func migrate(_ writer: any DatabaseWriter, file: String) throws {
+  static func migrate(_ writer: any DatabaseWriter, file: String, busyTimeout: Duration) throws {
     let migrator = migrator
     // Two processes opening one new file race: each reads what is applied, then applies the
     // rest, one transaction per migration, so the loser's next migration finds the winner's
@@ -58,6 +58,7 @@ extension SQLiteCacheStore {
     // try. Only an error that persists is the file's own. (A soak run caught two kernels
     // failing with "no such table: grdb_migrations".)
     for attempt in 1... {
+      let started = ContinuousClock.now
       do {
         let unknown = try writer.read { db -> [String] in
           guard try migrator.hasBeenSuperseded(db) else { return [] }
@@ -75,6 +76,10 @@ extension SQLiteCacheStore {
         return
       } catch let error as StoreError {
         throw error
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+        // SQLite refuses a deferred transaction that would deadlock at once, without waiting:
+        // give the other's migration time to commit before trying again.
+        guard mayTryAgain(attempt, started: started, busyTimeout: busyTimeout) else { throw error }
       } catch {
         let completed = try? writer.read { db -> Bool in
           db.clearSchemaCache()
@@ -82,9 +87,8 @@ extension SQLiteCacheStore {
         }
         if completed == true { return }
         if attempt == 4 { throw error }
-        // SQLite refuses a deferred transaction that would deadlock at once, without waiting:
-        // give the other's migration time to commit before reading again.
-        usleep(UInt32(attempt) * 20_000)
+        // Give the other's migration time to commit before reading again.
+        Thread.sleep(forTimeInterval: Double(attempt) * 0.02)
       }
     }
   }

@@ -13,10 +13,6 @@ extension SQLiteCacheStore {
     at file: URL, busyTimeout: Duration = .milliseconds(1500), budget: Budget = .unbounded,
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> SQLiteCacheStore {
-    // Opening runs several statements: together they wait no longer than one may.
-    let patience = Patience(perStatement: busyTimeout)
-    patience.startOpening()
-    defer { patience.endOpening() }
     try checkKinds(of: file)
     do {
       try FileManager.default.createDirectory(
@@ -28,7 +24,7 @@ extension SQLiteCacheStore {
         cause: "its folder could not be created (\(error.localizedDescription))",
         fix: "choose another --data-dir")
     }
-    let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn, patience)
+    let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
     if let maxBytes = budget.maxBytes { bounded(writer, to: maxBytes) }
     return SQLiteCacheStore(file: file, database: writer, budget: budget, warn: warn)
   }
@@ -59,11 +55,10 @@ extension SQLiteCacheStore {
   /// The writing connection; a file that is not a database or is corrupt is moved aside (with
   /// a warning) and a new one started.
   private static func connectRepairing(
-    _ file: URL, busyTimeout: Duration, warn: @escaping @Sendable (String) -> Void,
-    _ patience: Patience? = nil
+    _ file: URL, busyTimeout: Duration, warn: @escaping @Sendable (String) -> Void
   ) throws -> any DatabaseWriter {
     do {
-      return try connect(file, busyTimeout: busyTimeout, patience)
+      return try connect(file, busyTimeout: busyTimeout)
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     {
@@ -80,21 +75,15 @@ extension SQLiteCacheStore {
     -> SQLiteCacheStore
   {
     let queue = try DatabaseQueue()
-    try migrate(queue, file: ":memory:")
+    try migrate(queue, file: ":memory:", busyTimeout: .zero)
     return SQLiteCacheStore(file: nil, database: queue, warn: warn)
   }
 
-  /// `opening`: the patience the opening started with, whose budget this shares; else one of
-  /// its own.
-  private static func connect(_ file: URL, busyTimeout: Duration, _ opening: Patience? = nil)
-    throws -> any DatabaseWriter
-  {
-    let patience = opening ?? Patience(perStatement: busyTimeout)
+  /// The connection waits for another process's lock as the outbox's does: GRDB's busy mode,
+  /// at most `busyTimeout` a statement; a statement that waits longer fails the opening.
+  private static func connect(_ file: URL, busyTimeout: Duration) throws -> any DatabaseWriter {
     var configuration = Configuration()
-    configuration.busyMode = .callback { tries in patience.mayWait(tries: tries) }
-    let owned = opening == nil
-    if owned { patience.startOpening() }
-    defer { if owned { patience.endOpening() } }
+    configuration.busyMode = .timeout(busyTimeout.seconds)
     do {
       // One connection in WAL mode: other processes still read while one writes, and a read
       // here costs a third of what a pool's would (it takes no reader from a pool; measured:
@@ -119,8 +108,8 @@ extension SQLiteCacheStore {
         }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
       }
-      let queue = try queue(file, configuration)
-      try migrate(queue, file: file.path)
+      let queue = try queue(file, configuration, busyTimeout: busyTimeout)
+      try migrate(queue, file: file.path, busyTimeout: busyTimeout)
       try checkShape(queue)
       return queue
     } catch let error as DatabaseError
@@ -148,17 +137,32 @@ extension SQLiteCacheStore {
 
   /// The file opened. Turning a new file to WAL while another process does the same can be
   /// refused at once, without the busy handler (SQLite's way out of a deadlock): a few more
-  /// tries, after short pauses, settle it.
-  private static func queue(_ file: URL, _ configuration: Configuration) throws -> DatabaseQueue {
+  /// tries, after short pauses, settle it. A refusal after the busy timeout is final.
+  private static func queue(_ file: URL, _ configuration: Configuration, busyTimeout: Duration)
+    throws -> DatabaseQueue
+  {
     var attempt = 1
     while true {
+      let started = ContinuousClock.now
       do {
         return try DatabaseQueue(path: file.path, configuration: configuration)
-      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 5 {
-        usleep(UInt32(attempt) * 20_000)
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+        guard mayTryAgain(attempt, started: started, busyTimeout: busyTimeout) else { throw error }
         attempt += 1
       }
     }
+  }
+
+  /// Whether a statement refused with `SQLITE_BUSY` may be tried again, after a pause that grows
+  /// with `attempt`: only when SQLite refused it at once, to break a deadlock, and not after it
+  /// waited out `busyTimeout` for another process's lock (that process still holds it); four
+  /// tries at most.
+  static func mayTryAgain(_ attempt: Int, started: ContinuousClock.Instant, busyTimeout: Duration)
+    -> Bool
+  {
+    guard attempt < 5, ContinuousClock.now - started < busyTimeout / 2 else { return false }
+    Thread.sleep(forTimeInterval: Double(attempt) * 0.02)
+    return true
   }
 
   /// Moves the file and its WAL companions aside; returns where the file went.

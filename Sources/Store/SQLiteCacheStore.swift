@@ -11,7 +11,7 @@ import Synchronization
 /// A file written by a newer schema is refused, never wiped. A file that is not a database, or
 /// is corrupt, is moved aside (`cache.sqlite.corrupt-<timestamp>`) with a warning and replaced:
 /// the cache is disposable. Other processes may use the same file: a statement waits at most
-/// `busyTimeout` for their locks, and opening waits at most that long in all.
+/// `busyTimeout` for their locks (GRDB's busy mode, as the outbox's file does).
 ///
 /// A row that cannot be read (a `storedAt` that is text, or out of any plausible range; a
 /// payload that is not a blob) is a miss with one warning, and is replaced by the next answer:
