@@ -13,7 +13,7 @@ extension SQLiteCacheStore {
     }
     let extract = { (field: String) in "json_extract(CAST(payload AS TEXT), '$.\(field)')" }
     try await index(query.filters.map(\.field) + query.order.prefix(1).map(\.field), extract)
-    var sql = "SELECT \(StoredRow.columns), key FROM cache_entry WHERE scope = ?"
+    var sql = "SELECT \(CacheRecord.selection), key FROM cache_entry WHERE scope = ?"
     var arguments: [(any DatabaseValueConvertible)?] = [scope]
     for filter in query.filters {
       switch filter.value {
@@ -52,7 +52,7 @@ extension SQLiteCacheStore {
     }
     // A row another program damaged is left out, as a lookup leaves it out.
     return rows.compactMap { row in
-      guard let key = StoredRow.text(row[10]),
+      guard let key = StoredRow.text(row[CacheRecord.extra]),
         case .success(let entry) = StoredRow.entry(key: key, row)
       else { return nil }
       return entry

@@ -92,14 +92,16 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         var read = Read(keys: keys, now: now, marksUse: marksUse)
         if keys.count == 1 {
           let statement = try db.cachedStatement(
-            sql: "SELECT \(StoredRow.columns) FROM cache_entry WHERE key = ?")
+            sql: "SELECT \(CacheRecord.selection) FROM cache_entry WHERE key = ?")
           let rows = try Row.fetchCursor(statement, arguments: [keys[0]])
           if try rows.next() != nil {
             // Safe as `StoredRow.entry(key:current:)` says: the statement is on this row.
             read.note(
               0, StoredRow.entry(key: keys[0], current: statement),
               Double.fromDatabaseValue(
-                DatabaseValue(sqliteStatement: statement.sqliteStatement, index: 4)))
+                DatabaseValue(
+                  sqliteStatement: statement.sqliteStatement,
+                  index: CInt(CacheRecord.Columns.usedAt.index))))
           }
           return read
         }
@@ -118,17 +120,20 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             }
             let statement = try db.cachedStatement(sql: sql)
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-            // The position is the last column: `StoredRow.entry` reads the others by position.
+            // The position is the column after the entry's (`CacheRecord.extra`).
             while try rows.next() != nil {
               let pointer = statement.sqliteStatement
               // Safe as `StoredRow.entry(key:current:)` says: the statement is on this row.
               guard
-                let offset = StoredRow.count(DatabaseValue(sqliteStatement: pointer, index: 10)),
+                let offset = StoredRow.count(
+                  DatabaseValue(sqliteStatement: pointer, index: CInt(CacheRecord.extra))),
                 start + offset < end
               else { continue }
               read.note(
                 start + offset, StoredRow.entry(key: keys[start + offset], current: statement),
-                Double.fromDatabaseValue(DatabaseValue(sqliteStatement: pointer, index: 4)))
+                Double.fromDatabaseValue(
+                  DatabaseValue(
+                    sqliteStatement: pointer, index: CInt(CacheRecord.Columns.usedAt.index))))
             }
             start = end
           }
@@ -193,7 +198,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       if let sql = made[size] { return (sql, size) }
       let pairs = repeatElement("(?, ?)", count: size).joined(separator: ", ")
       let sql =
-        "WITH wanted(position, key) AS (VALUES \(pairs)) SELECT \(StoredRow.columns), position"
+        "WITH wanted(position, key) AS (VALUES \(pairs)) SELECT \(CacheRecord.selection), position"
         + " FROM wanted JOIN cache_entry USING (key)"
       made[size] = sql
       return (sql, size)

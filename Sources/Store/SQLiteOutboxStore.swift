@@ -157,7 +157,7 @@ public final class SQLiteOutboxStore: OutboxStore {
 
   public func writes() async throws -> [PendingWrite] {
     try await reading { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM outbox_write ORDER BY id").map(Self.write)
+      try OutboxRecord.order(OutboxRecord.Columns.id).fetchAll(db).map(\.write)
     }
   }
 
@@ -177,7 +177,7 @@ public final class SQLiteOutboxStore: OutboxStore {
             "UPDATE outbox_write SET leaseHolder = NULL, leaseUntil = NULL WHERE leaseHolder = ?",
           arguments: [gone])
       }
-      let rows = try Row.fetchCursor(
+      let records = try OutboxRecord.fetchCursor(
         db,
         sql: """
           SELECT * FROM outbox_write AS w
@@ -190,8 +190,7 @@ public final class SQLiteOutboxStore: OutboxStore {
           """, arguments: [origin, time, time])
       // A damaged row is never sent; the writes after it (of other keys) still are.
       var found: PendingWrite?
-      while let row = try rows.next() {
-        let write = Self.write(row)
+      while let write = try records.next()?.write {
         if write.state == .pending {
           found = write
           break
@@ -253,8 +252,7 @@ public final class SQLiteOutboxStore: OutboxStore {
           UPDATE outbox_write SET state = 'pending', nextTryAt = ?, serverBody = NULL
           WHERE id = ?
           """, arguments: [now.timeIntervalSince1970, id])
-      return try Row.fetchOne(db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
-        .map(Self.write)
+      return try OutboxRecord.fetchOne(db, key: id)?.write
     }
   }
 
@@ -278,25 +276,19 @@ public final class SQLiteOutboxStore: OutboxStore {
           UPDATE outbox_write SET request = ?, idempotencyKey = ?, ifMatch = ?, state = 'pending',
             nextTryAt = ?, serverBody = NULL, serverETag = NULL WHERE id = ?
           """, arguments: [request, idempotencyKey, ifMatch, now.timeIntervalSince1970, id])
-      return try Row.fetchOne(db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
-        .map(Self.write)
+      return try OutboxRecord.fetchOne(db, key: id)?.write
     }
   }
 
   /// The write `id`, nil when there is none; an error when a live sync holds it.
   private static func unheld(_ id: Int64, in db: Database, file: String) throws -> PendingWrite? {
-    guard
-      let row = try Row.fetchOne(
-        db, sql: "SELECT * FROM outbox_write WHERE id = ?", arguments: [id])
-    else { return nil }
-    if let holder = StoredRow.text(row["leaseHolder"]),
-      let until = StoredRow.date(row["leaseUntil"]), until > Date(), !isGone(holder)
-    {
+    guard let record = try OutboxRecord.fetchOne(db, key: id) else { return nil }
+    if let (holder, until) = record.lease, until > Date(), !isGone(holder) {
       throw OutboxError(
         file: file, doing: "changed", cause: "write \(id) is being sent by \(holder)",
         fix: "try again when that sync ends")
     }
-    return write(row)
+    return record.write
   }
 
   /// Cache keys, one a line (a key holds no line break: it is a path).

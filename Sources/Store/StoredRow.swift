@@ -33,18 +33,16 @@ enum StoredRow {
         """, arguments: [table, table]) ?? 0 > 0
   }
 
-  /// The columns `entry(key:_:)` reads, in its order.
-  static let columns =
-    "payload, storedAt, etag, lastModified, usedAt, pending, scope, refs, original, stale"
-
-  /// The entry of `row` (`columns`, or their first four), or why it cannot be had.
+  /// The entry of `row` (`CacheRecord.selection`, and perhaps a column of the read's own after
+  /// them), or why it cannot be had.
   static func entry(key: String, _ row: Row) -> Result<CacheEntry, Problem> {
     entry(key: key, columns: row.count) { row[$0] as DatabaseValue }
   }
 
-  /// The entry of `statement`'s current row (`columns`, then anything), read straight from
-  /// SQLite: GRDB's generic `row[i] as DatabaseValue`, unspecialized across the module, made
-  /// assembling a 100-entity list 2.1x the C API's lookups (`store.list_assemble_100`).
+  /// The entry of `statement`'s current row (`CacheRecord.selection`, then anything), read
+  /// straight from SQLite: GRDB's generic `row[i] as DatabaseValue`, unspecialized across the
+  /// module, made assembling a 100-entity list 2.1x the C API's lookups
+  /// (`store.list_assemble_100`).
   ///
   /// Safe: `DatabaseValue(sqliteStatement:index:)` copies the column's value out of SQLite,
   /// which holds it only while the statement stays on that row; it is called only between a
@@ -57,29 +55,34 @@ enum StoredRow {
     }
   }
 
-  /// The entry whose `columns` values `value` gives by position.
+  /// The entry whose `CacheRecord.selection` values `value` gives by index; a column past
+  /// `count` (not selected) reads as null.
   private static func entry(
     key: String, columns count: Int, _ value: (Int) -> DatabaseValue
   ) -> Result<CacheEntry, Problem> {
-    let payload = value(0)
+    func column(_ column: CacheRecord.Columns) -> DatabaseValue {
+      column.index < count ? value(column.index) : .null
+    }
+    let payload = column(.payload)
     guard case .blob(let data) = payload.storage else {
       return .failure(Problem(reason: "its payload is \(kind(of: payload)), not data"))
     }
-    let stored = value(1)
+    let stored = column(.storedAt)
     guard let storedAt = date(stored) else {
       return .failure(
         Problem(reason: "its storedAt is \(kind(of: stored)), not a time since 1970"))
     }
-    let references = count > 7 ? text(value(7)) : nil
+    let references = text(column(.refs))
     return .success(
       CacheEntry(
         key: key, payload: data, storedAt: storedAt,
-        validators: CacheValidators(etag: text(value(2)), lastModified: text(value(3))),
-        isPending: count > 5 && value(5) == true.databaseValue,
-        scope: count > 6 ? text(value(6)) : nil,
+        validators: CacheValidators(
+          etag: text(column(.etag)), lastModified: text(column(.lastModified))),
+        isPending: column(.pending) == true.databaseValue,
+        scope: text(column(.scope)),
         references: references.map { $0.isEmpty ? [] : $0.split(separator: "\n").map(String.init) },
-        original: count > 8 ? self.data(value(8)) : nil,
-        isStale: count > 9 && value(9) == true.databaseValue))
+        original: self.data(column(.original)),
+        isStale: column(.stale) == true.databaseValue))
   }
 
   /// The time a stored value names, when it is a number within `plausibleSeconds`.
@@ -123,4 +126,25 @@ enum StoredRow {
     case .blob(let data): "\(data.count) bytes of data"
     }
   }
+}
+
+/// A `cache_entry` row as GRDB's records name it: its table and its columns. A read selects
+/// `selection` (these columns, in this order) and may add one of its own after them
+/// (`extra`: a local query's key, a list read's position); `StoredRow.entry` reads them by name,
+/// at the index the order gives.
+enum CacheRecord: TableRecord {
+  static let databaseTableName = "cache_entry"
+
+  /// The columns an entry is read from (`SQLiteCacheStore.migrator` makes them).
+  enum Columns: Int, CaseIterable, ColumnExpression {
+    case payload, storedAt, etag, lastModified, usedAt, pending, scope, refs, original, stale
+    var name: String { "\(self)" }
+    /// The column's index in `selection`.
+    var index: Int { rawValue }
+  }
+
+  /// `payload, storedAt, …, stale`: what a read of entries selects.
+  static let selection = Columns.allCases.map(\.name).joined(separator: ", ")
+  /// The index of the column a read adds after `selection`.
+  static let extra = Columns.allCases.count
 }
