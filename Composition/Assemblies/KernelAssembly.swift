@@ -7,7 +7,8 @@ import Layers
 /// Kernel's own parts, registered through the public catalog like an app's, and present in
 /// every `KernelApp`:
 ///
-/// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`);
+/// - adapters `defaultHeaders` (`Accept`, the app's `User-Agent`), `apiKey(header: <name>)`
+///   (the environment's `apiKey` in that header, beside its authentication);
 /// - retriers `backoff` (its policy from `retry.*`);
 /// - monitor `log` (the `-v` trace: each try with its metrics);
 /// - authenticators `none`, `plainToken`, `oauth2`, `apiKey`, `basic` (see `authenticators`);
@@ -23,6 +24,9 @@ public struct KernelAssembly: Assembly {
     catalog.adapter("defaultHeaders") { r in
       DefaultHeadersAdapter(userAgent: try r.resolve(KernelApp.self).userAgent)
     }
+    catalog.adapter(
+      "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") },
+      build: { header, _ in ApiKeyAdapter(header: header) })
     Self.authenticators(into: &catalog)
     // The `-v` trace: each try's line with its metrics, in the debug log.
     catalog.monitor("log") { r in LogMonitor(try r.resolve(Runtime.self).log) }

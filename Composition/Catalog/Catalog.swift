@@ -18,8 +18,8 @@ import Layers
 ///
 /// ```swift
 /// catalog.adapter(
-///   "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Key") },
-///   build: { header, _ in ApiKeyAdapter(header: header) })
+///   "tenant", parameters: { try $0.string("id", at: 0) },
+///   build: { id, _ in TenantAdapter(id: id) })
 /// catalog.layer("logging") { r in LoggingLayer(log: try r.resolve(Runtime.self).log) }
 /// ```
 public struct Catalog: Sendable {
@@ -108,7 +108,7 @@ public struct Catalog: Sendable {
     parts.adapters[name] = Component(needs: .api, factory: Self.plan(make))
   }
 
-  /// A request adapter with arguments (`apiKey(header: X-Key)`), read by `parameters`.
+  /// A request adapter with arguments (`tenant(id: acme)`), read by `parameters`.
   public mutating func adapter<Read: Sendable>(
     _ name: String, parameters: @escaping ReadParameters<Read>,
     build: @escaping Build<Read, any RequestAdapter>

@@ -72,7 +72,8 @@ extension AppSetting {
       "clientSecret", .secret, scope: .environment,
       doc: "the OAuth 2.0 client's secret (`oauth2`)"),
     AppSetting(
-      "apiKey", .secret, scope: .environment, doc: "the key `apiKey` sends"),
+      "apiKey", .secret, scope: .environment,
+      doc: "the key the `apiKey` authenticator or adapter sends"),
     AppSetting(
       "username", .string, scope: .environment,
       doc: "the user `basic` sends, when the base URL names none"),

@@ -130,6 +130,6 @@ public struct LayeredOperationSender: OperationSender, LayeredService {
   }
 
   public func send(_ call: OperationCall) async throws -> OperationAnswer {
-    try await layers.answer(call.serviceCall, from: base) { try await $0.send(call) }
+    try await answer(call.serviceCall) { try await $0.send(call) }
   }
 }

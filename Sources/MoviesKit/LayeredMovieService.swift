@@ -27,13 +27,6 @@ public struct LayeredMovieService: MovieService, LayeredService {
   public func topRatedMovies(year: Int) async throws -> [Movie] {
     try await answer(.topRatedMovies(year: year)) { try await $0.topRatedMovies(year: year) }
   }
-
-  private func answer<Value: Sendable>(
-    _ call: ServiceCall<Value>,
-    _ fetch: @escaping @Sendable (any MovieSource) async throws -> any Validated<Value>
-  ) async throws -> Value {
-    try await layers.answer(call, from: base, fetch)
-  }
 }
 
 extension ServiceCall where Value == Movie {

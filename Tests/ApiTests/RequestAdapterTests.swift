@@ -99,6 +99,32 @@ private struct RefusingAdapter: RequestAdapter {
     }
   }
 
+  @Test func theApiKeyAdapterSendsTheEnvironmentsKeyInASecretHeaderOrNamesTheSetting() async throws
+  {
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
+      let own = harness.context.environment
+      func client(key: String?) throws -> ApiClient {
+        let environment = try ApiEnvironment(
+          name: "local", baseURL: own.baseURL, values: key.map { ["apiKey": $0] } ?? [:])
+        return ApiClient(
+          context: InMemoryApiContext(environment: environment),
+          transport: harness.client.transport,
+          adapters: [ApiKeyAdapter(header: "X-Library-Card")])
+      }
+      let seen = recordHeaders(at: "/api/movies/1", of: harness.server)
+      let keyed = try client(key: "k-local")
+      _ = try? await keyed.response(for: .movie(id: 1))  // the recorder answers 404
+      #expect(seen.all.first?["x-library-card"] == "k-local")
+      #expect(keyed.secretHeaders.contains("x-library-card"))
+
+      let error = await #expect(throws: AuthenticationError.self) {
+        try await client(key: nil).response(for: .movie(id: 1))
+      }
+      #expect("\(error.map { $0 } as Any)".contains("set environments.local.apiKey"))
+      #expect(seen.all.count == 1)
+    }
+  }
+
   /// The attempt a client hands its adapters for its first try, caught by a probing adapter.
   private func firstAttempt(of client: ApiClient) async throws -> Attempt {
     let caught = Recorder<Attempt>()

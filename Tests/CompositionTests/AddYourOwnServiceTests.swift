@@ -39,7 +39,7 @@ struct LayeredShowService: ShowService, LayeredService {
   var layers: LayerStack
   func show(id: Int) async throws -> Show {
     let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")
-    return try await layers.answer(call, from: base) { try await $0.show(id: id) }
+    return try await answer(call) { try await $0.show(id: id) }
   }
 }
 

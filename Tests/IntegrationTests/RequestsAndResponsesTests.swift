@@ -282,9 +282,9 @@ import Testing
     let base: Source<ApiTicketService>?
     var layers: LayerStack
     func ticket(id: Int) async throws -> Ticket {
-      try await layers.answer(
-        .init(name: "ticket", key: "tickets/\(id)", summary: "ticket \(id)"), from: base
-      ) { try await $0.ticket(id: id) }
+      try await answer(.init(name: "ticket", key: "tickets/\(id)", summary: "ticket \(id)")) {
+        try await $0.ticket(id: id)
+      }
     }
   }
 

@@ -28,4 +28,16 @@ import Testing
     #expect(throws: (any Error).self) { try shape.value(of: [rows[0].payload, Data()]) }
     #expect(throws: (any Error).self) { try shape.value(of: [Data("[]".utf8)]) }
   }
+
+  /// An item call named for its type: `.item(MovieDetail.self, id: 7)` is `movieDetail`.
+  @Test func anItemCallIsNamedAndKeyedForItsEntity() {
+    struct MovieDetail: Codable, Sendable, Identifiable { let id: Int }
+    let call = ServiceCall.item(Movie.self, id: 3)
+    #expect((call.name, call.key, call.summary) == ("movie", "Movie/3", "movie 3"))
+    #expect(call.entities?.itemID == "3")
+    let detail = ServiceCall.item(MovieDetail.self, id: 7)
+    #expect(
+      (detail.name, detail.key, detail.summary) == ("movieDetail", "MovieDetail/7", "movieDetail 7")
+    )
+  }
 }

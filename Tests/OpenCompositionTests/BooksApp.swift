@@ -25,7 +25,7 @@ struct LayeredBookService: BookService, LayeredService {
   var layers: LayerStack
   func book(id: Int) async throws -> Book {
     let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
-    return try await layers.answer(call, from: base) { try await $0.book(id: id) }
+    return try await answer(call) { try await $0.book(id: id) }
   }
 }
 

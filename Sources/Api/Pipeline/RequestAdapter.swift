@@ -73,3 +73,32 @@ extension RequestAdapter where Self == DefaultHeadersAdapter {
 public enum KernelVersion {
   public static let current = "0.1.0"
 }
+
+/// The environment's API key (`environments.<name>.apiKey`, a secret) in a header of every
+/// request, beside whatever the environment authenticates with: a library card on top of a
+/// login. The header is secret: redacted in every trace and never sent after a redirect to
+/// another origin. Config: `adapters: [defaultHeaders, "apiKey(header: X-Library-Card)"]`. An
+/// api whose key is its only authentication names the `apiKey` authenticator instead.
+public struct ApiKeyAdapter: RequestAdapter {
+  /// The header the key goes in.
+  public let header: String
+
+  /// The key in `header` (`X-Api-Key` unless the config names another).
+  public init(header: String = "X-Api-Key") { self.header = header }
+
+  public var secretHeaders: Set<String> { [header] }
+
+  /// The request with the environment's key in `header`; without a key configured, a
+  /// `loginRequired` error that names the setting to set.
+  public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
+    let environment = attempt.context.environment
+    guard let key = environment.values["apiKey"], !key.isEmpty else {
+      throw AuthenticationError.loginRequired(
+        "no API key is configured for the \(header) header; set"
+          + " environments.\(environment.name).apiKey")
+    }
+    var adapted = request
+    adapted.set(header, key)
+    return adapted
+  }
+}

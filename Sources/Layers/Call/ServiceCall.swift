@@ -48,6 +48,16 @@ extension ServiceCall where Value: Codable {
       codec: .json, entities: entity)
   }
 
+  /// The item call of one entity, named for its type: `.item(Book.self, id: 3)` is the call
+  /// `book`, keyed `Book/3`, that a person calls `book 3`, answered from that entity's row
+  /// whichever answer stored it.
+  public static func item(_ entity: Value.Type, id: Value.ID) -> ServiceCall
+  where Value: Identifiable {
+    let type = "\(Value.self)"
+    let name = type.prefix(1).lowercased() + type.dropFirst()
+    return ServiceCall(name: name, entity: .item(Value.self, id: id), summary: "\(name) \(id)")
+  }
+
   /// A list call whose answer is entities (`.list(Book.self)`), kept as their ids; `local`
   /// answers it from the stored entities when it was never stored.
   public init(

@@ -17,6 +17,22 @@ public protocol LayeredService: Sendable {
 }
 
 extension LayeredService {
+  /// What each of its methods does: `call` answered through its layers, down to `fetch` on
+  /// the base when none answers it (see `LayerStack.answer(_:from:_:)`).
+  ///
+  /// ```swift
+  /// func book(id: Int) async throws -> Book {
+  ///   let call = ServiceCall<Book>(name: "book", entity: .item(Book.self, id: id), summary: "book \(id)")
+  ///   return try await answer(call) { try await $0.response(.init(.get("books/\(id)"), mapping: library)) }
+  /// }
+  /// ```
+  public func answer<Value: Sendable>(
+    _ call: ServiceCall<Value>,
+    _ fetch: @escaping @Sendable (Base) async throws -> any Validated<Value>
+  ) async throws -> Value {
+    try await layers.answer(call, from: base, fetch)
+  }
+
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
   /// base once by `fetch` when `refresh` and there is one.
   public func watch<Value: Sendable & Equatable>(

@@ -9,9 +9,7 @@ import KernelCommands
   static func commandLine() -> CommandLineApp {
     CommandLineApp(
       .books, abstract: "Books from the library's api, its SQLite cache, or both.",
-      examples:
-        "Examples:\n  books serve &\n  books get 1\n  books add --title Middlemarch --author 'George Eliot'"
-        + "\n  books --profile offline shelf",
+      examples: "Examples:\n  books serve &\n  books get 1\n  books --profile offline shelf",
       commands: [Get.self, Shelf.self, Add.self], fixtures: "Fixtures")
   }
 }
@@ -32,7 +30,7 @@ struct Get: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let id = id
     let books = try await invocation.fetch((any BookService).self) { [try await $0.book(id: id)] }
-    try show(books, invocation)
+    try invocation.show(books, as: "books", one: "book") { $0.line }
   }
 }
 // end snippet
@@ -46,7 +44,8 @@ struct Shelf: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let perPage = invocation.config.integer("perPage") ?? .max  // --per-page 5, BOOKS_PER_PAGE
     let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
-    try show(books.map { Array($0.prefix(perPage)) }, invocation)
+    let shown = books.map { Array($0.prefix(perPage)) }
+    try invocation.show(shown, as: "books", one: "book") { $0.line }
   }
 }
 
@@ -61,14 +60,13 @@ struct Add: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let book = NewBook(title: title, author: author)
     let added = try await invocation.fetch((any BookService).self) { [try await $0.add(book)] }
-    try show(added, invocation)
+    try invocation.show(added, as: "books", one: "book") { $0.line }
   }
 }
 
-/// A line per book and where they came from, or `{"books": […], "origin": …}`.
-func show(_ fetched: Fetched<[Book]>, _ invocation: Invocation) throws {
-  try invocation.show(fetched, as: "books", one: "book") { book in
-    let added = book.addedAt.formatted(.iso8601.year().month().day())
-    return "\(book.id)  \(book.title), \(book.author) (added \(added))"
+extension Book {
+  /// `1  Middlemarch, George Eliot (added 2024-01-02)`: a book as the commands print it.
+  var line: String {
+    "\(id)  \(title), \(author) (added \(addedAt.formatted(.iso8601.year().month().day())))"
   }
 }
