@@ -44,6 +44,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+    // Child processes in tests (KernelTesting's `ChildProcess`), and the descriptors and paths
+    // they take (swift-system: Apple platforms have it as `System`).
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     // `swift package generate-documentation`: the DocC catalogs, built in CI.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -133,6 +137,9 @@ let package = Package(
       dependencies: [
         "Domain", "Api", "Layers", "SampleApi",
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Subprocess", package: "swift-subprocess"),
+        .product(
+          name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
       ]),
     .target(
       name: "KernelOpenAPI",

@@ -103,7 +103,7 @@ public struct BuiltCommand: Sendable {
   /// Runs `script` with bash, `$NAME` (`$KERNEL`, `$BOOKS`) naming the binary: for
   /// redirections a test cannot make otherwise (`>/dev/full`, `>&-`).
   public func shell(_ script: String, variables: [String: String] = [:]) async throws -> Run {
-    let process = try ChildProcess(
+    let process = try await ChildProcess(
       URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],
       environment: environment.merging(variables) { _, new in new }
         .merging([name.uppercased(): try binary.path]) { _, new in new },
@@ -141,9 +141,9 @@ public struct BuiltCommand: Sendable {
   public func launch(
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
     fileSizeLimitKB: Int? = nil, input: String? = nil
-  ) throws -> Running {
+  ) async throws -> Running {
     Running(
-      try start(
+      try await start(
         arguments, variables: variables, terminal: terminal, fileSizeLimitKB: fileSizeLimitKB,
         input: input))
   }
@@ -153,7 +153,7 @@ public struct BuiltCommand: Sendable {
   public func start(
     _ arguments: [String], variables: [String: String] = [:], terminal: PseudoTerminal? = nil,
     fileSizeLimitKB: Int? = nil, input: String? = nil
-  ) throws -> ChildProcess {
+  ) async throws -> ChildProcess {
     let (executable, line) =
       if let limit = fileSizeLimitKB {
         (  // ulimit -f in KiB
@@ -167,14 +167,20 @@ public struct BuiltCommand: Sendable {
       if let terminal, terminal.isInput { .handle(terminal.child) } else if input != nil {
         .pipe
       } else { .null }
-    let process = try ChildProcess(
+    let process = try await ChildProcess(
       executable, arguments: line, environment: environment.merging(variables) { _, new in new },
       directory: workingDirectory, stdin: stdin,
       stderr: terminal.map { .handle($0.child) } ?? .pipe)
     terminal?.started()
     if let handle = process.standardInput, let input {
-      // A background thread writes it, so a large input never blocks the test's thread.
+      // A background thread writes it, so a large input never blocks the test's thread. A
+      // child that ends before reading it all makes the write fail: SIGPIPE, blocked on this
+      // thread alone (and dropped with it), would otherwise end the whole test process.
       Thread.detachNewThread {
+        var broken = sigset_t()
+        sigemptyset(&broken)
+        sigaddset(&broken, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &broken, nil)
         try? handle.write(contentsOf: Data(input.utf8))
         try? handle.close()
       }

@@ -1,4 +1,11 @@
 import Foundation
+import Subprocess
+
+#if canImport(System)
+  import System
+#else
+  import SystemPackage
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -6,20 +13,19 @@ import Foundation
   import Darwin
 #endif
 
-/// A child process started with `posix_spawn`: what tests start instead of Foundation's
-/// `Process`.
+/// A child process started with swift-subprocess: what tests start instead of Foundation's
+/// `Process`, with a handle a test keeps (its pid, its pipes, its end) while it runs.
 ///
 /// On Linux, swift-corelibs-foundation's `Process.run()` (Swift 6.3) finds the descriptors to
 /// close in the child by copying each `/proc/self/fd` entry's whole 256-byte name; once glibc's
 /// 32 KiB directory buffer is full (about 1,300 open descriptors, which a test process running
 /// servers and clients beside each other reaches) it reads past the buffer and crashes the whole
-/// test run (swiftlang/swift-corelibs-foundation#5472). Here the C library closes them
-/// (`posix_spawn_file_actions_addclosefrom_np`; `POSIX_SPAWN_CLOEXEC_DEFAULT` on Darwin).
-///
-/// The child starts with the default signal dispositions and an empty signal mask, whatever the
-/// test process blocks; its descriptors are 0, 1 and 2 as asked and nothing else.
+/// test run (swiftlang/swift-corelibs-foundation#5472). swift-subprocess marks every other
+/// descriptor close-on-exec in the child (`close_range`), so the child's descriptors are 0, 1
+/// and 2 as asked and nothing else (`ChildProcessTests`), and it starts with the default signal
+/// dispositions and an empty signal mask, whatever the test process blocks.
 public final class ChildProcess: @unchecked Sendable {
-  // `ending` is guarded by `condition`; everything else is set in `init` and only read.
+  // `ending.value` is guarded by its condition; everything else is set in `init` and only read.
   public let processIdentifier: Int32
   public let executable: URL
   public let arguments: [String]
@@ -28,8 +34,21 @@ public final class ChildProcess: @unchecked Sendable {
   /// The read ends of the child's stdout and stderr when they were `.pipe`.
   public let standardOutput: FileHandle?
   public let standardError: FileHandle?
-  private let condition = NSCondition()
-  private var ending: (status: Int32, reason: Process.TerminationReason)?
+  private let ending: Ending
+
+  /// How the child ended, once it has: set by the task that runs it, waited for by any thread.
+  private final class Ending: @unchecked Sendable {
+    // `value` is read and written only with `condition` locked.
+    let condition = NSCondition()
+    var value: (status: Int32, reason: Process.TerminationReason)?
+
+    func set(_ ended: (Int32, Process.TerminationReason)) {
+      condition.lock()
+      value = ended
+      condition.broadcast()
+      condition.unlock()
+    }
+  }
 
   /// Where one of the child's standard descriptors goes.
   public enum Stream {
@@ -42,79 +61,78 @@ public final class ChildProcess: @unchecked Sendable {
   }
 
   /// Starts `executable` with `arguments`; `environment` nil passes this process's on. Throws
-  /// the system's reason when it cannot start (no such file, not executable).
+  /// `could not start <path>: <reason>` when it cannot start (no such file, not executable).
   public init(
     _ executable: URL, arguments: [String] = [], environment: [String: String]? = nil,
     directory: URL? = nil, stdin: Stream = .null, stdout: Stream = .pipe, stderr: Stream = .pipe
-  ) throws {
+  ) async throws {
     self.executable = executable
     self.arguments = arguments
-    #if canImport(Glibc)
-      var actions = posix_spawn_file_actions_t()
-      var attributes = posix_spawnattr_t()
-    #else
-      var actions: posix_spawn_file_actions_t = nil
-      var attributes: posix_spawnattr_t = nil
-    #endif
-    posix_spawn_file_actions_init(&actions)
-    posix_spawnattr_init(&attributes)
-    defer {
-      posix_spawn_file_actions_destroy(&actions)
-      posix_spawnattr_destroy(&attributes)
-    }
-    // The ends this process keeps, and the ones the child gets and this process closes.
+    // The ends this process keeps, and the ones the child gets (those it owns are closed once
+    // the child has them).
     var kept: [Int32?] = [nil, nil, nil]
-    var given: [Int32] = []
-    defer { for descriptor in given { close(descriptor) } }
+    var given: [(descriptor: Int32, owned: Bool)] = []
     do {
       for (target, stream) in [stdin, stdout, stderr].enumerated() {
-        let target = Int32(target)
         switch stream {
         case .null:
-          let flags = target == 0 ? O_RDONLY : O_WRONLY
-          try Self.check(
-            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", flags, 0), "addopen")
+          let descriptor = open("/dev/null", (target == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC)
+          guard descriptor >= 0 else { throw Self.failure("open /dev/null", errno) }
+          given.append((descriptor, true))
         case .pipe:
           var ends: [Int32] = [0, 0]
           guard pipe(&ends) == 0 else { throw Self.failure("pipe", errno) }
           // Close-on-exec, so a child started some other way does not inherit them either.
           for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
           let (childs, ours) = target == 0 ? (ends[0], ends[1]) : (ends[1], ends[0])
-          given.append(childs)
-          kept[Int(target)] = ours
-          try Self.check(posix_spawn_file_actions_adddup2(&actions, childs, target), "adddup2")
+          given.append((childs, true))
+          kept[target] = ours
         case .handle(let handle):
-          try Self.check(
-            posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, target), "adddup2")
+          given.append((handle.fileDescriptor, false))
         }
       }
-      if let directory {
-        try Self.check(
-          Self.library.changeDirectory(&actions, directory.path), "addchdir_np")
+    } catch {
+      for (descriptor, owned) in given where owned { close(descriptor) }
+      for case let descriptor? in kept { close(descriptor) }
+      throw error
+    }
+    let ending = Ending()
+    self.ending = ending
+    let environment: Subprocess.Environment =
+      environment.map { variables in
+        .custom(
+          Dictionary(
+            uniqueKeysWithValues: variables.map { (Environment.Key(stringLiteral: $0), $1) }))
+      } ?? .inherit
+    let started = Started()
+    let ends = given
+    // The task runs the child to its end; it hands the pid over as soon as it has one.
+    Task.detached {
+      func descriptor(_ index: Int) -> FileDescriptor {
+        FileDescriptor(rawValue: ends[index].descriptor)
       }
-      try Self.library.closeOthers(&actions)
-      var signals = sigset_t()
-      sigemptyset(&signals)
-      try Self.check(posix_spawnattr_setsigmask(&attributes, &signals), "setsigmask")
-      sigfillset(&signals)
-      try Self.check(posix_spawnattr_setsigdefault(&attributes, &signals), "setsigdefault")
-      try Self.check(
-        posix_spawnattr_setflags(
-          &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | Self.library.flags),
-        "setflags")
-
-      let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0)=\($1)" }
-      var pid: pid_t = 0
-      let spawned = try Self.withCStrings([executable.path] + arguments) { argv in
-        try Self.withCStrings(variables) { envp in
-          posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+      do {
+        let result = try await Subprocess.run(
+          .path(FilePath(executable.path)), arguments: Arguments(arguments),
+          environment: environment, workingDirectory: directory.map { FilePath($0.path) },
+          input: .fileDescriptor(descriptor(0), closeAfterSpawningProcess: ends[0].owned),
+          output: .fileDescriptor(descriptor(1), closeAfterSpawningProcess: ends[1].owned),
+          error: .fileDescriptor(descriptor(2), closeAfterSpawningProcess: ends[2].owned)
+        ) { execution in
+          started.resume(.success(execution.processIdentifier.value))
         }
+        switch result.terminationStatus {
+        case .exited(let code): ending.set((code, .exit))
+        case .signaled(let signal): ending.set((signal, .uncaughtSignal))
+        }
+      } catch {
+        started.resume(
+          .failure(TestFailure("could not start \(executable.path): \(error)")))
+        ending.set((-1, .exit))
       }
-      guard spawned == 0 else {
-        throw TestFailure(
-          "could not start \(executable.path): \(String(cString: strerror(spawned)))")
-      }
-      processIdentifier = pid
+    }
+    do {
+      processIdentifier = try await started.value()
     } catch {
       for case let descriptor? in kept { close(descriptor) }
       throw error
@@ -125,33 +143,51 @@ public final class ChildProcess: @unchecked Sendable {
     standardInput = handle(kept[0])
     standardOutput = handle(kept[1])
     standardError = handle(kept[2])
-    // One reaper per child, so the status is collected once, however many wait for it.
-    Thread.detachNewThread { [self] in
-      var status: Int32 = 0
-      while waitpid(processIdentifier, &status, 0) == -1 && errno == EINTR {}
-      // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import as macros.
-      let signal = status & 0x7f
-      let ended: (Int32, Process.TerminationReason) =
-        signal == 0 ? ((status >> 8) & 0xff, .exit) : (signal, .uncaughtSignal)
-      condition.lock()
-      ending = ended
-      condition.broadcast()
-      condition.unlock()
+  }
+
+  /// The pid the running task hands over once, or why it could not start.
+  private final class Started: @unchecked Sendable {
+    // `result` and `waiting` are read and written only with `lock` held.
+    private let lock = NSLock()
+    private var result: Result<Int32, any Error>?
+    private var waiting: CheckedContinuation<Int32, any Error>?
+
+    func resume(_ outcome: Result<Int32, any Error>) {
+      lock.lock()
+      guard result == nil else { return lock.unlock() }
+      result = outcome
+      let waiter = waiting
+      waiting = nil
+      lock.unlock()
+      waiter?.resume(with: outcome)
+    }
+
+    func value() async throws -> Int32 {
+      try await withCheckedThrowingContinuation { continuation in
+        lock.lock()
+        if let result {
+          lock.unlock()
+          continuation.resume(with: result)
+        } else {
+          waiting = continuation
+          lock.unlock()
+        }
+      }
     }
   }
 
   /// Whether it has not ended yet.
   public var isRunning: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return ending == nil
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    return ending.value == nil
   }
 
   /// Blocks until it has ended: call it off Swift's cooperative pool (`exited()` does).
   public func waitUntilExit() {
-    condition.lock()
-    defer { condition.unlock() }
-    while ending == nil { condition.wait() }
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    while ending.value == nil { ending.condition.wait() }
   }
 
   /// Waits for the end on a thread of its own.
@@ -171,96 +207,39 @@ public final class ChildProcess: @unchecked Sendable {
   /// Waits up to `limit` for the end: false when it is still running then. Blocks; off the pool.
   public func waitUntilExit(before limit: Duration) -> Bool {
     let deadline = Date(timeIntervalSinceNow: limit.seconds)
-    condition.lock()
-    defer { condition.unlock() }
-    while ending == nil { if !condition.wait(until: deadline) { break } }
-    return ending != nil
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    while ending.value == nil { if !ending.condition.wait(until: deadline) { break } }
+    return ending.value != nil
   }
 
   /// The exit code, or the signal that ended it (see `terminationReason`); waits for the end.
   public var terminationStatus: Int32 {
     waitUntilExit()
-    condition.lock()
-    defer { condition.unlock() }
-    return ending?.status ?? 0
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    return ending.value?.status ?? 0
   }
 
   /// `.exit` or `.uncaughtSignal`; waits for the end.
   public var terminationReason: Process.TerminationReason {
     waitUntilExit()
-    condition.lock()
-    defer { condition.unlock() }
-    return ending?.reason ?? .exit
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    return ending.value?.reason ?? .exit
   }
 
   /// Sends `signal` while it runs; after its end nothing, so no reused pid is ever signalled.
   public func send(_ signal: Int32) {
-    condition.lock()
-    defer { condition.unlock() }
-    if ending == nil { _ = kill(processIdentifier, signal) }
+    ending.condition.lock()
+    defer { ending.condition.unlock() }
+    if ending.value == nil { _ = kill(processIdentifier, signal) }
   }
 
   /// SIGTERM.
   public func terminate() { send(SIGTERM) }
 
-  private static func check(_ result: Int32, _ call: String) throws {
-    if result != 0 { throw failure("posix_spawn_file_actions_\(call)", result) }
-  }
-
   private static func failure(_ call: String, _ code: Int32) -> TestFailure {
     TestFailure("\(call) failed: \(String(cString: strerror(code)))")
   }
-
-  /// `strings` as a NULL-terminated array of C strings, for the length of `body`.
-  private static func withCStrings<R>(
-    _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) throws -> R
-  ) throws -> R {
-    // Safe: each copy is made by strdup, lives until the defer frees it, and body's pointers do
-    // not outlive the call.
-    let copies = strings.map { strdup($0) }
-    defer { for copy in copies { free(copy) } }
-    return try body(copies + [nil])
-  }
-
-  /// The calls the platform's C library has under other names or not in Swift's module.
-  private struct Library: Sendable {
-    let changeDirectory:
-      @Sendable (UnsafeMutablePointer<posix_spawn_file_actions_t>, String) -> Int32
-    let closeOthers: @Sendable (UnsafeMutablePointer<posix_spawn_file_actions_t>) throws -> Void
-    let flags: Int16
-  }
-
-  private static let library: Library = {
-    #if os(Linux)
-      // Glibc's Swift module leaves out the `_np` calls (glibc 2.29 and 2.34): look them up.
-      typealias Chdir =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>)
-        -> Int32
-      typealias CloseFrom =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-      func symbol(_ name: String) -> UnsafeMutableRawPointer? {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
-      }
-      // Safe: each symbol, when found, is the C function with the signature cast to.
-      let chdir = symbol("posix_spawn_file_actions_addchdir_np")
-        .map { unsafeBitCast($0, to: Chdir.self) }
-      let closeFrom = symbol("posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: CloseFrom.self) }
-      return Library(
-        changeDirectory: { actions, path in chdir.map { $0(actions, path) } ?? ENOSYS },
-        closeOthers: { actions in
-          guard let closeFrom else {
-            throw TestFailure(
-              "this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)"
-            )
-          }
-          try check(closeFrom(actions, 3), "addclosefrom_np")
-        },
-        flags: 0)
-    #else
-      return Library(
-        changeDirectory: { actions, path in posix_spawn_file_actions_addchdir_np(actions, path) },
-        closeOthers: { _ in }, flags: Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
-    #endif
-  }()
 }

@@ -17,7 +17,7 @@ public final class ServedCommand: Sendable {
   private let errors: Reader
 
   public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
-    process = try command.start(["serve", "--port", "0"] + options)
+    process = try await command.start(["serve", "--port", "0"] + options)
     guard let handle = process.standardOutput else { throw TestFailure("no stdout pipe") }
     errors = Reader(process.standardError)
     let line = await onThreadOfItsOwn {

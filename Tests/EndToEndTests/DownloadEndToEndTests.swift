@@ -22,12 +22,14 @@ import Testing
     let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
     let partial = kernel.workingDirectory.appendingPathComponent(".poster.bin.partial")
 
-    let running = try kernel.launch(local + ["movies", "poster", "1", "--output", file.path])
+    let running = try await kernel.launch(local + ["movies", "poster", "1", "--output", file.path])
     await source.held()
     // What reached the client is written as it arrives; the kill comes once the file holds
     // some of it, so the next run has something to resume.
     let deadline = ContinuousClock.now + .seconds(30)
-    while Self.size(partial) == 0 && ContinuousClock.now < deadline { await Task.yield() }
+    while Self.size(partial) < Self.length / 2 && ContinuousClock.now < deadline {
+      await Task.yield()
+    }
     running.process.send(SIGKILL)
     _ = try await running.finish(within: .seconds(10))
     #expect(running.process.terminationReason == .uncaughtSignal)
@@ -52,7 +54,7 @@ import Testing
     let source = try DownloadSource(DownloadSource.Settings(length: 2_000_000))
     let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
     let terminal = try PseudoTerminal()
-    let running = try kernel.launch(
+    let running = try await kernel.launch(
       local + ["movies", "poster", "2", "--output", "shown.bin"], terminal: terminal)
     let run = try await running.finish(within: .seconds(60))
     let shown = await onThreadOfItsOwn { terminal.text() }

@@ -45,7 +45,7 @@ import Testing
     // One at a time, 200 ms each: cached 1, then uncached 6-20, then cached 2-5. The kill comes
     // after the first answer; whenever it lands, 2-5 are asked after it.
     let order = [1] + Array(6...20) + [2, 3, 4, 5]
-    let running = try kernel.launch(
+    let running = try await kernel.launch(
       ["-v"] + local + ["movies", "get"] + order.map(String.init)
         + ["--concurrency", "1", "--format", "json"],
       variables: ["KERNEL_RETRY_MAX_RETRIES": "0"])
@@ -77,7 +77,7 @@ import Testing
     let local = ["--environment", "local", "--base-url", server.baseURL]
     #expect(try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"]).status == 0)
 
-    let running = try kernel.launch(
+    let running = try await kernel.launch(
       ["-v"] + local + ["movies", "get"] + (1...2000).map(String.init) + ["--concurrency", "16"])
     #expect(await running.stderr.wait(for: "→ 200", count: 200, limit: .seconds(60)))
     running.process.send(SIGKILL)
@@ -101,8 +101,11 @@ import Testing
     defer { server.terminate() }
     let local = ["--environment", "local", "--base-url", server.baseURL]
     // Both start on an empty data dir: they also race to create and migrate the database.
-    let halves = try [1...300, 301...600].map { ids in
-      try kernel.launch(local + ["movies", "get"] + ids.map(String.init) + ["--format", "json"])
+    var halves: [BuiltCommand.Running] = []
+    for ids in [1...300, 301...600] {
+      halves.append(
+        try await kernel.launch(
+          local + ["movies", "get"] + ids.map(String.init) + ["--format", "json"]))
     }
     var movies = 0
     var warnings = ""

@@ -16,7 +16,7 @@ import Testing
       ])
     let fetch = { (ids: [Int]) async throws -> (BuiltCommand.Run, String) in
       let terminal = try PseudoTerminal()
-      let running = try kernel.launch(
+      let running = try await kernel.launch(
         ["-v", "--environment", "local", "--base-url", server.baseURL, "movies", "get"]
           + ids.map(String.init) + ["--concurrency", "16", "--format", "json"],
         variables: ["KERNEL_RETRY_BASE_DELAY_MS": "20"], terminal: terminal)

@@ -89,7 +89,7 @@ extension OAuthLoginTests {
     try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
       try Self.configure(kernel, for: server)
       let terminal = try PseudoTerminal(asInput: true)
-      let running = try kernel.launch(
+      let running = try await kernel.launch(
         ["auth", "login", "--username", "u"], terminal: terminal)
       await onThreadOfItsOwn { terminal.waitUntilShown("Password: ") }
       terminal.type("pw-typed\n")
@@ -276,7 +276,8 @@ extension OAuthLoginTests {
     ) { server in
       try Self.configure(kernel, for: server)
       let terminal = try PseudoTerminal(asInput: true)
-      let running = try kernel.launch(["auth", "login", "--username", "u"], terminal: terminal)
+      let running = try await kernel.launch(
+        ["auth", "login", "--username", "u"], terminal: terminal)
       await onThreadOfItsOwn { terminal.waitUntilShown("Password: ") }
       #expect(!terminal.echoes())
       running.process.send(SIGINT)

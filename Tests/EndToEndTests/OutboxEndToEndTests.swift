@@ -61,7 +61,7 @@ import Testing
       }
       return await responder.original(request)
     }
-    let sync = try kernel.launch(["--base-url", base, "outbox", "sync"])
+    let sync = try await kernel.launch(["--base-url", base, "outbox", "sync"])
     for await _ in arrived { break }
     sync.process.send(SIGKILL)
     _ = try await sync.finish(within: .seconds(30))
@@ -91,8 +91,8 @@ import Testing
     let server = try await FixtureServer.start(
       options: options, routes: .sampleMovies(ratings: ratings), on: port)
     defer { Task { await server.stop() } }
-    let first = try kernel.launch(["--base-url", base, "outbox", "sync"])
-    let second = try kernel.launch(["--base-url", base, "outbox", "sync"])
+    let first = try await kernel.launch(["--base-url", base, "outbox", "sync"])
+    let second = try await kernel.launch(["--base-url", base, "outbox", "sync"])
     let runs = [
       try await first.finish(within: .seconds(60)), try await second.finish(within: .seconds(60)),
     ]

@@ -32,7 +32,7 @@ extension Kernel {
 
   /// What the `sqlite3` command-line tool prints running `sql` on `file` in the data dir.
   func sqlite3(_ file: String, _ sql: String) async throws -> String {
-    let process = try ChildProcess(
+    let process = try await ChildProcess(
       URL(fileURLWithPath: "/usr/bin/env"),
       arguments: ["sqlite3", dataDirectory.appendingPathComponent(file).path, sql])
     let out = Reader(process.standardOutput)

@@ -18,10 +18,10 @@ import Testing
       let list = ["movies", "top-grossing", "--year", "2016"]
       #expect(try await kernel.run(local + list).status == 0)
 
-      let watcher = try kernel.launch(offline + list + ["--watch", "--format", "json"])
+      let watcher = try await kernel.launch(offline + list + ["--watch", "--format", "json"])
       defer { watcher.process.send(SIGKILL) }
       // Movie 3 alone, seen in the list: its own watch.
-      let three = try kernel.launch(
+      let three = try await kernel.launch(
         offline + ["movies", "get", "3", "--watch", "--format", "json"])
       defer { three.process.send(SIGKILL) }
       // Each wait is a bound against a hang: the watcher polls its file every 100 ms.

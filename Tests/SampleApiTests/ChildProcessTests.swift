@@ -8,8 +8,8 @@ import Testing
   import Darwin
 #endif
 
-/// The children tests start: posix_spawn'd with their own descriptors 0, 1 and 2 and nothing
-/// else of the test process, reaped once however many wait.
+/// The children tests start: through swift-subprocess, with their own descriptors 0, 1 and 2
+/// and nothing else of the test process, their end collected once however many wait.
 @Suite struct ChildProcessTests {
   private let shell = URL(fileURLWithPath: "/bin/sh")
 
@@ -18,7 +18,7 @@ import Testing
       "child-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let child = try ChildProcess(
+    let child = try await ChildProcess(
       shell, arguments: ["-c", "pwd; echo \"$GREETING\"; cat; echo oops >&2; exit 3"],
       environment: ["GREETING": "hello"], directory: folder, stdin: .pipe)
     let out = Reader(child.standardOutput)
@@ -48,7 +48,8 @@ import Testing
     defer { for descriptor in opened { close(descriptor) } }
     #expect(opened.count == extra)
     // `ls`, forked (not exec'd: a command follows), lists the shell's descriptors.
-    let child = try ChildProcess(shell, arguments: ["-c", "ls /proc/$$/fd; true"], stderr: .null)
+    let child = try await ChildProcess(
+      shell, arguments: ["-c", "ls /proc/$$/fd; true"], stderr: .null)
     let out = Reader(child.standardOutput)
     await child.exited()
     #expect(child.terminationStatus == 0)
@@ -56,7 +57,7 @@ import Testing
   }
 
   @Test func aSignalEndsItAndNothingIsSentAfterTheEnd() async throws {
-    let child = try ChildProcess(shell, arguments: ["-c", "exec cat"], stdin: .pipe)
+    let child = try await ChildProcess(shell, arguments: ["-c", "exec cat"], stdin: .pipe)
     #expect(child.isRunning)
     child.terminate()
     await child.exited()
@@ -67,16 +68,16 @@ import Testing
   }
 
   @Test func pastItsLimitItIsKilled() async throws {
-    let child = try ChildProcess(shell, arguments: ["-c", "exec cat"], stdin: .pipe)
+    let child = try await ChildProcess(shell, arguments: ["-c", "exec cat"], stdin: .pipe)
     #expect(await child.exit(within: .zero) == false)
     #expect(child.terminationReason == .uncaughtSignal)
     #expect(child.terminationStatus == SIGKILL)
   }
 
-  @Test func aMissingExecutableIsNamed() throws {
+  @Test func aMissingExecutableIsNamed() async throws {
     let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)")
-    #expect {
-      _ = try ChildProcess(missing)
+    await #expect {
+      _ = try await ChildProcess(missing)
     } throws: { error in
       "\(error)".contains("could not start \(missing.path)")
     }

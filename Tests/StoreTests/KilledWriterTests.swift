@@ -35,7 +35,7 @@ private let writerChildFile = ProcessInfo.processInfo.environment["KERNEL_WRITER
     defer { folder.remove() }
     _ = try SQLiteCacheStore.open(at: folder.cache)
 
-    let child = try ChildProcess(
+    let child = try await ChildProcess(
       URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]),
       arguments: ["--testing-library", "swift-testing", "--filter", "writerChild"],
       environment: ProcessInfo.processInfo.environment.merging([

@@ -98,28 +98,30 @@ private final class Holder: Sendable {
   /// `reset(.singleton)` compiled and dropped nothing; a singleton lives as long as its
   /// container, so now it does not compile. Checked with the compiler against the modules this
   /// test was built with; `reset(.session)` beside it compiles.
-  @Test func resettingSingletonsDoesNotCompile() throws {
+  @Test func resettingSingletonsDoesNotCompile() async throws {
     let modules = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("Modules")
     #expect(
       FileManager.default.fileExists(
         atPath: modules.appendingPathComponent("Injection.swiftmodule").path))
-    func typecheck(_ line: String) throws -> (status: Int32, errors: String) {
+    func typecheck(_ line: String) async throws -> (status: Int32, errors: String) {
       let file = FileManager.default.temporaryDirectory
         .appendingPathComponent("reset-\(UUID().uuidString).swift")
       try "import Injection\nfunc check(_ container: Container) { \(line) }\n"
         .write(to: file, atomically: true, encoding: .utf8)
       defer { try? FileManager.default.removeItem(at: file) }
-      let process = try ChildProcess(
+      let process = try await ChildProcess(
         URL(fileURLWithPath: "/usr/bin/env"),
         arguments: ["swiftc", "-typecheck", "-I", modules.path, file.path], stdout: .null)
       let errors = Reader(process.standardError)
+      await process.exited()
       return (process.terminationStatus, errors.text())
     }
-    let session = try typecheck("container.reset(.session); container.reset(.named(\"cart\"))")
+    let session = try await typecheck(
+      "container.reset(.session); container.reset(.named(\"cart\"))")
     #expect(session.status == 0, "\(session.errors)")
     for scope in ["singleton", "eagerSingleton"] {
-      let refused = try typecheck("container.reset(.\(scope))")
+      let refused = try await typecheck("container.reset(.\(scope))")
       #expect(refused.status != 0)
       #expect(refused.errors.contains("ResettableScope"), "\(refused.errors)")
     }
