@@ -22,8 +22,11 @@ public struct Environments: Sendable {
 /// carries a credential (the environments' token headers and every adapter's secret headers),
 /// which the client leaves off a request redirected to another origin.
 public struct TransportSettings: Sendable {
+  /// `timeouts.requestSeconds`: how long a request may wait for its next bytes.
   public var requestTimeout: Duration
+  /// `timeouts.resourceSeconds`: how long one exchange may take in all.
   public var resourceTimeout: Duration
+  /// The headers that carry a credential, lower-cased.
   public var secretHeaders: Set<String>
 }
 

@@ -92,6 +92,7 @@ public struct Composed: Sendable {
     try await container.makeCurrent(body)
   }
 
+  /// How many registrations the container holds.
   public var registrationCount: Int { container.registrations.count }
 
   /// Checks that the current environment's transport can send from this system (libcurl can

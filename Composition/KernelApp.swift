@@ -28,6 +28,8 @@ public struct KernelApp: Sendable {
   /// Everything the config may name. Starts with Kernel's parts (`KernelAssembly`).
   public var catalog: Catalog
 
+  /// An app named `name`; the other values default from it (`NAME_*` variables, `Config/name.yaml`,
+  /// data dir `name`, `User-Agent: name/<version> Kernel (<platform>)`).
   public init(
     name: String, variablePrefix: String? = nil, configFile: String? = nil,
     dataDirectoryName: String? = nil, userAgent: String? = nil,

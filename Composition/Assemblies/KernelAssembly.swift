@@ -17,8 +17,10 @@ import Layers
 /// - contexts `memory`, `persistent` (`context.json` in the data dir);
 /// - transport `http` (URLSession, with the config's timeouts and secret headers).
 public struct KernelAssembly: Assembly {
+  /// Kernel's parts.
   public init() {}
 
+  /// Registers Kernel's settings and parts (above).
   public func assemble(into catalog: inout Catalog) {
     for setting in AppSetting.kernel { catalog.setting(setting) }
     catalog.adapter("defaultHeaders") { r in

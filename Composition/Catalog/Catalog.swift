@@ -8,7 +8,8 @@ import Layers
 /// retriers, layers, api contexts, transports and the app's own settings. A registry of named
 /// factories (Autofac's configuration modules, Swinject's assemblies), never a `switch`: Kernel
 /// registers its own parts through the same calls an app uses (`KernelAssembly`; the
-/// example's assembly in its own module). A later registration of a name replaces the earlier one, so an app can
+/// example's assembly in its own module). A later registration of a name replaces the earlier one,
+/// so an app can
 /// replace a part of Kernel's.
 ///
 /// A part the config names with arguments (`memory(64, 60)`) is registered with two closures:
@@ -73,6 +74,7 @@ public struct Catalog: Sendable {
   /// Everything registered so far: a registration is applied when it is made.
   private(set) var parts = Parts()
 
+  /// An empty catalog; `KernelApp` starts with Kernel's parts in it.
   public init() {}
 
   var adapters: [String: Component<any RequestAdapter>] { parts.adapters }
@@ -306,15 +308,20 @@ public struct Catalog: Sendable {
 
 /// One feature's registrations together, as Swinject's `Assembly`: an app lists its assemblies.
 public protocol Assembly: Sendable {
+  /// Registers the feature's parts and settings in `catalog`.
   func assemble(into catalog: inout Catalog)
 }
 
 /// What a part needs built beside it: the api side (environments, context, transport, client)
 /// or the cache store. A profile builds only what its stacks need.
 public struct Needs: OptionSet, Sendable, Hashable {
+  /// The set's bits.
   public let rawValue: Int
+  /// The needs of bits `rawValue`.
   public init(rawValue: Int) { self.rawValue = rawValue }
+  /// The api side: environments, context, transport, client.
   public static let api = Needs(rawValue: 1)
+  /// The cache store.
   public static let cache = Needs(rawValue: 2)
   /// The outbox beside the cache (a write stack names `outbox`).
   public static let outbox = Needs(rawValue: 4)
@@ -322,12 +329,15 @@ public struct Needs: OptionSet, Sendable, Hashable {
 
 /// A key an app adds to its config: its type, default and one line of documentation.
 public struct AppSetting: Sendable, Equatable {
+  /// What a setting's value is, checked when the config is read.
   public enum Kind: Sendable, Equatable {
+    /// Text, a whole number, `true` or `false`, or a list such as `[a, b]`.
     case string, integer, boolean, list
     /// Text never printed: `config show` and messages show it redacted.
     case secret
   }
 
+  /// Where in the file it may be written.
   public enum Scope: Sendable, Equatable {
     /// `key:` at the top level only (Kernel's `profile`).
     case file
@@ -340,14 +350,19 @@ public struct AppSetting: Sendable, Equatable {
   /// The key, its levels joined by `.` (`timeouts.callSeconds`); for an environment's setting,
   /// the key below `environments.<name>.`.
   public let name: String
+  /// What its value is.
   public let kind: Kind
+  /// Where it may be written.
   public let scope: Scope
   /// As it would be written in the file; nil when the key is optional.
   public let defaultValue: String?
+  /// One line of documentation, shown in the config reference.
   public let doc: String
   /// For an `.integer`: the values allowed; any other is a config error naming the range.
   public let range: ClosedRange<Int>?
 
+  /// A setting `name` of `kind`, written in `scope`, with its default (as written in the file), its
+  /// range for an integer, and `doc`.
   public init(
     _ name: String, _ kind: Kind, scope: Scope = .app, default defaultValue: String? = nil,
     range: ClosedRange<Int>? = nil, doc: String

@@ -8,10 +8,13 @@ import Synchronization
 public struct Parameters: Sendable, Equatable {
   /// The component's name: `cache`, `apiKey`.
   public let name: String
+  /// The unlabelled arguments, in order.
   public let positional: [String]
+  /// The labelled arguments, by label.
   public let named: [String: String]
   /// Where the entry was written: the file, and the key (`profiles.layered.books[1]`).
   public let file: String
+  /// The key it was written at (`profiles.layered.books[1]`).
   public let key: String
   /// The entry as written.
   public let written: String
@@ -29,6 +32,7 @@ public struct Parameters: Sendable, Equatable {
       == (rhs.name, rhs.positional, rhs.named, rhs.file, rhs.key, rhs.written)
   }
 
+  /// An entry's arguments, as a config entry gives them; `written` defaults to the name.
   public init(
     name: String, positional: [String] = [], named: [String: String] = [:],
     file: String = "the catalog", key: String = "", written: String? = nil
@@ -135,7 +139,8 @@ public struct Parameters: Sendable, Equatable {
 
 extension StringProtocol {
   /// Without the spaces and tabs at either end: what `trimmingCharacters(in: .whitespaces)`
-  /// drops (Unicode's space separators, the tab and the zero-width space), without a trip through NSString.
+  /// drops (Unicode's space separators, the tab and the zero-width space), without a trip through
+  /// NSString.
   func trimmingSpaces() -> String {
     let scalars = unicodeScalars
     let isSpace = { (scalar: Unicode.Scalar) in

@@ -15,6 +15,7 @@ import Layers
 /// }
 /// ```
 public struct ServiceRecipe<Service: Sendable, Base: Sendable>: Sendable {
+  /// The config key its stacks are written under (`books`).
   public let key: String
   var sources: [String: SourceRecipe] = [:]
   var wrap: (@Sendable (Source<Base>?, [any ServiceLayer]) -> Service)?

@@ -180,10 +180,15 @@ public struct ConfigDocument: Sendable {
 
   /// Where a resolved value came from.
   public enum Source: Sendable, Equatable, CustomStringConvertible {
+    /// A command-line flag (`--base-url`).
     case flag(String)
+    /// An environment variable (`KERNEL_BASE_URL`).
     case variable(String)
+    /// The profile's section of the file.
     case profile(String, file: String)
+    /// The top level of the file.
     case file(String)
+    /// The built-in default.
     case builtInDefault
 
     public var description: String {

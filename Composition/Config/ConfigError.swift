@@ -3,9 +3,13 @@ import Domain
 /// A configuration that cannot be built. Every case names the file and key, and what would be
 /// valid; the command front exits 78 on any of them.
 public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// `key` names `name`, which is none of `valid`.
   case unknownName(file: String, key: String, name: String, valid: [String])
+  /// The stack at `key` does not end in one of `sources`.
   case stackWithoutSource(file: String, key: String, stack: [String], sources: String)
+  /// The value at `key` is `value`, not what it must be (`expected`).
   case malformed(file: String, key: String, value: String, expected: String)
+  /// The environment at `key` cannot be used, for `reason`.
   case invalidEnvironment(file: String, key: String, reason: String)
   /// A key the schema does not know, with the valid key it most likely meant.
   case unknownKey(file: String, key: String, closest: String?, valid: [String])
@@ -19,6 +23,7 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
   /// The file cannot be read, or the data dir cannot be used.
   case unusable(file: String, key: String, reason: String)
 
+  /// Always `.configuration` (exit 78).
   public var failure: ServiceFailure { .configuration }
 
   /// One line whatever the file held: control characters are escaped, long values cut.

@@ -2,6 +2,7 @@
 /// built-in value, the variable and the flag that set it, what it is. Kernel's README holds
 /// `markdown(for: .kernel)` and a test keeps it equal; an app renders its own.
 public enum ConfigReference {
+  /// The reference of `app`'s settings, as a Markdown table.
   public static func markdown(for app: KernelApp) -> String {
     var lines = [
       "| key | built-in | variable | flag | what it is |", "|---|---|---|---|---|",

@@ -9,15 +9,20 @@ import Store
 /// types, defaults, ranges and flags are the table's (`ConfigReference` renders it); `settings`
 /// says where each value came from.
 public struct KernelConfig: Sendable, Equatable {
+  /// The config file read, or the built-in config's name.
   public var file: String
+  /// The profile chosen.
   public var profile: String
+  /// The api environments, by name.
   public var environments: [String: EnvironmentConfig]
+  /// The profiles, by name.
   public var profiles: [String: ProfileConfig]
   /// Every top-level row's value, by key (`timeouts.callSeconds`, an app's `shelf`).
   public var values: [String: Value]
   /// Each resolved value with its source, in the order `config show` prints them.
   public var settings: [Setting] = []
 
+  /// A config of these values, with no sources noted.
   public init(
     file: String, profile: String, environments: [String: EnvironmentConfig],
     profiles: [String: ProfileConfig], values: [String: Value]
@@ -49,10 +54,12 @@ public struct KernelConfig: Sendable, Equatable {
     get { string("context") ?? "" }
     set { values["context"] = .string(newValue) }
   }
+  /// The request adapters, in order.
   public var adapters: [String] {
     get { list("adapters") ?? [] }
     set { values["adapters"] = .list(newValue) }
   }
+  /// The request retriers, in order.
   public var retriers: [String] {
     get { list("retriers") ?? [] }
     set { values["retriers"] = .list(newValue) }
@@ -80,9 +87,13 @@ public struct KernelConfig: Sendable, Equatable {
 
   /// A resolved setting.
   public enum Value: Sendable, Equatable {
+    /// Text (a secret too).
     case string(String)
+    /// A whole number.
     case integer(Int)
+    /// `true` or `false`.
     case boolean(Bool)
+    /// A list.
     case list([String])
   }
 
@@ -112,9 +123,11 @@ public struct KernelConfig: Sendable, Equatable {
 
   /// One resolved value and where it came from.
   public struct Setting: Sendable, Equatable {
+    /// The key (`timeouts.callSeconds`).
     public var key: String
     /// The value as shown to people: secrets (a password in a URL) are redacted.
     public var value: String
+    /// Where the value came from.
     public var source: ConfigDocument.Source
 
     /// Where it was written, as a message names it: (`the command line`, `--base-url`),
@@ -138,9 +151,13 @@ public struct KernelConfig: Sendable, Equatable {
 
   /// An environment as the file describes it.
   public struct EnvironmentConfig: Sendable, Equatable {
+    /// Its base URL, as written.
     public var baseURL: String
+    /// The header a token goes in.
     public var tokenHeader = AuthToken.defaultHeader
+    /// The token's scheme (`Bearer`); nil for a bare token.
     public var tokenScheme: String? = AuthToken.defaultScheme
+    /// Whether plain `http` to another host than loopback is allowed.
     public var insecure = false
     /// The catalog transport that sends its requests: `http` unless it names another.
     public var transport = "http"
@@ -162,6 +179,7 @@ public struct KernelConfig: Sendable, Equatable {
       values = read.filter { !typed.contains($0.key) }.compactMapValues(\.text)
     }
 
+    /// An environment of these values.
     public init(
       baseURL: String, tokenHeader: String = AuthToken.defaultHeader,
       tokenScheme: String? = AuthToken.defaultScheme,
@@ -180,29 +198,40 @@ public struct KernelConfig: Sendable, Equatable {
 
   /// `retry.*`, as the table documents them.
   public struct RetryConfig: Sendable, Equatable {
+    /// `retry.maxRetries`.
     public var maxRetries: Int
+    /// `retry.baseDelayMs`.
     public var baseDelayMs: Int
+    /// `retry.retryAfterCapSeconds`.
     public var retryAfterCapSeconds: Int
   }
 
   /// `timeouts.*`, as the table documents them.
   public struct TimeoutConfig: Sendable, Equatable {
+    /// `timeouts.requestSeconds`.
     public var requestSeconds: Int
+    /// `timeouts.resourceSeconds`.
     public var resourceSeconds: Int
+    /// `timeouts.callSeconds`.
     public var callSeconds: Int
   }
 
   /// A profile: a stack per service key, its own or the top level's.
   public struct ProfileConfig: Sendable, Equatable {
+    /// Its stacks, by service key.
     public var stacks: [String: Stack]
+    /// A profile of `stacks`.
     public init(stacks: [String: Stack]) { self.stacks = stacks }
   }
 
   /// A service's stack as written, outermost first, ending in a source; `key` is where it was
   /// written (`profiles.offline.books`, or `books` at the top level).
   public struct Stack: Sendable, Equatable {
+    /// The entries, outermost first (`cache(networkFirst)`, `api`).
     public var entries: [String]
+    /// Where it was written.
     public var key: String
+    /// A stack of `entries` written at `key`.
     public init(_ entries: [String], key: String) {
       self.entries = entries
       self.key = key

@@ -4,12 +4,19 @@ import Foundation
 /// value of any `Codable` type is kept as where its type is not known (a credential in the api
 /// context file), and what a command's `--format json` answer is built from.
 public enum JSONValue: Sendable, Hashable, Codable {
+  /// A string.
   case string(String)
+  /// A whole number.
   case integer(Int)
+  /// A number with a fraction or an exponent.
   case number(Double)
+  /// `true` or `false`.
   case boolean(Bool)
+  /// A list, in order.
   case array([JSONValue])
+  /// An object, by key.
   case object([String: JSONValue])
+  /// `null`.
   case null
 
   /// The JSON value of a Foundation value (`String`, `Bool`, `Int`, `Double`, arrays and

@@ -33,7 +33,9 @@ public enum Loopback {
 
   /// A loopback address, as a URL's host spells it.
   public enum Address: Sendable, Equatable {
+    /// An IPv4 address of 127.0.0.0/8, as written.
     case ip4(String)
+    /// `::1`, as written.
     case ip6(String)
 
     /// `127.0.0.1`, or `[::1]`.

@@ -3,6 +3,7 @@ import Synchronization
 
 /// Where a result came from.
 public enum ResultOrigin: String, Sendable, Hashable {
+  /// From the api (`network`), or a stored copy (`cache`).
   case network, cache
   /// A cached copy changed by writes the api has not taken yet.
   case pending
@@ -14,10 +15,12 @@ public enum ResultOrigin: String, Sendable, Hashable {
 /// The origin and age of one result: a cache answer is as old as its stored copy, a network
 /// answer is new.
 public struct Provenance: Sendable, Hashable {
+  /// Where it came from.
   public let origin: ResultOrigin
   /// Seconds since the data was fetched from the network.
   public let age: TimeInterval
 
+  /// A result from `origin`, fetched `age` seconds ago.
   public init(origin: ResultOrigin, age: TimeInterval) {
     self.origin = origin
     self.age = age
@@ -26,10 +29,14 @@ public struct Provenance: Sendable, Hashable {
   /// An answer delivered before the call returns its final one: the call's key, the value (of
   /// the call's result type) and where it came from.
   public struct EarlyAnswer: Sendable {
+    /// The key of the call it answers.
     public let key: String
+    /// The stored value.
     public let value: any Sendable
+    /// Where it came from and how old it is.
     public let provenance: Provenance
 
+    /// A stored answer to the call `key`.
     public init(key: String, value: any Sendable, provenance: Provenance) {
       self.key = key
       self.value = value
@@ -57,6 +64,7 @@ public struct Provenance: Sendable, Hashable {
     /// Hands an answer that comes before the final one to whoever listens.
     public func deliverEarly(_ answer: EarlyAnswer) { early?(answer) }
 
+    /// Every provenance noted so far, in order.
     public var all: [Provenance] { entries.withLock { $0 } }
 
     /// `network`, `cache`, `pending`, `local`, `mixed`, or nil when nothing was recorded.

@@ -27,7 +27,9 @@ public enum ServiceFailure: String, Sendable, Hashable {
 /// A failure the server answered: its HTTP status, its body and what it said, kept by whoever
 /// must show them later (the outbox keeps a conflict's body for the app to resolve).
 public protocol AnsweredFailure: Error {
+  /// The HTTP status the server answered with.
   var status: Int { get }
+  /// The body it answered with.
   var body: Data { get }
   /// What the server said, in a sentence the app may show.
   var message: String { get }
@@ -43,11 +45,13 @@ extension AnsweredFailure {
 /// An error that only carries another, the one to report (a library's wrapper around what its
 /// transport threw).
 public protocol WrappingError: Error {
+  /// The error to report in its place.
   var wrapped: any Error { get }
 }
 
 /// An error that says what kind of failure it is.
 public protocol ClassifiedError: Error {
+  /// What kind of failure it is.
   var failure: ServiceFailure { get }
 }
 

@@ -22,17 +22,26 @@ public enum Written<Value: Sendable>: Sendable {
 public struct PendingWrite: Sendable, Hashable, Codable {
   /// Its place in the outbox: writes are sent in the order of their ids, per ordering key.
   public var id: Int64
+  /// The write's name, as its service calls it (`rate`).
   public var name: String
+  /// What a person calls it (`rate movie 3 8.5`).
   public var summary: String
   /// The api origin it goes to (`http://127.0.0.1:8080`): a sync sends only the writes of the
   /// environment it talks to.
   public var origin: String
   /// The cache partition whose answers it changes (see `CachingLayer.partition`).
   public var partition: String
+  /// Writes of one key are sent in the order they were made; a later one waits for an earlier one's
+  /// end.
   public var orderingKey: String
+  /// The `Idempotency-Key` it is sent with, every time: the api applies it once however often it
+  /// arrives.
   public var idempotencyKey: String
+  /// The request, encoded: what a sync sends.
   public var request: Data
+  /// The cache keys whose answers it changes, refreshed once it is applied.
   public var invalidates: [String]
+  /// Where it is: pending, conflict, rejected, damaged.
   public var state: WriteState
   /// How many times a sync sent it.
   public var tries: Int
@@ -40,6 +49,7 @@ public struct PendingWrite: Sendable, Hashable, Codable {
   public var lastError: String?
   /// The server's body of a conflict (its current version), for the app to resolve it.
   public var serverBody: Data?
+  /// When it was made.
   public var createdAt: Date
   /// Not sent by an automatic sync before then (backoff after a failed try).
   public var nextTryAt: Date
@@ -50,6 +60,7 @@ public struct PendingWrite: Sendable, Hashable, Codable {
   /// that version sends as `If-Match`.
   public var serverETag: String?
 
+  /// A write to keep; `id` is given by the outbox that keeps it.
   public init(
     id: Int64 = 0, name: String, summary: String, origin: String, partition: String,
     orderingKey: String, idempotencyKey: String, request: Data, invalidates: [String],

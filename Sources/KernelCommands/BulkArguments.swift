@@ -13,6 +13,7 @@ public struct BulkArguments: Sendable {
   /// never one of the numbers (the global ones are known).
   public var optionsWithValues: Set<String>
 
+  /// The numbers after `command`, whose own `optionsWithValues` take the next argument.
   public init(command: [String], optionsWithValues: Set<String> = []) {
     self.command = command
     self.optionsWithValues = optionsWithValues

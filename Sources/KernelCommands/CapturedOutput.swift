@@ -5,6 +5,7 @@ import Synchronization
 public final class CapturedOutput: Sendable {
   private let written = Mutex((standardOutput: "", standardError: ""))
 
+  /// Nothing written yet.
   public init() {}
 
   /// Writes here; `showsProgress` as a terminal would.
@@ -15,6 +16,8 @@ public final class CapturedOutput: Sendable {
       showsProgress: showsProgress)
   }
 
+  /// Everything written to standard output so far.
   public var standardOutput: String { written.withLock { $0.standardOutput } }
+  /// Everything written to standard error so far.
   public var standardError: String { written.withLock { $0.standardError } }
 }

@@ -31,6 +31,8 @@ public struct CommandLineApp: Sendable {
   /// it adds to `serve`; `NoSampleApi` when it has none.
   public var sampleApi: any SampleApiOptions.Type
 
+  /// The command line of `app`: Kernel's commands and `commands`, `abstract` and `examples` in its
+  /// help; `bulkArguments`, `fixtures` and `sampleApi` as the properties above say.
   public init(
     _ app: KernelApp, abstract: String, examples: String = "",
     commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = [],
@@ -193,6 +195,7 @@ extension CommandLineApp {
 /// Put it in a file not named main.swift: there Swift would look for top-level code instead.
 /// `commandLine()` is called once, after the process is prepared (standard descriptors, signals).
 public protocol CommandLineMain {
+  /// The app's command line, made once when the process starts.
   static func commandLine() -> CommandLineApp
 }
 

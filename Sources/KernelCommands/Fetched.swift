@@ -5,12 +5,14 @@ import Layers
 
 /// What a command got from a service, and where it came from: the api, the cache, or both.
 public struct Fetched<Value: Sendable>: Sendable {
+  /// What the service answered.
   public let value: Value
   /// `network`, `cache`, `pending` (a cached copy with writes the api has not taken), `local`
   /// (a query over stored entities, for a call never stored) or `mixed`.
   public let origin: String
   /// The age of the oldest cached answer in it, in seconds.
   public let oldestCacheAge: TimeInterval?
+  /// How long fetching it took.
   public let elapsed: Duration
 
   /// The same answer with its value transformed (the first page of a list), from where it came.

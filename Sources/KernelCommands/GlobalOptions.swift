@@ -3,33 +3,41 @@ import ArgumentParser
 /// How output is printed: a table for people, one JSON object for scripts; the graph also
 /// renders as Graphviz dot or Mermaid.
 public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+  /// A table (`text`), one JSON object (`json`), Graphviz (`dot`) or Mermaid (`mermaid`).
   case text, json, dot, mermaid
 }
 
 /// The options every command takes, before or after its name; an app's command takes them
 /// with `@OptionGroup var global: GlobalOptions` and hands them to `Invocation`.
 public struct GlobalOptions: ParsableArguments, Sendable {
+  /// `--profile`: the stack to build.
   @Option(help: GlobalOptions.help("The stack to build: api, offline or layered.", "PROFILE"))
   public var profile: String?
 
+  /// `--environment`: the api environment.
   @Option(
     help: GlobalOptions.help("The api environment, e.g. staging, production.", "ENVIRONMENT"))
   public var environment: String?
 
+  /// `--base-url`: replaces the environment's base URL.
   @Option(
     name: .customLong("base-url"),
     help: GlobalOptions.help("Replaces the environment's base URL.", "BASE_URL"))
   public var baseURL: String?
 
+  /// `--config`: the config file to read.
   @Option(help: GlobalOptions.configHelp) public var config: String?
 
+  /// `--data-dir`: where the cache, the outbox and the context live.
   @Option(name: .customLong("data-dir"), help: GlobalOptions.dataDirHelp)
   public var dataDir: String?
 
+  /// `--format`: text or json (the graph also dot or mermaid).
   @Option(
     help: GlobalOptions.help("text (a table) or json; graph also takes dot or mermaid.", "FORMAT"))
   public var format: OutputFormat?
 
+  /// `-v`: the debug log on stderr, secrets redacted.
   @Flag(name: .shortAndLong, help: "Debug log on stderr, secrets redacted.")
   public var verbose = false
 

@@ -6,7 +6,8 @@ import Logging
 /// One run of a command (an invocation): its resolved config and runtime, built from the global
 /// options before the command does work, so a config error is reported before the first
 /// request. An app's command makes one first thing in `run`, then reaches the profile's
-/// services through `fetch`. (Not to be confused with the `.session` scope, which is what a login builds and a
+/// services through `fetch`. (Not to be confused with the `.session` scope, which is what a login
+/// builds and a
 /// logout drops, nor with `Composed.endSession()`, which drops it.)
 ///
 /// ```swift
@@ -16,10 +17,15 @@ import Logging
 public struct Invocation: Sendable {
   /// The app being run (`CommandLineApp.current.app`).
   public let app: KernelApp
+  /// The config as read: file, variables and flags.
   public let config: KernelConfig
+  /// The config file, and where each value came from.
   public let document: ConfigDocument
+  /// The run's clock, log and data dir.
   public let runtime: Runtime
+  /// How to print: `--format`, or text.
   public let format: OutputFormat
+  /// Whether `-v` asked for the debug log.
   public let verbose: Bool
 
   /// `formats`: the output formats the command has; any other is a usage error (exit 64).
@@ -226,6 +232,7 @@ public struct Invocation: Sendable {
 /// A mistake in how the command was called: exit 64, and `description` as its sentence.
 public struct UsageError: Error, CustomStringConvertible {
   public let description: String
+  /// A usage error saying `description`.
   public init(_ description: String) { self.description = description }
 }
 

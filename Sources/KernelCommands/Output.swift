@@ -12,6 +12,8 @@ public struct Output: Sendable {
   /// Whether progress is shown (standard error is a terminal).
   public let showsProgress: Bool
 
+  /// Output written by `result` (standard output; it may fail) and `diagnostic` (standard error);
+  /// `showsProgress` when the latter is a terminal.
   public init(
     result: @escaping @Sendable (String) throws -> Void,
     diagnostic: @escaping @Sendable (String) -> Void, showsProgress: Bool = false
@@ -35,6 +37,7 @@ public struct OutputFailure: Error, Sendable {
   /// Why, as the system says it; nil when the reader has gone.
   public let reason: String?
 
+  /// A failure to write with exit `code`, for `reason`.
   public init(code: Int32, reason: String?) {
     self.code = code
     self.reason = reason

@@ -49,9 +49,12 @@ extension ParsableArguments {
 /// What an app's sample api serves: its routes, and a line for the summary `serve` prints when
 /// it stops (`12 ratings applied`), read then.
 public struct ServedApi: Sendable {
+  /// The routes `serve` answers.
   public var routes: FixtureRoutes
+  /// The line it adds to the summary when `serve` stops, read then; nil for none.
   public var summary: @Sendable () -> String?
 
+  /// An api serving `routes`, summarized by `summary`.
   public init(routes: FixtureRoutes, summary: @escaping @Sendable () -> String? = { nil }) {
     self.routes = routes
     self.summary = summary

@@ -32,10 +32,12 @@ public enum Terminal {
     try output.result(text)
   }
 
+  /// Writes `text` and a newline to stderr, control characters escaped.
   public static func error(_ text: String) {
     output.diagnostic(TerminalText.escaped(text) + "\n")
   }
 
+  /// Writes `warning: text` to stderr.
   public static func warn(_ text: String) { error("warning: \(text)") }
 
   /// Asks on stderr, leaving the cursor after `text` for the answer.
@@ -51,6 +53,7 @@ public enum Terminal {
     output.diagnostic("\r\u{1B}[2K\(TerminalText.escaped(text))")
   }
 
+  /// Clears the progress line.
   public static func endProgress() {
     output.diagnostic("\r\u{1B}[2K")
   }

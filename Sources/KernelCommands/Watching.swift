@@ -9,6 +9,7 @@ import Layers
 /// of changes (this process's refresh, or another process's write, sync or `cache clear`),
 /// until interrupted.
 public struct WatchOption: ParsableArguments, Sendable {
+  /// `--watch`: keep printing as the answer changes.
   @Flag(
     help: """
       Print the answer again each time what it is made of changes (another run's write, \
@@ -23,8 +24,11 @@ public struct WatchOption: ParsableArguments, Sendable {
 /// One element of a watch as a command shows it: an answer with where it came from, nothing
 /// stored yet, or a refresh that failed (what is stored stays shown).
 public enum WatchElement<Value: Sendable>: Sendable {
+  /// An answer, and where it came from.
   case answer(Fetched<Value>)
+  /// Nothing stored answers it yet.
   case nothingStored
+  /// A refresh failed, for this reason; what is stored stays shown.
   case failed(String)
 
   init(_ watched: Watched<Value>) {

@@ -17,8 +17,11 @@ import OpenAPIRuntime
 public struct AuthenticationMiddleware: ClientMiddleware {
   /// Holds the context (environment, kept credential) and the authenticator.
   public let client: ApiClient
+  /// The most a request body may hold: it is read whole, to be replayed after a refresh.
   public let maxRequestBytes: Int
 
+  /// Authenticates through `client`'s context and authenticator; bodies up to `maxRequestBytes` (64
+  /// MiB).
   public init(client: ApiClient, maxRequestBytes: Int = 64 << 20) {
     self.client = client
     self.maxRequestBytes = maxRequestBytes

@@ -28,6 +28,8 @@ public struct KernelTransport: ClientTransport {
   /// The most a request body may hold: it is read whole, to be sent, retried or kept.
   public let maxRequestBytes: Int
 
+  /// Sends every operation through `sender`, and those named in `operations` through their own;
+  /// bodies up to `maxRequestBytes` (64 MiB).
   public init(
     _ sender: any OperationSender, operations: [String: any OperationSender] = [:],
     maxRequestBytes: Int = 64 << 20
@@ -81,6 +83,8 @@ public struct KernelTransport: ClientTransport {
 /// `GET movies/1 answered data that does not fit at cast[0].name: expected a string, found
 /// another type (getMovie).`
 extension ClientError: WrappingError {
+  /// The error a command reports: the underlying one, or a decoding error said as the api's bad
+  /// data.
   public var wrapped: any Error {
     guard let decoding = underlyingError as? DecodingError else { return underlyingError }
     let path = (request?.path ?? "").split(separator: "?", maxSplits: 1).first ?? ""

@@ -13,16 +13,21 @@ import Layers
 ///   OpenAPIAssembly(key: "movieOperations", operations: ["getMovie"], writes: ["rateMovie"]))
 /// ```
 public struct OpenAPIAssembly: Assembly {
+  /// The config key every operation is stacked under (`movieOperations`).
   public let key: String
+  /// Operation ids a config may stack on their own (`getMovie`).
   public let operations: [String]
+  /// Operation ids stacked as writes (`rateMovie: [outbox, api]`).
   public let writes: [String]
 
+  /// The operations under `key`, with `operations` and `writes` stackable on their own.
   public init(key: String, operations: [String] = [], writes: [String] = []) {
     self.key = key
     self.operations = operations
     self.writes = writes
   }
 
+  /// Registers a service per key and operation (sources `api` and `store`), and a write per write.
   public func assemble(into catalog: inout Catalog) {
     for name in [key] + operations {
       catalog.service(name, (any OperationSender).self, tag: name) { sender in

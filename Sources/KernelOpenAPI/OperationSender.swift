@@ -10,12 +10,16 @@ import Layers
 public struct OperationCall: Sendable, Hashable {
   /// The OpenAPI document's `operationId`: `getMovie`.
   public var operationID: String
+  /// The HTTP method.
   public var method: HTTPRequest.Method
   /// Below the server URL, without a leading `/`, with its query: `movies/1?lang=en`.
   public var path: String
+  /// The header fields the generated client set.
   public var headerFields: HTTPFields
+  /// The body, read whole; nil for none.
   public var body: Data?
 
+  /// A call of `operationID`; a leading `/` of `path` is dropped.
   public init(
     operationID: String, method: HTTPRequest.Method, path: String,
     headerFields: HTTPFields = [:], body: Data? = nil
@@ -56,10 +60,14 @@ public struct OperationCall: Sendable, Hashable {
 
 /// What an operation answered: status, header fields and body, as a cache keeps it.
 public struct OperationAnswer: Sendable, Hashable, Codable {
+  /// The HTTP status.
   public var status: Int
+  /// The answer's header fields.
   public var headerFields: HTTPFields
+  /// The answer's body.
   public var body: Data
 
+  /// An answer of `status`, with `headerFields` and `body`.
   public init(status: Int, headerFields: HTTPFields = [:], body: Data = Data()) {
     self.status = status
     self.headerFields = headerFields
@@ -91,7 +99,9 @@ public struct OperationAnswer: Sendable, Hashable, Codable {
 /// An answer carries its own header fields: its `ETag` and `Last-Modified` are what a caching
 /// layer keeps and offers back.
 extension OperationAnswer: Validated {
+  /// The answer itself.
   public var value: OperationAnswer { self }
+  /// Its `ETag` and `Last-Modified`.
   public var validators: CacheValidators { CacheValidators(headerFields) }
 }
 
@@ -100,6 +110,7 @@ extension OperationAnswer: Validated {
 /// `ApiError.status`), so no layer keeps it as an answer; `KernelTransport` hands it to the
 /// generated client as the response it is.
 public protocol OperationSender: Sendable {
+  /// The answer to `call`; a refusal is thrown.
   func send(_ call: OperationCall) async throws -> OperationAnswer
 }
 
@@ -107,10 +118,13 @@ public protocol OperationSender: Sendable {
 /// document's server URL, the authenticator, adapters, retriers, redirect rule, deadline and
 /// transport. A POST with an `Idempotency-Key` header may be retried by backoff.
 public struct ApiOperationSender: OperationSender {
+  /// The client every call goes through.
   public let client: ApiClient
 
+  /// Sends through `client`.
   public init(client: ApiClient) { self.client = client }
 
+  /// Sends `call` and returns its answer; a refusal is thrown as the client's `ApiError`.
   public func send(_ call: OperationCall) async throws -> OperationAnswer {
     let response = try await client.response(for: call.route)
     return OperationAnswer(
@@ -121,14 +135,18 @@ public struct ApiOperationSender: OperationSender {
 /// A generated client's calls through a `LayerStack`: reads kept and answered by caching
 /// layers under `getMovie movies/1`, writes passed down (or refused with no api under them).
 public struct LayeredOperationSender: OperationSender, LayeredService {
+  /// What answers under the layers: the api's sender, or nil for the store.
   public let base: Source<any OperationSender>?
+  /// The layers the profile names.
   public var layers: LayerStack
 
+  /// `layers` over `base`.
   public init(base: Source<any OperationSender>?, layers: [any ServiceLayer]) {
     self.base = base
     self.layers = LayerStack(layers)
   }
 
+  /// `call` answered through the layers (`OperationCall.serviceCall`).
   public func send(_ call: OperationCall) async throws -> OperationAnswer {
     try await answer(call.serviceCall) { try await $0.send(call) }
   }

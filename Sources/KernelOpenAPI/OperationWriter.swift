@@ -11,13 +11,17 @@ import Layers
 /// generated client a case for it. The write is kept under its `Idempotency-Key` header when
 /// it has one (else a new key), in order per path; `outbox sync` sends it later.
 public struct OperationWriter: OperationSender {
+  /// The write stack: sends at once, or keeps in the outbox.
   public let writer: Writer
 
+  /// Writes through `writer`.
   public init(writer: Writer) { self.writer = writer }
 
   /// The header a kept write is answered with.
   public static let outboxHeader = HTTPField.Name("Kernel-Outbox")
 
+  /// The api's answer, or `202 Accepted` with `Kernel-Outbox: queued; id=N` when the write was
+  /// kept.
   public func send(_ call: OperationCall) async throws -> OperationAnswer {
     let key = HTTPField.Name("Idempotency-Key").flatMap { call.headerFields[$0] }
     let write = WriteCall<OperationAnswer>(

@@ -9,12 +9,14 @@ import OpenAPIRuntime
 /// added after authentication) is redacted as in the client's own `-v` trace:
 /// `getMovie: GET http://127.0.0.1:8080/api/movies/1 [Authorization: <redacted>] → 200 in 12 ms`.
 public struct TraceMiddleware: ClientMiddleware {
+  /// Where each line goes.
   public let log: @Sendable (String) -> Void
   /// What the lines redact: pass an `ApiClient`'s `requestTrace` to redact what it does.
   public let trace: RequestTrace
   /// Measures each call: a `Stopwatch` on the clock it is given.
   public let clock: any Clock<Duration>
 
+  /// Lines redacted by `trace`, timed on `clock`, written to `log`.
   public init(
     trace: RequestTrace = RequestTrace(), clock: any Clock<Duration> = ContinuousClock(),
     log: @escaping @Sendable (String) -> Void

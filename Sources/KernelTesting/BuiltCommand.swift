@@ -19,7 +19,9 @@ import Foundation
 public struct BuiltCommand: Sendable {
   /// The executable's name, and its data dir's under `XDG_DATA_HOME`.
   public let name: String
+  /// The private home (`HOME`), removed by `cleanUp()`.
   public let home: URL
+  /// The folder each run starts in, inside `home`.
   public let workingDirectory: URL
   /// Where the binary is looked for when it is not beside the test bundle.
   private let package: URL
@@ -65,8 +67,11 @@ public struct BuiltCommand: Sendable {
 
   /// How a run ended, and what it printed.
   public struct Run: CustomStringConvertible, Sendable {
+    /// The exit code.
     public let status: Int32
+    /// Everything it wrote to standard output.
     public let stdout: String
+    /// Everything it wrote to standard error.
     public let stderr: String
     public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
     /// stdout as one JSON object, if it is one.
@@ -75,6 +80,7 @@ public struct BuiltCommand: Sendable {
     }
   }
 
+  /// The variables every run gets: PATH, HOME and XDG_DATA_HOME.
   public var environment: [String: String] {
     [
       "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
@@ -113,8 +119,11 @@ public struct BuiltCommand: Sendable {
 
   /// A run still going, its output drained as it comes.
   public struct Running: Sendable {
+    /// The running process.
     public let process: ChildProcess
+    /// Its standard output, drained as it comes.
     public let stdout: Reader
+    /// Its standard error, drained as it comes.
     public let stderr: Reader
 
     init(_ process: ChildProcess) {
@@ -196,5 +205,6 @@ public struct BuiltCommand: Sendable {
     try text.write(to: file, atomically: true, encoding: .utf8)
   }
 
+  /// Removes the private home and everything in it.
   public func cleanUp() { try? FileManager.default.removeItem(at: home) }
 }

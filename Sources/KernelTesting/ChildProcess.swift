@@ -26,13 +26,17 @@ import Subprocess
 /// dispositions and an empty signal mask, whatever the test process blocks.
 public final class ChildProcess: @unchecked Sendable {
   // `ending.value` is guarded by its condition; everything else is set in `init` and only read.
+  /// The child's pid.
   public let processIdentifier: Int32
+  /// What was started.
   public let executable: URL
+  /// Its arguments, without the executable's path.
   public let arguments: [String]
   /// The write end of the child's stdin when it was `.pipe`.
   public let standardInput: FileHandle?
-  /// The read ends of the child's stdout and stderr when they were `.pipe`.
+  /// The read end of the child's stdout when it was `.pipe`.
   public let standardOutput: FileHandle?
+  /// The read end of the child's stderr when it was `.pipe`.
   public let standardError: FileHandle?
   private let ending: Ending
 

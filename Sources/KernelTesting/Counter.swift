@@ -14,6 +14,7 @@ public final class Counter: Sendable {
 
   private let state = PthreadGuarded(State())
 
+  /// A count of 0.
   public init() {}
 
   /// The count now.

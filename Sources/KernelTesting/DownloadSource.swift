@@ -16,9 +16,11 @@ import Synchronization
 /// so a test can kill a client mid-transfer. One request
 /// per connection.
 public final class DownloadSource: Sendable {
+  /// How it answers, changed between requests with `update(_:)`.
   public struct Settings: Sendable {
     /// The body's length, fixed when the source is made.
     public var length: Int
+    /// The body's version, sent as `ETag` and checked against `If-Range`.
     public var etag = "\"v1\""
     /// False: every answer is a 200 with the whole body, whatever range is asked.
     public var honoursRange = true
@@ -31,9 +33,11 @@ public final class DownloadSource: Sendable {
     /// Answer 401 to requests whose `Authorization` is not this, when set.
     public var requiredAuthorization: String?
 
+    /// A body of `length` bytes, answered whole or by range.
     public init(length: Int) { self.length = length }
   }
 
+  /// The loopback port it listens on.
   public let port: UInt16
   private let listener: Int32
   private let state: Mutex<State>
@@ -50,6 +54,7 @@ public final class DownloadSource: Sendable {
   /// The whole body, made once.
   private let whole: Data
 
+  /// Listens on a free loopback port, answering as `settings` say.
   public init(_ settings: Settings) throws {
     state = Mutex(State(settings: settings))
     whole = SampleRange.bytes(0, settings.length, of: 1)
@@ -75,6 +80,7 @@ public final class DownloadSource: Sendable {
   /// Whether an answer is held now (`Settings.holdAfter` reached).
   public var isHolding: Bool { state.withLock { $0.holding } }
 
+  /// Changes how the next requests are answered.
   public func update(_ change: (inout Settings) -> Void) { state.withLock { change(&$0.settings) } }
 
   /// Returns once an answer is held (`Settings.holdAfter` reached).

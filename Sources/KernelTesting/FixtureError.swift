@@ -4,5 +4,6 @@ import Foundation
 public struct FixtureError: Error, CustomStringConvertible {
   public let description: String
 
+  /// A fixture problem, said as `description`.
   public init(description: String) { self.description = description }
 }

@@ -18,8 +18,11 @@ public struct LoopbackApi: Sendable {
     case inProcess
   }
 
+  /// The server, on a loopback port.
   public let server: FixtureServer
+  /// The client's context: its environment and kept token.
   public let context: InMemoryApiContext
+  /// The client, with the adapters, authentication and retriers asked for.
   public let client: ApiClient
 
   /// Starts a server and a client. `clock` is the client's (retry delays), `deadlineClock` the

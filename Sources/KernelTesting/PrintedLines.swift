@@ -6,6 +6,7 @@ import Foundation
 public final class PrintedLines: Sendable {
   private let lines = Recorder<String>()
 
+  /// Nothing printed yet.
   public init() {}
 
   /// Records `text`, split at line breaks, as `print` would write it.

@@ -11,6 +11,7 @@ import Foundation
 /// and a test types at it (`type`) once the child asks (`waitUntilShown`).
 public final class PseudoTerminal: @unchecked Sendable {
   // `data` and `ended` are guarded by `condition`; `child` is only used before `started()`.
+  /// The child's side: given as its stderr (and stdin when `isInput`).
   public let child: FileHandle
   /// Whether the child reads its standard input from this terminal.
   public let isInput: Bool
@@ -19,6 +20,7 @@ public final class PseudoTerminal: @unchecked Sendable {
   private var data = Data()
   private var ended = false
 
+  /// A new pseudo-terminal; `asInput` when the child reads its stdin from it too.
   public init(asInput: Bool = false) throws {
     isInput = asInput
     // Glibc's Swift module leaves out the XSI pseudo-terminal calls: look them up in libc.

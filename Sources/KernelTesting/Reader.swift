@@ -14,6 +14,7 @@ public final class Reader: @unchecked Sendable {
   private var data = Data()
   private var ended = false
 
+  /// Starts draining `handle` on a thread of its own; nothing for nil.
   public init(_ handle: FileHandle?) {
     guard let handle else {
       ended = true

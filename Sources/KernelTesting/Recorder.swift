@@ -5,8 +5,10 @@ public final class Recorder<Value: Sendable>: Sendable {
   private let values = PthreadGuarded<[Value]>([])
   private let counter = Counter()
 
+  /// Nothing recorded yet.
   public init() {}
 
+  /// Records `value`.
   public func append(_ value: Value) {
     values.withLock { $0.append(value) }
     counter.increment()

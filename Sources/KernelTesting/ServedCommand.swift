@@ -12,10 +12,13 @@ import Foundation
 /// Starting, stopping and killing are awaited: the waiting happens on threads of their own,
 /// never on Swift's cooperative pool.
 public final class ServedCommand: Sendable {
+  /// The running `serve`.
   public let process: ChildProcess
+  /// The base URL it printed first.
   public let baseURL: String
   private let errors: Reader
 
+  /// Starts `command serve --port 0` with `options` and waits for its base URL.
   public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
     process = try await command.start(["serve", "--port", "0"] + options)
     guard let handle = process.standardOutput else { throw TestFailure("no stdout pipe") }

@@ -3,6 +3,7 @@ import Foundation
 /// A directory of its own under the system's temporary directory: a data dir for a composed
 /// container, a home for a process. Removed by `remove()`, or use `withTemporaryDirectory`.
 public struct TemporaryDirectory: Sendable {
+  /// Where it is.
   public let url: URL
 
   /// Creates `kernel-<label>-<uuid>` (mode 0700, as Kernel's data dirs are).

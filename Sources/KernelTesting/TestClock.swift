@@ -5,19 +5,24 @@ import Synchronization
 /// and in what order, never how long something took.
 ///
 /// Inject it wherever Kernel takes `any Clock<Duration>`: `ApiClient` (retry delays),
-/// the platform transport (the whole-request deadline), `AuthenticationInterceptor` (its refresh window),
+/// the platform transport (the whole-request deadline), `AuthenticationInterceptor` (its refresh
+/// window),
 /// `SampleApiResponder.Options.clock` (latency, token lifetimes), `LoggingLayer`.
 public final class TestClock: Clock, Sendable {
   /// A point on the test clock: the time advanced since it was made.
   public struct Instant: InstantProtocol, CustomStringConvertible {
+    /// How far from the clock's start.
     public let offset: Duration
 
+    /// The instant `offset` after the start.
     public init(offset: Duration) { self.offset = offset }
 
+    /// The instant `duration` later.
     public func advanced(by duration: Duration) -> Instant {
       Instant(offset: offset + duration)
     }
 
+    /// How long from this instant to `other`.
     public func duration(to other: Instant) -> Duration { other.offset - offset }
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
@@ -41,10 +46,13 @@ public final class TestClock: Clock, Sendable {
 
   private let state = Mutex(State())
 
+  /// A clock at its start, moved only by `advance(by:)`.
   public init() {}
 
+  /// The time now.
   public var now: Instant { state.withLock { $0.now } }
 
+  /// None: any duration is exact.
   public var minimumResolution: Duration { .zero }
 
   /// Every sleep asked of this clock, as the duration from the moment it was asked, in order.
@@ -53,6 +61,7 @@ public final class TestClock: Clock, Sendable {
   /// How many sleeps are suspended now.
   public var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
 
+  /// Waits until the clock is advanced to `deadline`; throws when the task is cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id = state.withLock { state -> Int? in

@@ -9,5 +9,6 @@ import Foundation
 /// A test's own failure, as one sentence.
 public struct TestFailure: Error, CustomStringConvertible {
   public let description: String
+  /// A failure said as `description`.
   public init(_ description: String) { self.description = description }
 }

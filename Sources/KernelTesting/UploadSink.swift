@@ -16,6 +16,7 @@ public final class UploadSink: Sendable {
   public struct Received: Sendable {
     /// The request line and header fields, as sent.
     public let head: String
+    /// How many body bytes arrived.
     public let bytes: Int
     /// `UploadSink.digest` of the whole body.
     public let digest: UInt64
@@ -23,10 +24,12 @@ public final class UploadSink: Sendable {
     public let prefix: Data
   }
 
+  /// The loopback port it listens on.
   public let port: UInt16
   private let listener: Int32
   private let received = Mutex<[Received]>([])
 
+  /// Listens on a free loopback port.
   public init() throws {
     (listener, port) = try loopbackListener()
     acceptingConnections(on: listener) { [self] in serve($0) }

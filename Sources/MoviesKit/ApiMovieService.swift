@@ -4,7 +4,9 @@ import Domain
 /// Movies from the API: three request values and a conversion, nothing else. Each answer is the
 /// api's `Response` (value, status, header fields, validators): what a cache above keeps.
 public struct ApiMovieService: MovieSource {
+  /// The client every request goes through.
   public let client: ApiClient
+  /// Where in each body the movies are, and how its keys and dates are written.
   public let mapping: JSONMapping
 
   /// `mapping` says where in each body the movies are (the whole body by default).
@@ -13,15 +15,18 @@ public struct ApiMovieService: MovieSource {
     self.mapping = mapping
   }
 
+  /// `GET movies/{id}`.
   public func movie(id: Int) async throws -> any Validated<Movie> {
     try await client.response(ApiRequest<ApiMovie>(.movie(id: id), mapping: mapping))
       .map { $0.convert() }
   }
 
+  /// `GET movies/top-grossing?year=…`.
   public func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
     try await list(.topGrossingMovies(year: year))
   }
 
+  /// `GET movies/top-rated?year=…`.
   public func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
     try await list(.topRatedMovies(year: year))
   }

@@ -1,21 +1,26 @@
 import Domain
 import Layers
 
-/// A `MovieService` with layers around a `MovieSource` (the api's, or a fake): each call goes through one `LayerStack`
+/// A `MovieService` with layers around a `MovieSource` (the api's, or a fake): each call goes
+/// through one `LayerStack`
 /// (cache, logging, de-duplication, memory) described as a `ServiceCall`. This file is all a
 /// service needs to get every layer; a new call is one more method here and one `ServiceCall`.
 ///
 /// With no base (a store-only stack, the offline profile), a caching layer answers every call
 /// or nothing does: `CacheMiss`.
 public struct LayeredMovieService: MovieService, LayeredService {
+  /// What answers under the layers: the api's source, a fake's, or nil (the store).
   public let base: Source<any MovieSource>?
+  /// The layers the profile names.
   public var layers: LayerStack
 
+  /// `layers` over `base`.
   public init(base: Source<any MovieSource>?, layers: [any ServiceLayer]) {
     self.base = base
     self.layers = LayerStack(layers)
   }
 
+  /// Movie `id`, from its entity row whichever answer stored it.
   public func movie(id: Int) async throws -> Movie {
     try await answer(.movie(id: id)) { try await $0.movie(id: id) }
   }

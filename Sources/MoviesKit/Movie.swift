@@ -3,7 +3,9 @@ import Foundation
 /// A movie as the app sees it, whichever layer produced it.
 public struct Movie: Sendable, Hashable, Identifiable, Codable {
   public let id: Int
+  /// The title.
   public let name: String
+  /// The release year.
   public let year: Int
   /// Midnight UTC of the release day.
   public let releaseDate: Date
@@ -14,6 +16,7 @@ public struct Movie: Sendable, Hashable, Identifiable, Codable {
   /// Billing order.
   public let cast: [MovieActor]
 
+  /// A movie of these values.
   public init(
     id: Int, name: String, year: Int, releaseDate: Date, grossing: Int, rating: Double,
     cast: [MovieActor]
@@ -30,8 +33,10 @@ public struct Movie: Sendable, Hashable, Identifiable, Codable {
 
 /// Someone in a movie's cast.
 public struct MovieActor: Sendable, Hashable, Codable {
+  /// Their name.
   public let name: String
 
+  /// A cast member named `name`.
   public init(name: String) { self.name = name }
 }
 
@@ -39,9 +44,12 @@ public struct MovieActor: Sendable, Hashable, Codable {
 public struct Rating: Codable, Sendable, Hashable {
   /// The api's id for the rating.
   public let id: Int
+  /// The movie rated.
   public let movieId: Int
+  /// The score, from 1 to 100.
   public let score: Int
 
+  /// A rating of these values.
   public init(id: Int, movieId: Int, score: Int) {
     self.id = id
     self.movieId = movieId

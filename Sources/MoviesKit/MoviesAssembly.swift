@@ -9,8 +9,10 @@ import SampleApi
 /// `sample` transport that answers the bundled movie API in process. Registered exactly as an
 /// app registers its own service.
 public struct MoviesAssembly: Assembly {
+  /// The movie example's parts.
   public init() {}
 
+  /// Registers `movies`, `movieWrites` and the `sample` transport.
   public func assemble(into catalog: inout Catalog) {
     catalog.service("movies", (any MovieService).self, source: (any MovieSource).self) { movies in
       movies.api { client in ApiMovieService(client: client) }
@@ -26,8 +28,10 @@ public struct MoviesAssembly: Assembly {
 /// The movie example's writes over whatever stack the profile names: each write described once
 /// (`WriteCall.rate`), sent or kept by the `Writer`.
 public struct MovieWriter: MovieWrites {
+  /// The write stack the profile names.
   public let writer: Writer
 
+  /// Writes through `writer`.
   public init(writer: Writer) { self.writer = writer }
 
   public func rate(movie id: Int, score: Int) async throws -> Written<Rating> {
@@ -52,9 +56,11 @@ extension WriteCall where Value == Rating {
 /// --watch`): each over the profile's stack, refreshed once from its api when it has one; nil
 /// when the stack has no layers.
 public enum MovieWatches {
+  /// A list watched over a service: nil when the service has no layers to watch.
   public typealias Watch<Value: Sendable> =
     @Sendable (any MovieService) -> AsyncStream<Watched<Value>>?
 
+  /// The year's top-grossing list.
   public static func topGrossing(year: Int) -> Watch<[Movie]> {
     { service in
       (service as? LayeredMovieService)?.watch(.topGrossingMovies(year: year), refresh: true) {
@@ -72,6 +78,7 @@ public enum MovieWatches {
     }
   }
 
+  /// The year's top-rated list.
   public static func topRated(year: Int) -> Watch<[Movie]> {
     { service in
       (service as? LayeredMovieService)?.watch(.topRatedMovies(year: year), refresh: true) {

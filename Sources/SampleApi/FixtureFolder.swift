@@ -103,7 +103,9 @@ extension FixtureRoutes {
 
 /// A fixture folder that cannot be served.
 public enum FixtureFolderError: Error, CustomStringConvertible {
+  /// The folder at `path` cannot be read, for `reason`.
   case unusable(path: String, reason: String)
+  /// The file at `path` cannot be served (not JSON, an unusable name), for `reason`.
   case badFile(path: String, reason: String)
 
   public var description: String {

@@ -19,6 +19,7 @@ import Foundation
 /// let server = try await FixtureServer.start(routes: routes)
 /// ```
 public struct FixtureRoutes: Sendable {
+  /// How a route answers a request.
   public typealias Answer = @Sendable (SampleRequest) async -> SampleResponse
 
   struct Route: Sendable {
@@ -40,6 +41,7 @@ public struct FixtureRoutes: Sendable {
 
   private var routes: [Route] = []
 
+  /// No routes: every request is a 404 until some are added.
   public init() {}
 
   /// The patterns served, as `GET /api/books/{id}`, sorted.

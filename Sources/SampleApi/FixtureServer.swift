@@ -18,7 +18,9 @@ import Synchronization
 /// HTTP/1.1 with keep-alive, on FlyingSocks' non-blocking sockets (FlyingFox's socket layer,
 /// which needs nothing of FoundationNetworking); each connection is served in a task of its own.
 public final class FixtureServer: Sendable {
+  /// What answers its requests, and counts them (`totalRequests`, tokens issued).
   public let responder: SampleApiResponder
+  /// The port it listens on (the system's choice when it was asked for 0).
   public let port: UInt16
   private let host: Loopback.Address
   private let listener: Socket
@@ -332,7 +334,9 @@ private final class Connections: Sendable {
 
 /// Why a fixture server did not start.
 public enum FixtureServerError: Error, CustomStringConvertible {
+  /// `host` is not a loopback address: a fixture server never listens elsewhere.
   case notLoopback(host: String)
+  /// It could not listen on `host`:`port`, for `reason` (in use, not permitted).
   case cannotListen(host: String, port: UInt16, reason: String)
   /// The descriptor limit (`ulimit -n`) leaves no room for a connection beside the reserve.
   case tooFewDescriptors(limit: Int, needed: Int)

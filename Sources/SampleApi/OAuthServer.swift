@@ -18,6 +18,8 @@ public struct OAuthServer: Sendable {
   /// Whether the client-credentials grant is allowed.
   public var allowsClientCredentials = true
 
+  /// The defaults above: hour-long access tokens, rotating refresh tokens, client credentials
+  /// allowed.
   public init() {}
 
   /// The path below the base path it answers at.

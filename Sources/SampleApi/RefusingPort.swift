@@ -32,6 +32,7 @@ public enum RefusingPort {
   /// A held port: refused, and no one else's, until a server takes it; closed with the last
   /// reference to it otherwise.
   public final class Held: Sendable {
+    /// The port held.
     public let port: UInt16
     private let socket: Mutex<Socket?>
 

@@ -21,6 +21,7 @@ public final class SampleApiResponder: Sendable {
     public var failFirst = 0
     /// Each request answers 503 with this probability, drawn from a generator seeded by `seed`.
     public var failureRate = 0.0
+    /// The seed of the generator `failureRate` draws from: the same seed, the same faults.
     public var seed: UInt64 = 2017
     /// The `Retry-After` header sent with injected 503s, in seconds; none when nil.
     public var retryAfter: Int?
@@ -34,14 +35,17 @@ public final class SampleApiResponder: Sendable {
     public var tokenLifetime: Duration?
     /// The header a token travels in, and its scheme (`Authorization: Bearer …`).
     public var tokenHeader = AuthToken.defaultHeader
+    /// The token's scheme (`Bearer`); nil for a bare token.
     public var tokenScheme: String? = AuthToken.defaultScheme
     /// Latency is waited, and token lifetimes measured, on this clock: a test clock lets a test
     /// hold an answer back, or expire a token, without waiting.
     public var clock: any Clock<Duration> = ContinuousClock()
 
+    /// No latency, no faults, no auth required.
     public init() {}
   }
 
+  /// How it answers: latency, faults, auth.
   public let options: Options
   private let state: Mutex<State>
   private let routes: Mutex<FixtureRoutes>

@@ -3,11 +3,13 @@ import Foundation
 
 /// A request as the sample API sees it, whether it came over loopback HTTP or in process.
 public struct SampleRequest: Sendable {
+  /// The method, upper-cased (`GET`).
   public var method: String
   /// The path with its leading slash and without a query, e.g. `/api/books/1`.
   public var path: String
   /// Header values by lower-cased name.
   public var headers: [String: String]
+  /// The request's body; empty for none.
   public var body: Data
   /// The query's values by name, percent-decoded (`?q=a%2Bb` is `["q": "a+b"]`); the last of
   /// a repeated name.
@@ -33,10 +35,14 @@ public struct SampleRequest: Sendable {
 
 /// What the sample API answers.
 public struct SampleResponse: Sendable {
+  /// The HTTP status.
   public var status: Int
+  /// Its headers, by name.
   public var headers: [String: String]
+  /// Its body.
   public var body: Data
 
+  /// An answer of `status`, with `headers` and `body`.
   public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
     self.status = status
     self.headers = headers

@@ -6,12 +6,17 @@ import Foundation
 /// past the end. An app's sample api answers a download by it (the movie example's posters),
 /// and so do tests' own download servers.
 public struct SampleRange: Sendable, Equatable {
+  /// 200, 206 or 416.
   public var status: Int
   /// The bytes sent: `offset..<offset + count` of the body.
   public var offset: Int
+  /// How many bytes are sent.
   public var count: Int
+  /// The headers to answer with: `ETag`, `Accept-Ranges`, `Content-Length`, `Content-Range`.
   public var headers: [String: String]
 
+  /// The answer to a request with `headers` (lower-cased names) for a body of `length` bytes whose
+  /// version is `etag`.
   public init(length: Int, etag: String, headers request: [String: String]) {
     var headers = ["ETag": etag, "Accept-Ranges": "bytes"]
     let range = request["range"].flatMap(Self.firstByte)

@@ -9,21 +9,27 @@ import HTTPTypes
 public struct ApiKeyAuthenticator: Authenticator {
   /// Where the key goes.
   public enum Placement: Sendable, Hashable {
+    /// In the header of this name.
     case header(String)
+    /// In the query item of this name.
     case query(String)
   }
 
+  /// The key as a credential; its description never shows it.
   public struct Key: AuthenticationCredential, CustomStringConvertible {
+    /// The key itself.
     public let key: String
     public var description: String { "API key (redacted)" }
   }
 
+  /// Where the key goes.
   public let placement: Placement
   /// The key, as configured; nil or empty: none is configured.
   public let key: String?
   /// The setting a missing key is set with, for the sentence that says so.
   public let setting: String
 
+  /// Sends `key` at `placement`; a missing key is said as `setting` to set.
   public init(_ placement: Placement, key: String?, setting: String = "apiKey") {
     self.placement = placement
     self.key = key

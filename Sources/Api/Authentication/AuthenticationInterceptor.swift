@@ -28,10 +28,13 @@ public final class AuthenticationInterceptor: Sendable {
   /// Headers and query items the credential travels in: redacted in every trace, and the
   /// headers never carried to another origin.
   public let secretHeaders: Set<String>
+  /// The query items it travels in.
   public let secretQueryItems: Set<String>
   /// How long before its expiry a credential is refreshed (at most half its lifetime).
   public let margin: Duration
+  /// How many refreshes `window` may hold before the next is refused as excessive.
   public let maxRefreshes: Int
+  /// The time `maxRefreshes` is counted over.
   public let window: Duration
   /// When each refresh started, on the client's clock: a test moves a test clock past `window`.
   private let stopwatch: Stopwatch
@@ -62,6 +65,8 @@ public final class AuthenticationInterceptor: Sendable {
     let credential: StoredCredential?
   }
 
+  /// Runs `authenticator`, registered as `name`: refreshes `margin` before expiry, at most
+  /// `maxRefreshes` in `window` on `clock`; credentials issued on `wallClock`.
   public init<A: Authenticator>(
     _ authenticator: A, name: String, margin: Duration = .seconds(60), maxRefreshes: Int = 5,
     window: Duration = .seconds(5), clock: any Clock<Duration> = ContinuousClock(),

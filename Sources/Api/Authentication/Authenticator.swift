@@ -4,7 +4,8 @@ import HTTPTypes
 
 /// How an api's requests prove who sends them: Kernel's built-ins (`PlainTokenAuthenticator`,
 /// `OAuth2Authenticator`, `ApiKeyAuthenticator`, `BasicAuthenticator`) and an app's own, each
-/// with a credential type of its own. An `AuthenticationInterceptor` runs one for a client: it keeps the
+/// with a credential type of its own. An `AuthenticationInterceptor` runs one for a client: it
+/// keeps the
 /// credential per origin in the api context, applies it to every request to the environment's
 /// origin, refreshes it once for every request waiting (and before it expires), and replays
 /// what a refused credential failed.
@@ -27,6 +28,7 @@ import HTTPTypes
 /// }
 /// ```
 public protocol Authenticator: Sendable {
+  /// What it issues and applies: a token, a key.
   associatedtype Credential: AuthenticationCredential
   /// What `auth status` calls this kind of credential: `OAuth 2.0 (password grant)`.
   var kind: String { get }
@@ -124,6 +126,7 @@ public struct AuthenticationContext: Sendable {
   /// The time now, on the client's wall clock: when a credential is issued.
   public let now: Date
 
+  /// A context of these values.
   public init(client: ApiClient, environment: ApiEnvironment, now: Date) {
     self.client = client
     self.environment = environment
@@ -133,9 +136,12 @@ public struct AuthenticationContext: Sendable {
 
 /// What `auth login` was given. The password never comes from an argument.
 public struct Login: Sendable {
+  /// The user, when the grant needs one.
   public var username: String?
+  /// The password, read from a terminal or a pipe.
   public var password: String?
 
+  /// What the login was given.
   public init(username: String? = nil, password: String? = nil) {
     self.username = username
     self.password = password

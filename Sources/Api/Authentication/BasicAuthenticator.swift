@@ -7,13 +7,16 @@ import HTTPTypes
 /// its origin. It needs no login and is never fetched: a refused password is the api's answer.
 /// Config: `basic`.
 public struct BasicAuthenticator: Authenticator {
+  /// The `Authorization` value; its description never shows it.
   public struct Credential: AuthenticationCredential, CustomStringConvertible {
+    /// `Basic <base64 of user:password>`.
     public let authorization: String
     /// The user name.
     public var identity: String?
     public var description: String { "Basic credentials (redacted)" }
   }
 
+  /// Basic authentication from the environment's base URL credentials or `username` and `password`.
   public init() {}
 
   public var kind: String { "HTTP Basic user and password" }

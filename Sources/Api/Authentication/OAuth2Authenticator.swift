@@ -10,23 +10,31 @@ import HTTPTypes
 /// `oauth2(tokenURL: oauth/token, grant: password, clientId: ID, scope: S, clientAuth: form)`,
 /// with the client secret in `environments.<name>.clientSecret`.
 public struct OAuth2Authenticator: Authenticator {
+  /// How a token is obtained (RFC 6749 4.3, 4.4).
   public enum Grant: String, Sendable, CaseIterable {
+    /// The user's name and password (`password`), or the client's own credentials
+    /// (`clientCredentials`).
     case password, clientCredentials
   }
 
   /// How the client authenticates to the token endpoint (2.3.1): in the form body, or as HTTP
   /// Basic.
   public enum ClientAuthentication: String, Sendable, CaseIterable {
+    /// In the form body (`form`), or as HTTP Basic (`basic`).
     case form, basic
   }
 
   /// An access token and what came with it. Its description never shows a token.
   public struct Token: AuthenticationCredential, CustomStringConvertible {
+    /// The token sent with each request.
     public let accessToken: String
+    /// Its type, written before it (`Bearer`).
     public let tokenType: String
+    /// What gets the next access token without a login; nil when none was given.
     public let refreshToken: String?
     public let issuedAt: Date?
     public let expiresAt: Date?
+    /// The scope granted.
     public let scope: String?
     /// The user of the password grant; kept across refreshes.
     public var identity: String?
@@ -39,12 +47,18 @@ public struct OAuth2Authenticator: Authenticator {
   /// The token endpoint: a path below the environment's base URL (`oauth/token`) or an absolute
   /// URL on its origin.
   public let tokenURL: String
+  /// How tokens are obtained.
   public let grant: Grant
+  /// The client's id.
   public let clientId: String?
+  /// The client's secret (`environments.<name>.clientSecret`).
   public let clientSecret: String?
+  /// The scope asked for.
   public let scope: String?
+  /// How the client authenticates to the token endpoint.
   public let clientAuthentication: ClientAuthentication
 
+  /// An authenticator of these values.
   public init(
     tokenURL: String = "oauth/token", grant: Grant, clientId: String? = nil,
     clientSecret: String? = nil, scope: String? = nil,

@@ -12,11 +12,14 @@ public struct PlainTokenAuthenticator: Authenticator {
   /// The name it is registered under, which a stored plain token names.
   public static let name = "plainToken"
 
+  /// The request that fetches a token.
   public let request: ApiRequest<String>
   /// The header the token goes in, and the scheme written before it (nil: the bare token).
   public let header: String
+  /// The scheme written before the token; nil for the bare token.
   public let scheme: String?
 
+  /// Fetches a token with `request` and sends it in `header` after `scheme`.
   public init(
     request: ApiRequest<String> = .token(), header: String = AuthToken.defaultHeader,
     scheme: String? = AuthToken.defaultScheme

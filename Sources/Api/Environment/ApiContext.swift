@@ -5,11 +5,13 @@ import Synchronization
 /// What every api service shares: the current environment and the credential for it. Changing
 /// the environment takes effect on the next request of every service, with no re-resolving.
 public protocol ApiContext: AnyObject, Sendable {
+  /// The current environment.
   var environment: ApiEnvironment { get }
   /// The credential for the current environment's origin (scheme, host, port): a credential
   /// belongs to the origin it was issued for, never to a name, so it follows neither a switch
   /// to another environment nor a base URL pointed elsewhere.
   var credential: StoredCredential? { get }
+  /// Makes `environment` the current one, from the next request of every service on.
   func use(_ environment: ApiEnvironment) throws
   /// Keeps `credential` for the current environment's origin; nil drops it.
   func store(credential: StoredCredential?) throws
@@ -35,7 +37,8 @@ public enum CredentialRefresh: Sendable, Equatable {
 }
 
 extension ApiContext {
-  /// A refresh for a context held by one process alone: the caller (`AuthenticationInterceptor`) already
+  /// A refresh for a context held by one process alone: the caller (`AuthenticationInterceptor`)
+  /// already
   /// runs one refresh at a time, so comparing before and after suffices.
   public func refreshCredential(
     replacing seen: StoredCredential?,
@@ -71,10 +74,12 @@ extension ApiContext {
 public struct StoredCredential: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The authenticator that issued it, by the name it is registered under (`oauth2`).
   public let authenticator: String
+  /// The credential as JSON (the authenticator's `Credential`, encoded).
   public let value: JSONValue
   /// Whom it speaks for, as the credential said (`AuthenticationCredential.identity`).
   public let identity: String?
 
+  /// A credential `authenticator` issued, for `identity`.
   public init(authenticator: String, value: JSONValue, identity: String? = nil) {
     self.authenticator = authenticator
     self.value = value
@@ -140,6 +145,7 @@ struct ContextState: Sendable, Codable, Equatable {
 public final class InMemoryApiContext: ApiContext {
   private let state: Mutex<(environment: ApiEnvironment, credentials: [String: StoredCredential])>
 
+  /// A context in `environment`, holding `credential` for its origin.
   public init(environment: ApiEnvironment, credential: StoredCredential? = nil) {
     var credentials: [String: StoredCredential] = [:]
     if let credential { credentials[environment.origin.description] = credential }
@@ -153,12 +159,14 @@ public final class InMemoryApiContext: ApiContext {
       credential: token.flatMap { try? StoredCredential(PlainTokenAuthenticator.name, $0) })
   }
 
+  /// The current environment.
   public var environment: ApiEnvironment { state.withLock { $0.environment } }
 
   public var credential: StoredCredential? {
     state.withLock { $0.credentials[$0.environment.origin.description] }
   }
 
+  /// Makes `environment` the current one.
   public func use(_ environment: ApiEnvironment) { state.withLock { $0.environment = environment } }
 
   public func store(credential: StoredCredential?) {

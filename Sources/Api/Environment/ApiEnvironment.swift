@@ -6,6 +6,7 @@ import Foundation
 /// An environment over plain `http://` to a host other than loopback is refused unless it is
 /// marked `allowsInsecureHTTP`: tokens would cross the network in the clear.
 public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// Its name in the config (`staging`).
   public let name: String
   /// Always ends with `/`, so routes resolve beneath it.
   public let baseURL: URL
@@ -13,6 +14,7 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
   public let tokenHeader: String
   /// Written before the token (`Bearer`), or nil to send the bare token.
   public let tokenScheme: String?
+  /// Whether plain `http` to a host other than loopback is allowed.
   public let allowsInsecureHTTP: Bool
   /// The app's own keys for this environment (`environments.staging.apiKey`), by name: what
   /// an adapter reads from `attempt.context.environment` when it adapts a request.
@@ -24,6 +26,7 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
     case name, baseURL, tokenHeader, tokenScheme, allowsInsecureHTTP, values
   }
 
+  /// An environment of these values; throws `ApiError` for a base URL that cannot be used.
   public init(
     name: String, baseURL: URL, tokenHeader: String = AuthToken.defaultHeader,
     tokenScheme: String? = AuthToken.defaultScheme,
@@ -142,8 +145,11 @@ public struct ApiEnvironment: Sendable, Hashable, Codable, CustomStringConvertib
 
 /// Scheme, host and port: requests to the same origin may carry the environment's token.
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
+  /// `http` or `https`, lower-cased.
   public let scheme: String
+  /// The host, lower-cased.
   public let host: String
+  /// The port, the scheme's default when the URL names none.
   public let port: Int
 
   /// The origin of `url`, read as a request to it carries it (scheme and authority).

@@ -6,11 +6,14 @@ import Foundation
 ///
 /// ```swift
 /// extension ApiRequest where Response == Book {
-///   static func book(id: Int) -> Self { ApiRequest(.get("books/\(id)"), mapping: .init(keyPath: "data")) }
+///   static func book(id: Int) -> Self {
+///     ApiRequest(.get("books/\(id)"), mapping: .init(keyPath: "data"))
+///   }
 /// }
 /// let book = try await client.send(.book(id: 7))
 /// ```
 public struct ApiRequest<Response>: Sendable, CustomStringConvertible {
+  /// What is sent.
   public var route: Route
   /// Turns a validated (2xx) body into the response; errors name the route.
   public var decode: @Sendable (Data, Route) throws -> Response
@@ -19,6 +22,7 @@ public struct ApiRequest<Response>: Sendable, CustomStringConvertible {
   /// `JSONMapping.body`'s message key paths, else an excerpt.
   public var readFailure: (@Sendable (Data) -> (message: String?, decoded: (any Sendable)?))?
 
+  /// A request for `route` whose body `decode` reads.
   public init(
     _ route: Route, decode: @escaping @Sendable (Data, Route) throws -> Response,
     readFailure: (@Sendable (Data) -> (message: String?, decoded: (any Sendable)?))? = nil

@@ -13,7 +13,8 @@ import Synchronization
 /// 0600 (its folder 0700) and replaced atomically: written beside it, flushed, renamed over it.
 ///
 /// Every change is a read-modify-write of the file under an exclusive lock held across
-/// processes (`flock` on its folder, so no lock file is left beside it): a change reads what is on disk now,
+/// processes (`flock` on its folder, so no lock file is left beside it): a change reads what is on
+/// disk now,
 /// changes its own part (the saved environment, or one origin's credential), and writes, so no
 /// process puts back what another removed (`auth logout` beside `env use`).
 ///
@@ -22,9 +23,11 @@ import Synchronization
 /// uses the defaults, and a change fails in one sentence rather than replace it.
 ///
 /// The file: `{"environment": "<name>", "credentials": {"<origin>": {"authenticator": "oauth2",
-/// "value": {…}}}}`, a credential kept by the origin (`http://127.0.0.1:8080`) it was issued for. A file readable by others is tightened
+/// "value": {…}}}}`, a credential kept by the origin (`http://127.0.0.1:8080`) it was issued for. A
+/// file readable by others is tightened
 /// to 0600 when it is read, with a warning.
 public final class PersistentApiContext: ApiContext {
+  /// The file it keeps the environment and credentials in (`context.json`).
   public let file: URL
   private let environments: [String: ApiEnvironment]
   /// The environment in use, the one saved (they differ after `override(with:)`), the
@@ -58,12 +61,14 @@ public final class PersistentApiContext: ApiContext {
     state = Mutex((environment, environment.name, loaded?.credentials ?? [:]))
   }
 
+  /// The current environment.
   public var environment: ApiEnvironment { state.withLock { $0.environment } }
 
   public var credential: StoredCredential? {
     state.withLock { $0.credentials[$0.environment.origin.description] }
   }
 
+  /// Makes `environment` the current one and saves the choice.
   public func use(_ environment: ApiEnvironment) throws {
     try save { $0.environment = environment.name }
     state.withLock { $0.environment = environment }

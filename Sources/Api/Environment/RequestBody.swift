@@ -15,15 +15,20 @@ import Foundation
 public struct RequestBody: Sendable, Hashable {
   /// A run of the body's bytes: in memory, or a file's contents read when it is sent.
   public enum Part: Sendable, Hashable {
+    /// These bytes.
     case bytes(Data)
+    /// This file's contents, read as they are sent.
     case file(URL)
   }
 
+  /// The body's bytes, in order.
   public var parts: [Part]
+  /// Its `Content-Type`; nil for none.
   public var contentType: String?
   /// Told how much of the body was sent (`reportingProgress`).
   public var progress: ProgressObserver?
 
+  /// A body of `parts`, of `contentType`.
   public init(parts: [Part], contentType: String?) {
     self.parts = parts
     self.contentType = contentType
@@ -199,7 +204,9 @@ public struct RequestBody: Sendable, Hashable {
 
 /// A body part that could not be read when it was sent: its file is gone or unreadable.
 public struct BodyUnreadable: Error, Sendable, CustomStringConvertible {
+  /// The file.
   public let file: String
+  /// Why it could not be read.
   public let reason: String
   public var description: String { "the body's file \(file) could not be read: \(reason)" }
 }
@@ -217,6 +224,7 @@ public final class BodyReader {
   private let length: Int64?
   private let progress: ProgressTeller?
 
+  /// A reader at the start of `body`.
   public init(_ body: RequestBody) {
     parts = body.parts
     progress = body.progress.map { ProgressTeller($0.tell) }

@@ -11,9 +11,11 @@ import HTTPTypes
 /// let shelf = Route.get("books", query: [URLQueryItem(name: "page", value: "2")])
 /// ```
 public struct Route: Sendable, Hashable, CustomStringConvertible {
+  /// The HTTP method.
   public var method: HTTPRequest.Method
   /// The path below the environment's base URL, without a leading `/`.
   public var path: String
+  /// The query items, in order.
   public var query: [URLQueryItem]
   /// Sent as given; adapters run after and may add or replace fields.
   public var headerFields: HTTPFields
@@ -33,6 +35,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   /// serve JSON as `text/html`.
   public var acceptableContentTypes: [String]? = nil
 
+  /// A route of these parts; `isIdempotent` defaults by method.
   public init(
     _ method: HTTPRequest.Method, _ path: String, query: [URLQueryItem] = [],
     headerFields: HTTPFields = [:], body: RequestBody? = nil, isIdempotent: Bool? = nil,
@@ -59,14 +62,17 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     Route(.post, path, body: body, isIdempotent: isIdempotent)
   }
 
+  /// `PUT path` with `body`.
   public static func put(_ path: String, body: RequestBody) -> Route {
     Route(.put, path, body: body)
   }
 
+  /// `PATCH path` with `body`.
   public static func patch(_ path: String, body: RequestBody) -> Route {
     Route(.patch, path, body: body)
   }
 
+  /// `DELETE path`.
   public static func delete(_ path: String) -> Route { Route(.delete, path) }
 
   /// `GET auth`: a token, as plain text or at a key path (see `ApiRequest.token`).

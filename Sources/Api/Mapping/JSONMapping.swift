@@ -27,7 +27,9 @@ public struct JSONMapping: Sendable, Hashable {
   /// Where a failure's message may be, tried in order: in an envelope that says failure, and in
   /// the body of a non-2xx answer.
   public var messageKeyPaths: [[String]]
+  /// How dates are written.
   public var dates: DateStrategy
+  /// How keys are written (as declared, or snake_case).
   public var keys: KeyStrategy
 
   /// - Parameters:

@@ -9,17 +9,24 @@ import HTTPTypes
 /// `redirects`, whatever the transport.
 ///
 /// Each try is built anew from the route and the current environment, then adapted and
-/// authenticated, so a retry carries the newest credential. The retriers decide in order (see `RequestRetrier`); at most
+/// authenticated, so a retry carries the newest credential. The retriers decide in order (see
+/// `RequestRetrier`); at most
 /// `maxAttempts` tries are made in all, whatever they decide. A delay a retrier asks for is
 /// waited on `clock`, so a test advances a test clock instead of sleeping.
 public final class ApiClient: Sendable {
+  /// The environment and credential every request uses.
   public let context: any ApiContext
+  /// What sends each try.
   public let transport: any Transport
+  /// The adapters, run in order on every try.
   public let adapter: CompositeAdapter
-  /// Puts the environment's credential on its requests and refreshes it (see `AuthenticationInterceptor`);
+  /// Puts the environment's credential on its requests and refreshes it (see
+  /// `AuthenticationInterceptor`);
   /// nil: requests go as adapted, and a 401 is the api's answer.
   public let authentication: AuthenticationInterceptor?
+  /// The retriers, asked in order after a failed try.
   public let retrier: CompositeRetrier
+  /// The most tries of one request, retries included.
   public let maxAttempts: Int
   /// Waits out retry delays and times each try.
   public let clock: any Clock<Duration>
@@ -38,7 +45,8 @@ public final class ApiClient: Sendable {
   public let redirects: Redirects
   /// The header names no trace shows and no request redirected to another origin carries,
   /// lower-cased, made once: the standard credentials, `redirects.secretHeaders`, every
-  /// adapter's and the authentication's. The current environment's token header is added where they are used
+  /// adapter's and the authentication's. The current environment's token header is added where they
+  /// are used
   /// (`secrets(for:)`): an environment may change under a client.
   public let secretHeaders: Set<String>
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
@@ -48,6 +56,7 @@ public final class ApiClient: Sendable {
   /// `offering(_:)` makes for one call.
   private let offered: CacheValidators?
 
+  /// A client of these parts; every one but the context and the transport has a default.
   public init(
     context: any ApiContext, transport: any Transport,
     adapters: [any RequestAdapter] = [.defaultHeaders],

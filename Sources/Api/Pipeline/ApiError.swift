@@ -7,9 +7,11 @@ import HTTPTypes
 public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError {
   /// An `http://` base URL to a host other than loopback without the insecure flag.
   case insecureEnvironment(name: String, url: String)
+  /// The environment `name` cannot be used, for `reason`.
   case invalidEnvironment(name: String, reason: String)
   /// No connection could be made, or it was lost.
   case unreachable(route: Route, host: String, reason: String)
+  /// A try of `route` to `host` took too long.
   case timedOut(route: Route, host: String)
   /// The whole call, retries included, ran past its deadline (`ApiClient.deadline`).
   case deadlineExceeded(route: Route, seconds: Int)
@@ -54,6 +56,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     return nil
   }
 
+  /// What kind of failure it is, and so the exit code.
   public var failure: ServiceFailure {
     switch self {
     case .insecureEnvironment, .invalidEnvironment, .contextStorage: .configuration
@@ -147,9 +150,13 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
 /// }
 /// ```
 public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, ClassifiedError {
+  /// The route answered.
   public var route: Route
+  /// The status it was answered with.
   public var status: Int
+  /// The answer's header fields.
   public var headerFields: HTTPFields
+  /// The answer's body.
   public var body: Data
   /// What the body says went wrong: the error body's own description, or the string at one of
   /// the mapping's message key paths (`{"error": {"message": …}}`), or an excerpt of the body.
@@ -157,6 +164,7 @@ public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, C
   /// The error body as the request's `errorBody` type, when it names one and the body is one.
   public var decodedBody: (any Sendable)?
 
+  /// A failure of these values; the message read from the body when none is given.
   public init(
     route: Route, status: Int, headerFields: HTTPFields = [:], body: Data = Data(),
     message: String? = nil, decodedBody: (any Sendable)? = nil
@@ -176,10 +184,12 @@ public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, C
   /// The error body as `type`, or nil when it was not decoded as one.
   public func decoded<T>(as type: T.Type) -> T? { decodedBody as? T }
 
-  /// 404 and 410 are `notFound`; 409 and 412 `conflict`; 401 and 403 `authentication`; 5xx, 408 and 429 `unavailable`;
+  /// 404 and 410 are `notFound`; 409 and 412 `conflict`; 401 and 403 `authentication`; 5xx, 408 and
+  /// 429 `unavailable`;
   /// any other `rejected`.
   public var failure: ServiceFailure { kind }
 
+  /// The kind its status says (above).
   public var kind: ServiceFailure {
     switch status {
     case 404, 410: .notFound

@@ -2,6 +2,7 @@ import Foundation
 
 /// One try at sending a route: what adapters and retriers know about the request in hand.
 public struct Attempt: Sendable {
+  /// The route being sent.
   public let route: Route
   /// The client sending it: its context holds the environment and token, and a retrier may
   /// send through it.
@@ -11,6 +12,7 @@ public struct Attempt: Sendable {
   /// How many retries each retrier decided so far, by its `name`.
   public let retriesBy: [String: Int]
 
+  /// The client's context.
   public var context: any ApiContext { client.context }
 
   init(route: Route, client: ApiClient) {
@@ -39,6 +41,7 @@ public enum AttemptOutcome: Sendable {
   /// The transport failed (no connection, timeout, refused redirect).
   case failure(TransportError)
 
+  /// The answer's status; nil for a transport failure.
   public var status: Int? {
     if case .response(let response) = self { return response.status }
     return nil

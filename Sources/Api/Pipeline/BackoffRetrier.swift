@@ -16,16 +16,20 @@ public struct BackoffRetrier: RequestRetrier {
     public var maxRetries = 2
     /// The first wait; each retry doubles it.
     public var baseDelay: Duration = .milliseconds(200)
+    /// The longest wait.
     public var maxDelay: Duration = .seconds(10)
     /// Each wait is multiplied by a random factor in this range.
     public var jitter: ClosedRange<Double> = 0.5...1.5
     /// The longest `Retry-After` honoured.
     public var retryAfterCap: Duration = .seconds(30)
+    /// The statuses retried.
     public var statuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
+    /// The defaults.
     public init() {}
   }
 
+  /// Its knobs.
   public let policy: Policy
   /// Draws the jitter factor.
   public let random: RandomSource
@@ -33,6 +37,8 @@ public struct BackoffRetrier: RequestRetrier {
   public let now: @Sendable () -> Date
   public var name: String { "backoff" }
 
+  /// A retrier of `policy`, its jitter from `random`, an HTTP-date `Retry-After` read against
+  /// `now`.
   public init(
     policy: Policy = Policy(), random: RandomSource = .system,
     now: @escaping @Sendable () -> Date = { Date() }
@@ -42,6 +48,8 @@ public struct BackoffRetrier: RequestRetrier {
     self.now = now
   }
 
+  /// Retries an idempotent request after a connection failure, a timeout or a status in `statuses`,
+  /// waiting out `Retry-After` or a jittered doubling delay.
   public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision

@@ -18,6 +18,7 @@ public struct Paging: Sendable {
     @Sendable (_ route: Route, _ response: ApiResponse, _ environment: ApiEnvironment) throws ->
       Route?
 
+  /// Pages found by `next`.
   public init(
     next: @escaping @Sendable (Route, ApiResponse, ApiEnvironment) throws -> Route?
   ) {
@@ -129,6 +130,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     Iterator(pages: self, route: request.route)
   }
 
+  /// Fetches one page at a time, stopping at a route seen before.
   public struct Iterator: AsyncIteratorProtocol {
     let pages: Pages
     var route: Route?

@@ -16,11 +16,13 @@ import HTTPTypes
 ///   loopback only when the environment allows insecure http: the rule an environment's own
 ///   base URL is held to applies to every hop.
 public struct Redirects: Sendable {
+  /// The most redirects one request follows.
   public var maximum: Int
   /// Header names (any case) a request to another origin must not carry, besides the standard
   /// credentials: part of the client's one list (`ApiClient.secretHeaders`).
   public var secretHeaders: Set<String>
 
+  /// At most `maximum` redirects, and `secretHeaders` beside the standard credentials.
   public init(maximum: Int = 10, secretHeaders: Set<String> = []) {
     self.maximum = maximum
     self.secretHeaders = Set(secretHeaders.map { $0.lowercased() })

@@ -5,6 +5,8 @@ import HTTPTypes
 /// Changes a request before every try, retries included: headers, the token. An adapter that
 /// throws fails the request with its error, and the adapters after it do not run.
 public protocol RequestAdapter: Sendable {
+  /// `request` as this adapter changes it for `attempt`; a thrown error stops the request before it
+  /// is sent.
   func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest
   /// Headers this adapter puts credentials in (`X-Api-Key`): redacted in every trace and
   /// removed from a request redirected to another origin. None unless declared.
@@ -17,8 +19,10 @@ extension RequestAdapter {
 
 /// Several adapters run as one, in order.
 public struct CompositeAdapter: RequestAdapter {
+  /// The adapters, in order.
   public let adapters: [any RequestAdapter]
 
+  /// `adapters` as one, in order.
   public init(_ adapters: [any RequestAdapter]) { self.adapters = adapters }
 
   /// Every adapter's secret headers, lower-cased.
@@ -26,6 +30,7 @@ public struct CompositeAdapter: RequestAdapter {
     Set(adapters.flatMap { $0.secretHeaders.map { $0.lowercased() } })
   }
 
+  /// `request` through every adapter in turn.
   public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
     for adapter in adapters { adapted = try await adapter.adapt(adapted, for: attempt) }
@@ -36,8 +41,10 @@ public struct CompositeAdapter: RequestAdapter {
 /// `Accept: application/json` and a `User-Agent`: Kernel's (`Kernel/<version> (<platform>)`)
 /// unless the app names its own.
 public struct DefaultHeadersAdapter: RequestAdapter {
+  /// The `User-Agent` sent.
   public let userAgent: String
 
+  /// `Linux`, `macOS`, `iOS` or `Swift`: the platform as the `User-Agent` names it.
   public static let platform: String = {
     #if os(Linux)
       let platform = "Linux"
@@ -54,8 +61,10 @@ public struct DefaultHeadersAdapter: RequestAdapter {
   /// `Kernel/<version> (<platform>)`.
   public static let userAgent = "Kernel/\(KernelVersion.current) (\(platform))"
 
+  /// Sends `userAgent`.
   public init(userAgent: String = Self.userAgent) { self.userAgent = userAgent }
 
+  /// `request` with `Accept: application/json` unless it has one, and the `User-Agent`.
   public func adapt(_ request: HTTPRequest, for attempt: Attempt) async throws -> HTTPRequest {
     var adapted = request
     if adapted.headerFields[.accept] == nil { adapted.headerFields[.accept] = "application/json" }
@@ -71,6 +80,7 @@ extension RequestAdapter where Self == DefaultHeadersAdapter {
 
 /// The package's version, as the `User-Agent` names it.
 public enum KernelVersion {
+  /// This package's version.
   public static let current = "0.1.0"
 }
 

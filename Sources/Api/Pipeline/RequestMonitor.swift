@@ -16,8 +16,10 @@ public struct RequestMetrics: Sendable, Equatable {
   public var total: Duration
   /// Body bytes sent and received (after decoding).
   public var bytesSent: Int64
+  /// Body bytes received.
   public var bytesReceived: Int64
 
+  /// Metrics of these values.
   public init(
     connect: Duration? = nil, tls: Duration? = nil, firstByte: Duration? = nil,
     total: Duration, bytesSent: Int64, bytesReceived: Int64
@@ -88,6 +90,7 @@ public struct RequestEvent: Sendable {
 /// hears every client's requests; `-v` is the command front's `LogMonitor`. A monitor is told
 /// on the task that made the request and must not block it.
 public protocol RequestMonitor: Sendable {
+  /// Hears a try that ended: its request, outcome and metrics.
   func requestEnded(_ event: RequestEvent)
   /// A note about a call that is not one try (a deadline passed, an origin found unreachable
   /// moments ago, a credential refreshed). None by default.
@@ -100,10 +103,13 @@ extension RequestMonitor {
 
 /// A monitor that writes each event's trace line, and each note, to `log`: the `-v` trace.
 public struct LogMonitor: RequestMonitor {
+  /// Where the lines go.
   public let log: @Sendable (String) -> Void
 
+  /// Writes to `log`.
   public init(_ log: @escaping @Sendable (String) -> Void) { self.log = log }
 
+  /// Writes the event's trace line.
   public func requestEnded(_ event: RequestEvent) { log(event.line) }
 
   public func note(_ text: String) { log(text) }

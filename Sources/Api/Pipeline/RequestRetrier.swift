@@ -18,18 +18,22 @@ public enum RetryDecision: Sendable {
 public protocol RequestRetrier: Sendable {
   /// Names the retrier in `Attempt.retriesBy`.
   var name: String { get }
+  /// Whether, and after how long, `request` is sent again after `outcome`.
   func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome) async
     -> RetryDecision
 }
 
 /// Several retriers run as one: the first that decides wins.
 public struct CompositeRetrier: RequestRetrier {
+  /// The retriers, in order.
   public let retriers: [any RequestRetrier]
 
+  /// `retriers` as one, asked in order.
   public init(_ retriers: [any RequestRetrier]) { self.retriers = retriers }
 
   public var name: String { retriers.map(\.name).joined(separator: "+") }
 
+  /// The first decision other than `doNotRetry`, or `doNotRetry`.
   public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision

@@ -19,6 +19,7 @@ public struct RequestTrace: Sendable {
   /// Query item names whose values are never shown.
   public var secretQueryItems: Set<String>
 
+  /// Redacts `secretHeaders` and `secretQueryItems` beside the standard credentials.
   public init(secretHeaders: Set<String> = [], secretQueryItems: Set<String> = []) {
     self.secretHeaders = Set(secretHeaders.map { $0.lowercased() })
     self.secretQueryItems = secretQueryItems

@@ -6,12 +6,16 @@ import HTTPTypes
 /// validators of the answer it came from (Get's `Response<T>`), so what lies beside the value
 /// (`meta.next_page`, a `Link` header) can be read too.
 public struct Response<Value: Sendable>: Sendable {
+  /// The decoded value.
   public var value: Value
+  /// The answer's status.
   public var status: Int
+  /// The answer's header fields.
   public var headerFields: HTTPFields
   /// The whole body the value was decoded from.
   public var body: Data
 
+  /// A response of these values.
   public init(value: Value, status: Int, headerFields: HTTPFields = [:], body: Data = Data()) {
     self.value = value
     self.status = status

@@ -15,6 +15,7 @@ public final class UnreachableOrigins: Sendable {
   /// By origin: the first failure's error, and when (on `stopwatch`) it was recorded.
   private let known = Mutex<[Origin: (error: TransportError, at: Duration)]>([:])
 
+  /// Origins held unreachable for `period`, measured on `clock`.
   public init(period: Duration = .seconds(30), clock: any Clock<Duration>) {
     self.period = period
     stopwatch = Stopwatch(clock)

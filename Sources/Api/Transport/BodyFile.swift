@@ -11,10 +11,12 @@ import Synchronization
 /// How far a transfer is: the bytes done and, when the answer announced it, how many there are
 /// in all. A resumed download counts the bytes it started with.
 public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
+  /// The bytes done.
   public var completed: Int64
   /// Nil when the answer named no length (a chunked body).
   public var expected: Int64?
 
+  /// `completed` of `expected` bytes.
   public init(completed: Int64, expected: Int64?) {
     self.completed = completed
     self.expected = expected
@@ -102,6 +104,8 @@ public final class BodyFile: Sendable {
     public let description: String
   }
 
+  /// A body written to `url` from byte `offset`; `starting` checks the answer's head first,
+  /// `progress` hears each chunk.
   public init(
     url: URL, offset: Int64,
     starting: @escaping @Sendable (HTTPResponse) throws -> Void = { _ in },

@@ -28,29 +28,40 @@ import Synchronization
 /// When libcurl cannot be loaded, every request fails with `TransportError.unavailable`, one
 /// sentence naming the library and the package to install.
 public final class CurlTransport: Transport {
+  /// Its timeouts and limits.
   public struct Configuration: Sendable {
+    /// How long a connection may take to be made.
     public var connectTimeout: Duration = .seconds(30)
+    /// How long an exchange may go without a byte.
     public var stallTimeout: Duration = .seconds(30)
+    /// How long one exchange may take in all.
     public var resourceTimeout: Duration = .seconds(60)
+    /// The largest body read whole (64 MiB); a larger one is `tooLarge`.
     public var maximumBodyBytes = 64 << 20
     /// Connections open to one host at once; requests beyond it wait for one to be free.
     public var maximumConnectionsPerHost = 64
     /// The library opened: libcurl's soname on Linux.
     public var library = CurlTransport.defaultLibrary
 
+    /// The defaults.
     public init() {}
   }
 
   #if canImport(Darwin)
     public static let defaultLibrary = "libcurl.4.dylib"
   #else
+    /// libcurl's soname.
     public static let defaultLibrary = "libcurl.so.4"
   #endif
 
+  /// Its timeouts and limits.
   public let configuration: Configuration
+  /// The clock of its deadlines.
   public let clock: any Clock<Duration>
   private let engine = Mutex<CurlEngine?>(nil)
 
+  /// A transport of `configuration`, its deadlines on `clock`; libcurl is opened by the first
+  /// request.
   public init(
     configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()
   ) {

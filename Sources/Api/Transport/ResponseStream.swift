@@ -240,12 +240,14 @@ public final class ResponseStream: AsyncSequence, Sendable {
 public struct ServerSentEvent: Sendable, Equatable {
   /// Its type, `message` when it names none.
   public var event = "message"
+  /// Its data, its lines joined by newlines.
   public var data = ""
   /// The last event id seen, which a reconnection sends as `Last-Event-ID`.
   public var id: String?
   /// The reconnection time it asks for, in milliseconds.
   public var retry: Int?
 
+  /// An event of these values.
   public init(event: String = "message", data: String = "", id: String? = nil, retry: Int? = nil) {
     self.event = event
     self.data = data
@@ -256,14 +258,19 @@ public struct ServerSentEvent: Sendable, Equatable {
 
 /// A streamed answer: its status and header fields now, its body as it arrives.
 public struct StreamedResponse: Sendable {
+  /// Its status and header fields.
   public let head: HTTPResponse
+  /// Its body, as it arrives.
   public let body: ResponseStream
 
+  /// A streamed answer of `head` and `body`.
   public init(head: HTTPResponse, body: ResponseStream) {
     self.head = head
     self.body = body
   }
 
+  /// Its status.
   public var status: Int { head.status.code }
+  /// Its header fields.
   public var headerFields: HTTPFields { head.headerFields }
 }

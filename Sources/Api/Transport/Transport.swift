@@ -60,13 +60,16 @@ extension Transport {
 
 /// An HTTP response, read whole: its head in swift-http-types, and its body.
 public struct ApiResponse: Sendable {
+  /// Its status and header fields.
   public var head: HTTPResponse
+  /// Its body.
   public var body: Data
   /// What the exchange cost, when the transport measured it (`RequestMonitor`s hear it).
   public var metrics: RequestMetrics?
   /// The body of a 2xx as it arrives, from `Transport.stream`; `body` is empty then.
   public var stream: ResponseStream?
 
+  /// A response of `head` and `body`.
   public init(_ head: HTTPResponse, body: Data = Data()) {
     self.head = head
     self.body = body
@@ -82,8 +85,10 @@ public struct ApiResponse: Sendable {
     self.init(HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
   }
 
+  /// Its status.
   public var status: Int { head.status.code }
 
+  /// Its header fields.
   public var headerFields: HTTPFields { head.headerFields }
 
   /// Its `ETag` and `Last-Modified`, which a cached copy of it offers on the next request.
@@ -113,6 +118,7 @@ public enum TransportError: Error, Sendable, Equatable {
   case cannotConnect(host: String, reason: String)
   /// The name does not resolve: a retry will not help.
   case unknownHost(host: String)
+  /// `host` took too long: may pass on a retry.
   case timedOut(host: String)
   /// A redirect was not followed; `reason` says why.
   case redirectRefused(from: String, to: String, reason: String)
@@ -148,9 +154,11 @@ public enum TransportError: Error, Sendable, Equatable {
 /// Answers requests in process with a handler: the `sample` environment's transport, and a
 /// test double that needs no socket. The handler is given the body whole.
 public struct InProcessTransport: Transport {
+  /// How a request (with its body, whole) is answered.
   public typealias Handler = @Sendable (HTTPRequest, Data?) async throws -> ApiResponse
   private let handler: Handler
 
+  /// Answers every request with `handler`.
   public init(_ handler: @escaping Handler) { self.handler = handler }
 
   public func send(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {

@@ -7,6 +7,7 @@ public struct WallClock: Sendable {
   /// The time now, on this clock.
   public let now: @Sendable () -> Date
 
+  /// A wall clock that reads `now`; tests give one they move by hand.
   public init(_ now: @escaping @Sendable () -> Date) { self.now = now }
 
   /// The system's time.

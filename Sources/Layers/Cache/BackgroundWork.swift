@@ -6,6 +6,7 @@ import Synchronization
 public final class BackgroundWork: Sendable {
   private let state = Mutex((next: 0, tasks: [Int: Task<Void, Never>]()))
 
+  /// No work yet.
   public init() {}
 
   /// Runs `work` in a task of its own, remembered until it ends.

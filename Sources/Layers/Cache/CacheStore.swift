@@ -20,9 +20,13 @@ public struct CacheEntry: Sendable, Hashable {
     return entry
   }
 
+  /// The call's key (`ServiceCall.key`), or an entity's (`Book/7`).
   public var key: String
+  /// The answer, encoded by the call's codec; empty for a list kept as `references`.
   public var payload: Data
+  /// When it was fetched from the api.
   public var storedAt: Date
+  /// The validators it came with, offered to the next request for it.
   public var validators: CacheValidators
   /// Changed by writes the api has not taken yet (`WriteCall.optimistic`): answered as
   /// `pending`, never offered as the api's copy.
@@ -39,6 +43,7 @@ public struct CacheEntry: Sendable, Hashable {
   /// refreshes it, whatever the policy's age.
   public var isStale: Bool
 
+  /// An entry of these values.
   public init(
     key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators(),
     isPending: Bool = false, scope: String? = nil, references: [String]? = nil,
@@ -119,11 +124,13 @@ extension CacheStore {
 public struct CacheStatistics: Sendable, Equatable {
   /// The file, or nil in memory.
   public var file: String?
+  /// How many bytes it takes (the file's size on disk).
   public var bytes: Int64
   /// How many answers are stored.
   public var entries: Int
   /// When the oldest and the newest answer were stored.
   public var oldest: Date?
+  /// When the newest answer was stored.
   public var newest: Date?
   /// How many answers each api origin gave (`http://127.0.0.1:8080`: the first word of a
   /// partitioned key, see `CachingLayer.partition`); "" for keys of no partition.
@@ -131,6 +138,7 @@ public struct CacheStatistics: Sendable, Equatable {
   /// The budget the file keeps within (`cache.maxBytes`), when it has one.
   public var maxBytes: Int64?
 
+  /// Statistics of these values.
   public init(
     file: String?, bytes: Int64, entries: Int, oldest: Date?, newest: Date?,
     maxBytes: Int64? = nil, entriesByOrigin: [String: Int] = [:]
@@ -153,6 +161,7 @@ public struct CacheStatistics: Sendable, Equatable {
 
 /// Looking after a cache as a whole, so the command front never names the store's type.
 public protocol CacheMaintenance: Sendable {
+  /// What the cache holds now.
   func statistics() async throws -> CacheStatistics
   /// Deletes every stored answer, or those of one api `origin` (`http://127.0.0.1:8080`, every
   /// identity's), in one transaction; returns how many there were.
@@ -167,15 +176,18 @@ extension CacheMaintenance {
 /// Nothing is stored for a call, and the policy does not ask the network; or the call is one
 /// no cache answers (a write), under a stack with no api.
 public struct CacheMiss: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The call, as a person calls it (`movie 3`).
   public let what: String
   /// Whether a cache could answer the call once the api has (false for a write).
   public let cachable: Bool
 
+  /// Nothing stored for `what`; `cachable` false for a call no cache answers.
   public init(what: String, cachable: Bool = true) {
     self.what = what
     self.cachable = cachable
   }
 
+  /// Unreachable (exit 69): the api would have to answer.
   public var failure: ServiceFailure { .unreachable }
 
   public var description: String {

@@ -6,12 +6,16 @@ import Synchronization
 ///
 /// A call is answered from the store only with the entry stored under its own key (its own
 /// result, its own time) in the layer's `partition`: the api's origin (and whatever identity an
-/// app adds), so one environment's copy, or its validators, never serve another. A failed call below never deletes anything. The stored copy's
-/// validators are offered below to the call below (see `Source`); a 304 serves the copy and makes it
+/// app adds), so one environment's copy, or its validators, never serve another. A failed call
+/// below never deletes anything. The stored copy's
+/// validators are offered below to the call below (see `Source`); a 304 serves the copy and makes
+/// it
 /// new. A store that cannot be read or written never costs the answer: the layer warns once
 /// per cause and goes on as if nothing were stored (`cacheOnly` reports the failure instead).
 public struct CachingLayer: ServiceLayer {
+  /// Where answers are kept.
   public let store: any CacheStore
+  /// When the store answers and when the api is asked.
   public let policy: CachePolicy
   /// Whose answers these are: `https://api.example:443` for the environment in use, with an
   /// app's identity (`https://api.example:443 user 42`) when answers are private. Every key
@@ -56,6 +60,8 @@ public struct CachingLayer: ServiceLayer {
   /// failed.
   public func settle() async { await background.settle() }
 
+  /// `call` answered from the store or from below, as the policy says; what comes from below is
+  /// stored.
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {
@@ -269,9 +275,12 @@ public struct CachingLayer: ServiceLayer {
 
 /// A stored copy that no longer decodes, asked for where nothing else may answer.
 public struct CacheUnreadable: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The call, as a person calls it.
   public let what: String
+  /// Why the copy does not decode.
   public let reason: String
 
+  /// Unreachable (exit 69): only the api could answer now.
   public var failure: ServiceFailure { .unreachable }
 
   public var description: String {

@@ -8,6 +8,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
   private let entries = Mutex<[String: CacheEntry]>([:])
   private let notices = ChangeNotices()
 
+  /// An empty store.
   public init() {}
 
   /// Each write of this store, as it is made.
@@ -85,6 +86,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
     return Array(ordered.prefix(query.limit ?? Int.max).map(\.0))
   }
 
+  /// What it holds; no file, its bytes the payloads'.
   public func statistics() async throws -> CacheStatistics {
     entries.withLock { entries in
       let times = entries.values.map(\.storedAt)

@@ -5,13 +5,16 @@ import Foundation
 /// and the validators it came with. Layers read and return these as values; only the top of
 /// the stack records the provenance (once) for whoever asked.
 public struct Answer<Value: Sendable>: Sendable {
+  /// The value.
   public var value: Value
+  /// Where it came from.
   public var origin: ResultOrigin
   /// Seconds since the value was fetched from the network.
   public var age: TimeInterval
   /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
   public var validators: CacheValidators
 
+  /// An answer of `value` from `origin`, `age` seconds old, with its validators.
   public init(
     value: Value, origin: ResultOrigin, age: TimeInterval = 0,
     validators: CacheValidators = CacheValidators()
@@ -22,6 +25,7 @@ public struct Answer<Value: Sendable>: Sendable {
     self.validators = validators
   }
 
+  /// Its origin and age.
   public var provenance: Provenance { Provenance(origin: origin, age: age) }
 }
 
@@ -32,12 +36,14 @@ extension Answer: Equatable where Value: Equatable {}
 public struct Next<Value: Sendable>: Sendable {
   private let body: @Sendable (CacheValidators?) async throws -> Answer<Value>
 
+  /// Goes on down by `body`, which gets the validators offered.
   public init(
     _ body: @escaping @Sendable (_ offered: CacheValidators?) async throws -> Answer<Value>
   ) {
     self.body = body
   }
 
+  /// The answer from below, offering `validators` to the call underneath.
   public func callAsFunction(offering validators: CacheValidators? = nil) async throws -> Answer<
     Value
   > {

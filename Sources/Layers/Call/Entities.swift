@@ -36,9 +36,12 @@ public struct EntityShape<Value: Sendable>: Sendable {
 /// One entity as the store keeps it: its id and its bytes (JSON, so a local query can read its
 /// fields).
 public struct StoredEntity: Sendable, Hashable {
+  /// Its id, as text.
   public let id: String
+  /// Its JSON.
   public let payload: Data
 
+  /// The entity `id` holding `payload`.
   public init(id: String, payload: Data) {
     self.id = id
     self.payload = payload
@@ -109,8 +112,11 @@ struct EntityMismatch: Error, CustomStringConvertible {
 public struct LocalQuery: Sendable, Hashable {
   /// `field == value`, every one of them.
   public struct Filter: Sendable, Hashable {
+    /// A key path into the entity's JSON (`year`).
     public let field: String
+    /// The value it must equal.
     public let value: JSONValue
+    /// Entities whose `field` equals `value`.
     public init(_ field: String, equals value: JSONValue) {
       self.field = field
       self.value = value
@@ -119,20 +125,27 @@ public struct LocalQuery: Sendable, Hashable {
 
   /// By `field`, highest first when `descending`.
   public struct Order: Sendable, Hashable {
+    /// A key path into the entity's JSON.
     public let field: String
+    /// Highest first.
     public let descending: Bool
+    /// By `field`, lowest first unless `descending`.
     public init(_ field: String, descending: Bool = false) {
       self.field = field
       self.descending = descending
     }
   }
 
+  /// Every one must hold.
   public var filters: [Filter]
+  /// The order, by the first then the next (ties by key).
   public var order: [Order]
+  /// At most this many; nil for all.
   public var limit: Int?
   /// What it answers, for people: `stored books of 1969, by title`.
   public var summary: String
 
+  /// A query of these parts, said as `summary`.
   public init(
     filters: [Filter] = [], order: [Order] = [], limit: Int? = nil, summary: String
   ) {
@@ -197,8 +210,11 @@ public struct LocalQuery: Sendable, Hashable {
 
 /// A local query whose fields are not key paths: a mistake in the app's call description.
 public struct LocalQueryRefused: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The field that is not a key path.
   public let field: String
+  /// A refusal of `field`.
   public init(field: String) { self.field = field }
+  /// A configuration failure (exit 78): the call description is wrong.
   public var failure: ServiceFailure { .configuration }
   public var description: String {
     "The local query's field \"\(field.prefix(60))\" is not a key path (letters, digits and _ in"

@@ -21,6 +21,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   /// type (a list call's; nil: nothing stored is nothing to answer).
   public let local: LocalQuery?
 
+  /// A call of these parts; `codec` nil for a call never cached.
   public init(
     name: String, key: String, summary: String, codec: CacheCodec<Value>?,
     entities: EntityShape<Value>? = nil, local: LocalQuery? = nil
@@ -96,9 +97,12 @@ extension Array: SliceEncodable where Element: Encodable {
 
 /// How one call's result becomes the bytes a cache store keeps, and back.
 public struct CacheCodec<Value: Sendable>: Sendable {
+  /// A value to the bytes stored.
   public let encode: @Sendable (Value) throws -> Data
+  /// Stored bytes back to the value.
   public let decode: @Sendable (Data) throws -> Value
 
+  /// A codec of `encode` and `decode`.
   public init(
     encode: @escaping @Sendable (Value) throws -> Data,
     decode: @escaping @Sendable (Data) throws -> Value

@@ -6,8 +6,10 @@ import Synchronization
 public final class DedupeLayer: ServiceLayer {
   private let inFlight = Mutex<[String: Task<any Sendable, any Error>]>([:])
 
+  /// Nothing in flight.
   public init() {}
 
+  /// `call`, sharing the answer of an identical call in flight.
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {

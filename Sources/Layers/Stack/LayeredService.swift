@@ -12,7 +12,9 @@ import Domain
 public protocol LayeredService: Sendable {
   /// What answers its calls under the layers: the api's source, a fake's, or nil (the store).
   associatedtype Base: Sendable
+  /// What answers under the layers, or nil for a store-only stack.
   var base: Source<Base>? { get }
+  /// Its layers.
   var layers: LayerStack { get set }
 }
 
@@ -22,8 +24,9 @@ extension LayeredService {
   ///
   /// ```swift
   /// func book(id: Int) async throws -> Book {
-  ///   let call = ServiceCall<Book>(name: "book", entity: .item(Book.self, id: id), summary: "book \(id)")
-  ///   return try await answer(call) { try await $0.response(.init(.get("books/\(id)"), mapping: library)) }
+  ///   try await answer(.item(Book.self, id: id)) {
+  ///     try await $0.response(.init(.get("books/\(id)"), mapping: library))
+  ///   }
   /// }
   /// ```
   public func answer<Value: Sendable>(

@@ -17,6 +17,7 @@ public final class LiveAnswer<Value: Sendable & Equatable> {
   public private(set) var latest: Watched<Value>?
   @ObservationIgnored private let watching = Watching()
 
+  /// Follows `watch` until released or stopped.
   public init(_ watch: AsyncStream<Watched<Value>>) {
     watching.start(
       Task { [weak self] in

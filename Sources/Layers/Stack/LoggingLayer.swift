@@ -7,6 +7,7 @@ public struct LoggingLayer: ServiceLayer {
   /// Times each call.
   let clock: any Clock<Duration>
 
+  /// Logs to `log`, timing each call on `clock`.
   public init(
     log: @escaping @Sendable (String) -> Void, clock: any Clock<Duration> = ContinuousClock()
   ) {
@@ -14,6 +15,7 @@ public struct LoggingLayer: ServiceLayer {
     self.clock = clock
   }
 
+  /// `call` from below, logged with its outcome and time.
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {

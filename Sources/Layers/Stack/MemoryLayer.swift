@@ -6,7 +6,9 @@ import Synchronization
 /// first), each for at most `maxAge`. A kept answer comes back from the cache, as old as it was
 /// when kept plus the time since.
 public final class MemoryLayer: ServiceLayer {
+  /// How many answers it keeps.
   public let capacity: Int
+  /// How long an answer is kept.
   public let maxAge: Duration
   private let clock: WallClock
   private let entries = Mutex<(values: [String: Entry], tick: Int)>(([:], 0))
@@ -18,12 +20,14 @@ public final class MemoryLayer: ServiceLayer {
     var used: Int
   }
 
+  /// At most `capacity` answers (at least 1), each for `maxAge`, aged on `clock`.
   public init(capacity: Int = 64, maxAge: Duration = .seconds(60), clock: WallClock = .system) {
     self.capacity = max(1, capacity)
     self.maxAge = maxAge
     self.clock = clock
   }
 
+  /// `call` from memory when kept and young enough, else from below (and kept).
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {

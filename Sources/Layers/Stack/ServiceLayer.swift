@@ -3,6 +3,7 @@ import Domain
 /// Something that wraps every call of a service: caching, logging, de-duplication, memory.
 /// Written once, it serves every call of every service.
 public protocol ServiceLayer: Sendable {
+  /// `call`'s answer: this layer's own, or what `next` (the layers below) gives.
   func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws -> Answer<
     Value
   >
@@ -22,10 +23,12 @@ extension ServiceLayer {
 /// A service's layers, the first outermost: `[logging, cache, …]` then the service underneath.
 /// One stack per service, applied once per call.
 public struct LayerStack: ServiceLayer {
+  /// The layers, outermost first.
   public let layers: [any ServiceLayer]
   /// Who hears where each answer came from; nil until the stack is `observed(by:)`.
   public private(set) var observer: Provenance.Recorder?
 
+  /// A stack of `layers`, outermost first.
   public init(_ layers: [any ServiceLayer]) { self.layers = layers }
 
   /// This stack, noting the provenance of each answer it gives in `recorder` and handing it
@@ -36,6 +39,7 @@ public struct LayerStack: ServiceLayer {
     return copy
   }
 
+  /// `call` through every layer in turn, then `next`.
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
     -> Answer<Value>
   {

@@ -4,8 +4,11 @@ import Domain
 /// stored yet, or a refresh from the api that failed (the watch goes on showing what is
 /// stored).
 public enum Watched<Value: Sendable>: Sendable {
+  /// The answer as stored now.
   case answer(Answer<Value>)
+  /// Nothing stored answers it yet.
   case nothingStored
+  /// A refresh from the api failed.
   case failed(WatchFailure)
 
   /// The answer's value, if this element is one.
@@ -60,8 +63,10 @@ extension Watched: Equatable where Value: Equatable {
 /// Why a watch's refresh from the api failed: its sentence and its kind (nil when unknown).
 public struct WatchFailure: Error, Sendable, Equatable, CustomStringConvertible {
   public let description: String
+  /// Its kind; nil when unknown.
   public let failure: ServiceFailure?
 
+  /// The failure `error` is.
   public init(_ error: any Error) {
     description = "\(error)"
     failure = ServiceFailure.of(error)

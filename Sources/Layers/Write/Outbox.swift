@@ -49,8 +49,11 @@ public enum WriteOutcome: Sendable, Hashable {
 
 /// What one sync did.
 public struct SyncReport: Sendable, Hashable {
+  /// The writes the api took.
   public var sent: [PendingWrite] = []
+  /// The writes it answered with a conflict (409, 412).
   public var conflicts: [PendingWrite] = []
+  /// The writes it refused.
   public var rejected: [PendingWrite] = []
   /// Writes tried and still pending, with why.
   public var failed: [PendingWrite] = []
@@ -60,6 +63,7 @@ public struct SyncReport: Sendable, Hashable {
   /// The kind of failure that stopped it: `.unreachable` or `.authentication`.
   public var stoppedFor: ServiceFailure?
 
+  /// Nothing done yet.
   public init() {}
 
   /// How many writes it sent to the api, whatever their outcome.
@@ -70,7 +74,9 @@ public struct SyncReport: Sendable, Hashable {
 /// DB's offline transactions). A `Writer` keeps a write here when the api cannot take it; a
 /// sync sends what is kept in order, each once at a time, with its own idempotency key.
 public struct Outbox: Sendable {
+  /// Where writes are kept.
   public let store: any OutboxStore
+  /// The clock of backoff and leases.
   public let clock: WallClock
   /// How long a sync holds a write it is sending before another sync may take it: longer than
   /// a call may take (`timeouts.callSeconds`), so a live sync is never overtaken.
@@ -78,6 +84,7 @@ public struct Outbox: Sendable {
   /// How many writes a sync sends at once (of different ordering keys).
   public let concurrency: Int
 
+  /// An outbox over `store`.
   public init(
     store: any OutboxStore, clock: WallClock = .system, lease: Duration = .seconds(120),
     concurrency: Int = 8
@@ -277,6 +284,7 @@ public struct WriteSender: Sendable {
   let body:
     @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?) async throws -> Data
 
+  /// Sends by `send`.
   public init(
     _ send:
       @escaping @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?)
@@ -285,6 +293,7 @@ public struct WriteSender: Sendable {
     body = send
   }
 
+  /// Sends `request` with `idempotencyKey` and `ifMatch`; returns the answer's body.
   public func callAsFunction(_ request: Data, idempotencyKey: String, ifMatch: String? = nil)
     async throws -> Data
   {

@@ -43,6 +43,7 @@ public struct WriteCall<Value: Sendable>: Sendable {
   /// app copies ETags into its model. Nil: the write is sent unconditionally.
   public var precondition: String?
 
+  /// A write of these parts; `decode` turns the api's answer into its value.
   public init(
     name: String, summary: String, request: Data, idempotencyKey: String = UUID().uuidString,
     orderingKey: String, invalidates: [String] = [], optimistic: [OptimisticEdit] = [],

@@ -16,12 +16,15 @@ public struct Writer: Sendable {
   public let origin: String
   /// The cache partition they change (see `CachingLayer.partition`).
   public let partition: String
+  /// How a write is sent; nil when the stack has no api.
   public let send: WriteSender?
+  /// Where a write is kept; nil when the stack has no outbox.
   public let outbox: Outbox?
   /// Where its sent writes drop cached answers, and its kept ones change them.
   public let cache: (any CacheStore)?
   let warnings: Warnings
 
+  /// A writer of these parts; `warn` hears a cache that could not be changed.
   public init(
     origin: String, partition: String, send: WriteSender?, outbox: Outbox?,
     cache: (any CacheStore)?, warn: @escaping @Sendable (String) -> Void = { _ in }

@@ -8,13 +8,19 @@ public struct SampleMovie: Sendable, Hashable, Encodable {
   /// says otherwise.
   public static let defaultPosterBytes = 200_000
 
+  /// The api's id.
   public let id: Int
+  /// The title.
   public let name: String
+  /// The release year.
   public let year: Int
   /// `yyyy-MM-dd`, as the API sends it.
   public let releaseDate: String
+  /// Final domestic gross in US dollars.
   public let grossing: Int
+  /// The Metacritic metascore.
   public let rating: Double
+  /// Billing order.
   public let cast: [SampleActor]
 
   init(
@@ -33,6 +39,7 @@ public struct SampleMovie: Sendable, Hashable, Encodable {
 
 /// A cast member as the API sends it.
 public struct SampleActor: Sendable, Hashable, Encodable {
+  /// Their name.
   public let name: String
 }
 

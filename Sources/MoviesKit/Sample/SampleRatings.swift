@@ -6,7 +6,8 @@ import Synchronization
 /// The sample API's ratings: `POST movies/{id}/ratings` with `{"score": N}` (1–100) answers
 /// 201 with the rating, honouring `Idempotency-Key` as the IETF draft says (the same request
 /// again with its key answers the first answer and applies nothing twice; the key reused for
-/// another request — another movie or score — is 422); `GET movies/{id}/ratings` answers what was applied, so a test
+/// another request — another movie or score — is 422); `GET movies/{id}/ratings` answers what was
+/// applied, so a test
 /// can count. Movies in `conflicts` answer 409, as a server that holds a newer version would.
 public final class SampleRatings: Sendable {
   private struct State {
@@ -19,6 +20,7 @@ public final class SampleRatings: Sendable {
 
   private let state: Mutex<State>
 
+  /// Ratings of no movie yet; movies in `conflicts` answer 409.
   public init(conflicts: Set<Int> = []) { state = Mutex(State(conflicts: conflicts)) }
 
   /// The ratings applied to movie `id`, in order.
