@@ -1,5 +1,5 @@
-/// The README's config reference, rendered from an app's settings table: every key, its
-/// built-in value, the variable and the flag that set it, what it is. Kernel's README holds
+/// The config reference, rendered from an app's settings table: every key, its built-in value,
+/// the variable and the flag that set it, what it is. Kernel's *Configuration* article holds
 /// `markdown(for: .kernel)` and a test keeps it equal; an app renders its own.
 public enum ConfigReference {
   /// The reference of `app`'s settings, as a Markdown table.

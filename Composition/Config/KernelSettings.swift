@@ -4,8 +4,8 @@ import Domain
 extension AppSetting {
   /// Kernel's own keys: the first rows of every app's settings table, registered by
   /// `KernelAssembly` through `Catalog.setting` as an app registers its own. The table feeds
-  /// the schema check, the defaults, `config show`, the flags `--help` lists and the README's
-  /// config reference (`ConfigReference`); a key's default is written here and nowhere else.
+  /// the schema check, the defaults, `config show`, the flags `--help` lists and the config
+  /// reference (`ConfigReference`); a key's default is written here and nowhere else.
   public static let kernel: [AppSetting] = [
     AppSetting(
       "profile", .string, scope: .file, default: "layered",

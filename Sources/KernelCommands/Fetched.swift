@@ -182,12 +182,14 @@ extension Invocation {
   /// `key` and its `origin` (`{"books":[…],"origin":"cache"}`); as text, a line per element
   /// (escaped: what came from outside cannot drive the terminal), then the footer saying where
   /// they came from (`2 books from cache, 3 min old`), `one` naming a single element (`book`).
+  /// An element's line is `line` of it: its description unless the command says otherwise.
   ///
   /// ```swift
   /// try invocation.show(shelf, as: "books", one: "book") { "\($0.id)  \($0.title)" }
   /// ```
   public func show<Element: Encodable & Sendable>(
-    _ fetched: Fetched<[Element]>, as key: String, one: String, line: (Element) -> String
+    _ fetched: Fetched<[Element]>, as key: String, one: String,
+    line: (Element) -> String = { "\($0)" }
   ) throws {
     guard format == .text else {
       return try Reply.printJSON(list: key, fetched.value, fields: ["origin": fetched.origin])

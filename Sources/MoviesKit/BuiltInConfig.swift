@@ -31,7 +31,7 @@ enum BuiltInConfig {
 
     # Api environments by name. Each has a base URL (plain http only to a loopback address unless
     # `insecure: true`), its authenticator (`auth`: none, plainToken, oauth2, apiKey, basic, or an
-    # app's own; see the README's Authentication), the header carrying a plain token and the scheme
+    # app's own; see the Authentication article), the header carrying a plain token and the scheme
     # put before it (empty for the bare token), and the transport that sends its requests: `http`
     # (the default) or `sample` (the bundled API, answered in process; --base-url sends to a real
     # server instead).

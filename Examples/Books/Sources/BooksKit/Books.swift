@@ -6,10 +6,14 @@ import Layers
 
 // snippet: books-service
 /// A book, as the api sends it and the app shows it.
-public struct Book: Codable, Sendable, Equatable, Identifiable {
+public struct Book: Codable, Sendable, Equatable, Identifiable, CustomStringConvertible {
   public let id: Int
   public let title, author: String
   public let addedAt: Date
+  /// `1  Middlemarch, George Eliot (added 2024-01-02)`: a book as the commands print it.
+  public var description: String {
+    "\(id)  \(title), \(author) (added \(addedAt.formatted(.iso8601.year().month().day())))"
+  }
 }
 
 /// A book to add: what the app posts.
@@ -28,8 +32,7 @@ public protocol BookService: Sendable {
 /// The library's api: `{"data": …, "meta": {"next_page": 2}}`, snake_case, no decoding code.
 let library = JSONMapping(keyPath: "data", keys: .snakeCase)
 
-/// Every profile's service: each call answered by the profile's layers over the api's client,
-/// or with no base (the `store` source) by the cache alone.
+/// Every profile's service: its layers over the api's client, or the cache alone (`store`).
 struct LayeredBookService: BookService, LayeredService {
   let base: Source<ApiClient>?
   var layers: LayerStack
@@ -50,7 +53,6 @@ struct LayeredBookService: BookService, LayeredService {
     }
   }
 
-  /// A write is never answered from the cache: no codec.
   func add(_ book: NewBook) async throws -> Book {
     try await answer(.init(name: "add", key: "books/new", summary: "a new book", codec: nil)) {
       try await $0.response(

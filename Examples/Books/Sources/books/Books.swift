@@ -30,12 +30,11 @@ struct Get: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let id = id
     let books = try await invocation.fetch((any BookService).self) { [try await $0.book(id: id)] }
-    try invocation.show(books, as: "books", one: "book") { $0.line }
+    try invocation.show(books, as: "books", one: "book")
   }
 }
 // end snippet
 
-/// `books shelf`: every book.
 struct Shelf: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Every book on the shelf.")
   @OptionGroup var global: GlobalOptions
@@ -44,12 +43,10 @@ struct Shelf: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let perPage = invocation.config.integer("perPage") ?? .max  // --per-page 5, BOOKS_PER_PAGE
     let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
-    let shown = books.map { Array($0.prefix(perPage)) }
-    try invocation.show(shown, as: "books", one: "book") { $0.line }
+    try invocation.show(books.map { Array($0.prefix(perPage)) }, as: "books", one: "book")
   }
 }
 
-/// `books add --title T --author A`: posts a new book and shows what the api made of it.
 struct Add: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Add a book to the shelf.")
   @OptionGroup var global: GlobalOptions
@@ -60,13 +57,6 @@ struct Add: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let book = NewBook(title: title, author: author)
     let added = try await invocation.fetch((any BookService).self) { [try await $0.add(book)] }
-    try invocation.show(added, as: "books", one: "book") { $0.line }
-  }
-}
-
-extension Book {
-  /// `1  Middlemarch, George Eliot (added 2024-01-02)`: a book as the commands print it.
-  var line: String {
-    "\(id)  \(title), \(author) (added \(addedAt.formatted(.iso8601.year().month().day())))"
+    try invocation.show(added, as: "books", one: "book")
   }
 }
