@@ -24,7 +24,7 @@ public struct PendingWrite: Sendable, Hashable, Codable {
   public var id: Int64
   /// The write's name, as its service calls it (`rate`).
   public var name: String
-  /// What a person calls it (`rate movie 3 8.5`).
+  /// What a person calls it (`a rating of book 3`).
   public var summary: String
   /// The api origin it goes to (`http://127.0.0.1:8080`): a sync sends only the writes of the
   /// environment it talks to.

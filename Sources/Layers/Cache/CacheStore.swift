@@ -176,7 +176,7 @@ extension CacheMaintenance {
 /// Nothing is stored for a call, and the policy does not ask the network; or the call is one
 /// no cache answers (a write), under a stack with no api.
 public struct CacheMiss: Error, Sendable, CustomStringConvertible, ClassifiedError {
-  /// The call, as a person calls it (`movie 3`).
+  /// The call, as a person calls it (`book 3`).
   public let what: String
   /// Whether a cache could answer the call once the api has (false for a write).
   public let cachable: Bool
