@@ -50,7 +50,7 @@ extension Invocation {
   ///
   /// ```swift
   /// let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
-  /// let movie = try await invocation.fetch { try await MoviesAPI.movie(1, through: $0) }
+  /// let book = try await invocation.fetch { try await LibraryAPI.book(1, through: $0) }
   /// ```
   public func fetch<Value: Sendable>(
     early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
