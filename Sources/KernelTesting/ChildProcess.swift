@@ -108,7 +108,8 @@ public final class ChildProcess: @unchecked Sendable {
           Dictionary(
             uniqueKeysWithValues: variables.map { (Environment.Key(stringLiteral: $0), $1) }))
       } ?? .inherit
-    let started = Started()
+    // The pid, once the child runs; or why it could not start.
+    let (pid, started) = AsyncThrowingStream.makeStream(of: Int32.self)
     let ends = given
     // The task runs the child to its end; it hands the pid over as soon as it has one.
     Task.detached {
@@ -123,20 +124,23 @@ public final class ChildProcess: @unchecked Sendable {
           output: .fileDescriptor(descriptor(1), closeAfterSpawningProcess: ends[1].owned),
           error: .fileDescriptor(descriptor(2), closeAfterSpawningProcess: ends[2].owned)
         ) { execution in
-          started.resume(.success(execution.processIdentifier.value))
+          started.yield(execution.processIdentifier.value)
+          started.finish()
         }
         switch result.terminationStatus {
         case .exited(let code): ending.set((code, .exit))
         case .signaled(let signal): ending.set((signal, .uncaughtSignal))
         }
       } catch {
-        started.resume(
-          .failure(TestFailure("could not start \(executable.path): \(error)")))
+        started.finish(throwing: TestFailure("could not start \(executable.path): \(error)"))
         ending.set((-1, .exit))
       }
     }
     do {
-      processIdentifier = try await started.value()
+      guard let first = try await pid.first(where: { _ in true }) else {
+        throw TestFailure("could not start \(executable.path)")
+      }
+      processIdentifier = first
     } catch {
       for case let descriptor? in kept { close(descriptor) }
       throw error
@@ -147,37 +151,6 @@ public final class ChildProcess: @unchecked Sendable {
     standardInput = handle(kept[0])
     standardOutput = handle(kept[1])
     standardError = handle(kept[2])
-  }
-
-  /// The pid the running task hands over once, or why it could not start.
-  private final class Started: @unchecked Sendable {
-    // `result` and `waiting` are read and written only with `lock` held.
-    private let lock = NSLock()
-    private var result: Result<Int32, any Error>?
-    private var waiting: CheckedContinuation<Int32, any Error>?
-
-    func resume(_ outcome: Result<Int32, any Error>) {
-      lock.lock()
-      guard result == nil else { return lock.unlock() }
-      result = outcome
-      let waiter = waiting
-      waiting = nil
-      lock.unlock()
-      waiter?.resume(with: outcome)
-    }
-
-    func value() async throws -> Int32 {
-      try await withCheckedThrowingContinuation { continuation in
-        lock.lock()
-        if let result {
-          lock.unlock()
-          continuation.resume(with: result)
-        } else {
-          waiting = continuation
-          lock.unlock()
-        }
-      }
-    }
   }
 
   /// Whether it has not ended yet.
