@@ -22,6 +22,9 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case cancelled
   /// Local configuration or storage is at fault.
   case configuration
+  /// A file the caller named cannot be written: a download's destination that is a folder or a
+  /// link, a folder that does not exist, a full disk, another run writing the same file.
+  case output
 }
 
 /// A failure the server answered: its HTTP status, its body and what it said, kept by whoever

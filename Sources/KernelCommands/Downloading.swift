@@ -3,6 +3,7 @@ import Composition
 import Domain
 import Foundation
 import HTTPTypes
+import Synchronization
 
 extension Invocation {
   /// Downloads `GET path` (relative to the environment's base URL, `books/3/cover`) to
@@ -10,9 +11,10 @@ extension Invocation {
   /// from a partial file, through authentication, retriers and redirects), with a progress bar
   /// on standard error when it is a terminal and nothing there otherwise; `what` names it there
   /// and in errors. A profile that does not ask the api (`offline`) refuses it with exit 69,
-  /// sending nothing. The answer: its status and header fields.
+  /// sending nothing. The answer: its status, header fields and the bytes the file holds (or,
+  /// for a device or a pipe, the bytes written to it).
   public func download(_ path: String, to file: URL, what: String) async throws -> (
-    status: Int, headerFields: HTTPFields
+    status: Int, headerFields: HTTPFields, bytes: Int64
   ) {
     let route = Route.get(path)
     let composed = try services()
@@ -22,17 +24,17 @@ extension Invocation {
     let client = try composed.api().service(ApiClient.self)
     Phases.mark("service")
     let shows = Terminal.showsProgress
-    var progress: (@Sendable (TransferProgress) -> Void)?
-    if shows {
-      progress = { done in Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
-    }
+    // The last progress told is the bytes written: it is always told at the end.
+    let last = Mutex(Int64(0))
     defer { if shows { Terminal.endProgress() } }
-    let told = progress
     let response = try await composed.makeCurrent {
-      try await client.download(route, to: file, progress: told)
+      try await client.download(route, to: file) { done in
+        last.withLock { $0 = done.completed }
+        if shows { Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
+      }
     }
     Phases.mark("answer")
-    return (response.status, response.headerFields)
+    return (response.status, response.headerFields, last.withLock { $0 })
   }
 
   /// `[#########           ]`, 20 wide, or `[ … ]` while the total is unknown.

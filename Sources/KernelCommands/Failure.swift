@@ -60,6 +60,7 @@ public enum Failure {
     case .notFound: 66
     case .authentication: 77
     case .configuration: 78
+    case .output: 74
     }
   }
 

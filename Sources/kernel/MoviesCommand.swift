@@ -280,10 +280,20 @@ extension MoviesCommand {
       let file = URL(fileURLWithPath: output)
       let response = try await invocation.download(
         "movies/\(id)/poster", to: file, what: "the poster of movie \(id)")
-      let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+      let fields: [String: any Sendable] = [
+        "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
+      ]
+      guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
+        // A device or a pipe (`/dev/stdout`) took the poster itself: the report goes beside it.
+        Terminal.error(
+          invocation.format == .json
+            ? try Reply.json(fields)
+            : "Wrote the poster of movie \(id) to \(file.path) (\(response.bytes) bytes).")
+        return
+      }
       try Reply.say(
-        invocation, "Saved the poster of movie \(id) to \(file.path) (\(bytes) bytes).",
-        ["file": file.path, "bytes": bytes, "status": response.status, "movieId": id])
+        invocation, "Saved the poster of movie \(id) to \(file.path) (\(response.bytes) bytes).",
+        fields)
     }
   }
 }

@@ -54,11 +54,12 @@ import Testing
     let error = await apiError {
       try await Self.client(source.baseURL).download(.get("bytes"), to: file)
     }
-    guard case .download(_, _, let reason) = error else {
-      Issue.record("expected a download error, got \(String(describing: error))")
+    guard case .output(_, _, let reason) = error else {
+      Issue.record("expected an output error, got \(String(describing: error))")
       return
     }
-    #expect(reason.contains("cannot be written"))
+    #expect(reason.contains("its folder \(folder.appending("missing").path) does not exist"))
+    #expect(error?.failure == .output)
     #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
   }
 

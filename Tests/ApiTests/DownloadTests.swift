@@ -180,7 +180,10 @@ import Testing
       let file = folder.appending("poster.bin")
       let partial = PartialDownload(destination: file, progress: nil)
       try SampleRange.bytes(0, Self.length / 3, of: 1).write(to: partial.partial)
-      try Data("\"poster-1-\(Self.length)\"".utf8).write(to: partial.validatorFile)
+      try partial.writeRecord(
+        .init(
+          url: server.baseURL.absoluteString + "movies/1/poster",
+          validator: "\"poster-1-\(Self.length)\""))
       clock.advance(by: .seconds(601))
 
       let response = try await client.download(.get("movies/1/poster"), to: file)
@@ -188,5 +191,116 @@ import Testing
       #expect(server.responder.grants("refresh_token") == 1)
       #expect(try Data(contentsOf: file) == SampleRange.bytes(0, Self.length, of: 1))
     }
+  }
+
+  @Test func aPartialFileLeftByAnotherURLIsStartedOverNotContinued() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let file = folder.appending("poster.bin")
+    let client = try Self.client(source)
+    let cut = Task { try await client.download(.get("movies/3/poster"), to: file) }
+    await source.held()
+    cut.cancel()
+    _ = await cut.result
+    source.release()
+    #expect(PartialDownload(destination: file, progress: nil).offset > 0)
+
+    // The same ETag, the same destination, another resource: nothing of movie 3's is kept.
+    let response = try await client.download(.get("movies/4/poster"), to: file)
+    #expect(response.status == 200)
+    #expect(source.requests.last?["range"] == nil)
+    #expect(source.requests.last?["if-range"] == nil)
+    #expect(try Data(contentsOf: file) == source.body())
+  }
+
+  @Test func aSecondDownloadOfTheSameFileIsRefusedWhileTheFirstWritesIt() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let first = try DownloadSource(settings)
+    let second = try DownloadSource(DownloadSource.Settings(length: 1000))
+    let file = folder.appending("poster.bin")
+    let firstClient = try Self.client(first)
+    let running = Task { try await firstClient.download(.get("poster"), to: file) }
+    await first.held()
+
+    let error = await apiError { try await Self.client(second).download(.get("poster"), to: file) }
+    guard case .output(_, let path, let reason) = error else {
+      Issue.record("expected an output error, got \(String(describing: error))")
+      return
+    }
+    #expect(path == file.path)
+    #expect(reason.contains("another download of it is under way"))
+    #expect(second.requests.isEmpty)
+    first.release()
+    #expect(try await running.value.status == 200)
+    #expect(try Data(contentsOf: file) == first.body())
+  }
+
+  @Test func aPlantedLinkAtThePartialFileOrTheRecordIsNeverWrittenThrough() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 10_000))
+    let file = folder.appending("poster.bin")
+    let victim = folder.appending("victim.txt")
+    try Data("mine".utf8).write(to: victim)
+    let paths = PartialDownload(destination: file, progress: nil)
+    try FileManager.default.createSymbolicLink(at: paths.partial, withDestinationURL: victim)
+
+    let error = await apiError { try await Self.client(source).download(.get("poster"), to: file) }
+    guard case .output(_, _, let reason) = error else {
+      Issue.record("expected an output error, got \(String(describing: error))")
+      return
+    }
+    #expect(reason.contains("is not a partial file a download made (it is a symbolic link)"))
+    #expect(source.requests.isEmpty)
+    #expect(try Data(contentsOf: victim) == Data("mine".utf8))
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+
+    // A link where the record goes is replaced by the record, never written through.
+    try FileManager.default.removeItem(at: paths.partial)
+    try FileManager.default.createSymbolicLink(at: paths.validatorFile, withDestinationURL: victim)
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let held = try DownloadSource(settings)
+    let client = try Self.client(held)
+    let cut = Task { try await client.download(.get("poster"), to: file) }
+    await held.held()
+    cut.cancel()
+    _ = await cut.result
+    held.release()
+    #expect(try Data(contentsOf: victim) == Data("mine".utf8))
+    #expect(paths.readRecord()?.validator == "\"v1\"")
+  }
+
+  @Test func aDestinationThatIsALinkOrAFolderIsRefusedAndADeviceIsWrittenInPlace() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 10_000))
+    let victim = folder.appending("victim.txt")
+    try Data("mine".utf8).write(to: victim)
+    let link = folder.appending("link.bin")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+
+    for (destination, said) in [(link, "is a symbolic link to"), (folder.url, "is a folder")] {
+      let error = await apiError {
+        try await Self.client(source).download(.get("poster"), to: destination)
+      }
+      #expect(error?.failure == .output, "\(String(describing: error))")
+      #expect("\(String(describing: error))".contains(said))
+    }
+    #expect(source.requests.isEmpty)
+    #expect(try Data(contentsOf: victim) == Data("mine".utf8))
+
+    let null = URL(filePath: "/dev/null")
+    let response = try await Self.client(source).download(.get("poster"), to: null)
+    #expect(response.status == 200)
+    var info = stat()
+    #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    #expect(!FileManager.default.fileExists(atPath: "/dev/.null.partial"))
   }
 }

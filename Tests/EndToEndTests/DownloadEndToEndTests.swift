@@ -48,6 +48,60 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: partial.path))
   }
 
+  @Test func filesAreTheUsersAPlantedLinkIsRefusedAndADeviceOrPipeIsWrittenInPlace()
+    async throws
+  {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 100_000))
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let folder = kernel.workingDirectory
+    let victim = folder.appendingPathComponent("victim.txt")
+    try Data("another file".utf8).write(to: victim)
+    let files = FileManager.default
+
+    // A link planted where the partial file goes: refused, the other file untouched.
+    let partial = folder.appendingPathComponent(".p.png.partial")
+    try files.createSymbolicLink(at: partial, withDestinationURL: victim)
+    let planted = try await kernel.run(local + ["movies", "poster", "3", "--output", "p.png"])
+    #expect(planted.status == 74, "\(planted)")
+    #expect(planted.stderr.contains("is not a partial file a download made"), "\(planted)")
+    #expect(try Data(contentsOf: victim) == Data("another file".utf8))
+    #expect(try files.destinationOfSymbolicLink(atPath: partial.path) == victim.path)
+    #expect(!files.fileExists(atPath: folder.appendingPathComponent("p.png").path))
+    #expect(source.requests.isEmpty)
+
+    // A destination that is a link, or a folder: refused before anything is asked.
+    let link = folder.appendingPathComponent("link.png")
+    try files.createSymbolicLink(at: link, withDestinationURL: victim)
+    for output in ["link.png", ".", "missing/p.png"] {
+      let run = try await kernel.run(local + ["movies", "poster", "3", "--output", output])
+      #expect(run.status == 74, "\(output): \(run)")
+      #expect(run.stderr.split(separator: "\n").count == 1, "\(run)")
+    }
+    #expect(try Data(contentsOf: victim) == Data("another file".utf8))
+    #expect(source.requests.isEmpty)
+
+    // A device and a pipe take the body as it comes, and stay what they are.
+    let null = try await kernel.run(local + ["movies", "poster", "3", "--output", "/dev/null"])
+    #expect(null.status == 0, "\(null)")
+    #expect(null.stderr.contains("(100000 bytes)"), "\(null)")
+    var info = stat()
+    #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    let fifo = folder.appendingPathComponent("fifo")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let reading = Task {
+      try await onThreadOfItsOwn {
+        let handle = try FileHandle(forReadingFrom: fifo)
+        return try handle.readToEnd() ?? Data()
+      }
+    }
+    let piped = try await kernel.run(local + ["movies", "poster", "3", "--output", fifo.path])
+    #expect(piped.status == 0, "\(piped)")
+    #expect(try await reading.value == source.body())
+    #expect(lstat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+  }
+
   @Test func aTerminalShowsAProgressBarAndAPipeShowsNothing() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -47,6 +47,10 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   /// A download could not be completed into `file`: its body could not be written, or was not
   /// the length announced. Nothing was put in place.
   case download(route: Route, file: String, reason: String)
+  /// A download's destination cannot be written: it is a folder or a link, its folder is
+  /// missing, the disk refused a write, or another download of it is under way. Nothing was put
+  /// in place.
+  case output(route: Route, file: String, reason: String)
 
   /// The error an authenticator threw, when a refresh or login failed with one: an app's own
   /// error type is caught as itself (`error.underlyingError as? MyRefreshError`), as with
@@ -67,6 +71,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     case .redirectRefused, .envelopeFailure: .rejected
     case .decoding, .tooLarge, .headerTooLarge, .unacceptableContentType, .download: .badData
     case .invalidRoute: .rejected
+    case .output: .output
     }
   }
 
@@ -114,6 +119,8 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
         + " \(seconds) seconds; something keeps invalidating them, so no more are fetched for now."
     case .download(let route, let file, let reason):
       "\(route) could not be saved to \(file): \(reason); nothing was put in place."
+    case .output(let route, let file, let reason):
+      "\(route) was not saved to \(file): \(reason)."
     case .retryAfterTooLong(let route, let seconds, let cap):
       "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"
         + " try again later."

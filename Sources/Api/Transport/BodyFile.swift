@@ -76,6 +76,8 @@ public final class BodyFile: Sendable {
   public let url: URL
   /// The bytes already in the file from an earlier try or run.
   public let offset: Int64
+  private let seekable: Bool
+  private let opening: @Sendable () -> Int32
   private let starting: @Sendable (HTTPResponse) throws -> Void
   private let progress: ProgressTeller?
   private let state = Mutex(State())
@@ -90,6 +92,9 @@ public final class BodyFile: Sendable {
     var began = false
     /// Where the disk has been asked to write up to (`writeBehind`).
     var flushed: Int64 = 0
+    var diskFailure: String?
+    /// Its owner has ended the download: nothing more is written.
+    var abandoned = false
   }
 
   /// How far the file may run ahead of the disk: every this many bytes, the kernel is asked to
@@ -105,16 +110,54 @@ public final class BodyFile: Sendable {
   }
 
   /// A body written to `url` from byte `offset`; `starting` checks the answer's head first,
-  /// `progress` hears each chunk.
-  public init(
+  /// `progress` hears each chunk. The file is opened by its path, never through a link (a link
+  /// there fails the transfer), and made if it is not there.
+  public convenience init(
     url: URL, offset: Int64,
     starting: @escaping @Sendable (HTTPResponse) throws -> Void = { _ in },
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) {
+    self.init(
+      url: url, offset: offset, seekable: true,
+      opening: { open(url.path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644) },
+      starting: starting, progress: progress)
+  }
+
+  /// A body written to a file its owner opened: `opening` hands a descriptor this file may close
+  /// (a download's `dup` of the partial file it holds locked), or -1 with `errno` set. A file
+  /// that is not `seekable` (a device or a pipe) is written as the bytes come: never truncated,
+  /// never resumed, never synced.
+  init(
+    url: URL, offset: Int64, seekable: Bool, opening: @escaping @Sendable () -> Int32,
+    starting: @escaping @Sendable (HTTPResponse) throws -> Void,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) {
     self.url = url
     self.offset = offset
+    self.seekable = seekable
+    self.opening = opening
     self.starting = starting
     self.progress = progress.map(ProgressTeller.init)
+  }
+
+  /// Closes the file and fails every later write: its owner has ended the download (a cancelled
+  /// transfer may still be winding down on the transport's thread).
+  func abandon() {
+    state.withLock { state in
+      if state.descriptor >= 0 { close(state.descriptor) }
+      state.descriptor = -1
+      state.abandoned = true
+    }
+  }
+
+  /// What the file system refused (opening, writing or syncing the file), when it did: a failure
+  /// of this machine, not of the answer.
+  var diskFailure: String? { state.withLock { $0.diskFailure } }
+
+  /// Records `reason` as the disk's refusal and returns the failure to throw.
+  private func refusedByDisk(_ state: inout State, _ reason: String) -> Failure {
+    state.diskFailure = reason
+    return Failure(description: reason)
   }
 
   deinit {
@@ -146,19 +189,29 @@ public final class BodyFile: Sendable {
       expected = range.total ?? length.map { $0 + offset }
     }
     try starting(head)
-    let descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+    let descriptor = opening()
     guard descriptor >= 0 else {
-      throw Failure(
-        description: "it cannot be written (\(String(cString: strerror(errno))))")
+      let reason = "it cannot be written (\(String(cString: strerror(errno))))"
+      throw state.withLock { refusedByDisk(&$0, reason) }
     }
-    guard ftruncate(descriptor, off_t(start)) == 0, lseek(descriptor, off_t(start), SEEK_SET) >= 0
-    else {
-      let reason = String(cString: strerror(errno))
+    if seekable {
+      guard ftruncate(descriptor, off_t(start)) == 0,
+        lseek(descriptor, off_t(start), SEEK_SET) >= 0
+      else {
+        let reason = "it cannot be written (\(String(cString: strerror(errno))))"
+        close(descriptor)
+        throw state.withLock { refusedByDisk(&$0, reason) }
+      }
+    } else if start != 0 {
       close(descriptor)
-      throw Failure(description: "it cannot be written (\(reason))")
+      throw Failure(description: "a device or a pipe is written from its first byte, not resumed")
     }
-    state.withLock { state in
+    try state.withLock { state in
       if state.descriptor >= 0 { close(state.descriptor) }
+      guard !state.abandoned else {
+        close(descriptor)
+        throw Failure(description: "the download has ended")
+      }
       state = State(
         descriptor: descriptor, completed: start, expected: expected, began: true, flushed: start)
     }
@@ -180,14 +233,14 @@ public final class BodyFile: Sendable {
         let written = systemWrite(state.descriptor, base, left)
         if written < 0 && errno == EINTR { continue }
         guard written > 0 else {
-          throw Failure(
-            description: "it cannot be written (\(String(cString: strerror(errno))))")
+          throw refusedByDisk(
+            &state, "it cannot be written (\(String(cString: strerror(errno))))")
         }
         left -= written
         base += written
       }
       state.completed += Int64(bytes.count)
-      if state.completed - state.flushed >= Self.writeBehind {
+      if seekable, state.completed - state.flushed >= Self.writeBehind {
         #if canImport(Glibc)
           _ = posix_fadvise(
             state.descriptor, off_t(state.flushed), off_t(state.completed - state.flushed),
@@ -209,9 +262,13 @@ public final class BodyFile: Sendable {
         if state.descriptor >= 0 { close(state.descriptor) }
         state.descriptor = -1
       }
-      guard state.descriptor >= 0, fsync(state.descriptor) == 0 else {
-        throw Failure(
-          description: "it cannot be written (\(String(cString: strerror(errno))))")
+      guard state.descriptor >= 0 else {
+        throw Failure(description: "it was not opened for the body")
+      }
+      // A device or a pipe has nothing to sync; a file is whole on disk before it is moved.
+      guard !seekable || fsync(state.descriptor) == 0 else {
+        throw refusedByDisk(
+          &state, "it cannot be written (\(String(cString: strerror(errno))))")
       }
       return TransferProgress(completed: state.completed, expected: state.expected)
     }
