@@ -176,9 +176,9 @@ enum ContainerBench {
     return container
   }
 
-  /// Checks the budgets on this run's figures: kernel within 5x of manual and at least 10x
-  /// faster than Swinject in every case (`lazy` and `provider`: at least 5x); the two-thread
-  /// singleton against the single-thread one is printed, not judged.
+  /// Checks the budgets in force (BUDGETS.md) on this run's figures: `lazy` and `provider`
+  /// within 5x of manual and at least 5x faster than Swinject. The other cases' ratios and the
+  /// two-thread singleton against the single-thread one are printed, not judged.
   static func verdict(_ cases: [(String, [String: Double])], singleThread: Double) {
     var missed: [String] = []
     var ratios: [String] = []
@@ -188,11 +188,9 @@ enum ContainerBench {
       let swinject = medians["swinject"] ?? 0
       ratios.append(
         "\(name) \(format(kernel / manual))x manual, swinject \(format(swinject / kernel))x kernel")
+      guard name == "lazy" || name == "provider" else { continue }
       if kernel > 5 * manual { missed.append("\(name): kernel over 5x manual") }
-      let faster = name == "lazy" || name == "provider" ? 5.0 : 10.0
-      if swinject < faster * kernel {
-        missed.append("\(name): swinject under \(Int(faster))x kernel")
-      }
+      if swinject < 5 * kernel { missed.append("\(name): swinject under 5x kernel") }
     }
     let scaling = (cases.last?.1["kernel"] ?? 0) / max(singleThread, 0.5)
     ratios.append("singleton_2threads \(format(scaling))x of single-thread")
@@ -201,7 +199,9 @@ enum ContainerBench {
     )
     print("# " + ratios.joined(separator: "; "))
     print(
-      missed.isEmpty ? "# budgets: all met" : "# budgets missed: " + missed.joined(separator: "; "))
+      missed.isEmpty
+        ? "# budgets: met (lazy and provider at most 5x manual, at least 5x faster than Swinject)"
+        : "# budgets missed: " + missed.joined(separator: "; "))
   }
 
   static func format(_ value: Double) -> String {

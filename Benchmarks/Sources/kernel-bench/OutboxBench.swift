@@ -13,7 +13,7 @@ import Store
 /// responder `kernel serve --latency 50` runs, here in this process so it can count), under GNU
 /// time; medians of three runs. Checks that every rating arrived once and each movie's in the
 /// order made. Reports the time to keep one write (in process, on a real file), the sync's wall
-/// time and its peak memory. No budget: the figures are the issue's to report.
+/// time and its peak memory. Budget: every write applied once, in order (a miss throws).
 enum OutboxBench {
   static let movies = 200
   static let perMovie = 5
@@ -78,5 +78,7 @@ enum OutboxBench {
       "outbox.sync_1000 writes=\(movies * perMovie) keep_us=\(String(format: "%.0f", median(keepTimes)))"
         + " sync_s=\(String(format: "%.2f", median(syncTimes)))"
         + " peak_mb=\(String(format: "%.1f", median(peaks))) applied_once_in_order=true")
+    // A write lost, doubled or out of order has thrown above: reaching here is the budget met.
+    print("# budget: met (every write applied once, in order)")
   }
 }
