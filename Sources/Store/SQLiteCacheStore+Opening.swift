@@ -108,10 +108,12 @@ extension SQLiteCacheStore {
         }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
       }
-      let queue = try queue(file, configuration, busyTimeout: busyTimeout)
-      try migrate(queue, file: file.path, busyTimeout: busyTimeout)
-      try checkShape(queue)
-      return queue
+      return try FolderLock.opening(file, timeout: busyTimeout * 2) {
+        let queue = try queue(file, configuration, busyTimeout: busyTimeout)
+        try migrate(queue, file: file.path, busyTimeout: busyTimeout)
+        try checkShape(queue)
+        return queue
+      }
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     {

@@ -47,13 +47,16 @@ public final class SQLiteOutboxStore: OutboxStore {
       configuration.prepareDatabase { db in
         try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
       }
-      let queue = try DatabaseQueue(path: file.path, configuration: configuration)
-      if try queue.read({ try migrator.hasBeenSuperseded($0) }) {
-        throw OutboxError(
-          file: file.path, doing: "opened", cause: "a newer version of Kernel wrote it",
-          fix: "update Kernel; it was left untouched")
+      let queue = try FolderLock.opening(file, timeout: busyTimeout * 2) {
+        let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+        if try queue.read({ try migrator.hasBeenSuperseded($0) }) {
+          throw OutboxError(
+            file: file.path, doing: "opened", cause: "a newer version of Kernel wrote it",
+            fix: "update Kernel; it was left untouched")
+        }
+        try migrator.migrate(queue)
+        return queue
       }
-      try migrator.migrate(queue)
       // Another program's view or trigger in place of the table could hang every read.
       guard try !queue.read({ try StoredRow.isForeign("outbox_write", in: $0) }) else {
         throw OutboxError(
