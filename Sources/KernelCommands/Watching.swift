@@ -48,7 +48,8 @@ extension Invocation {
   /// Resolves the profile's `Service`, watches what `watch` names on it, and hands `show` each
   /// element (`first` for the first), clearing a terminal's screen before each after the first
   /// when the output is text, until interrupted: Ctrl-C (or SIGTERM) exits 0. A service whose
-  /// stack has no layers cannot be watched: a usage error naming the profile.
+  /// stack stores nothing (`watch` answers nil) cannot be watched: a usage error (exit 64)
+  /// naming the profile.
   public func watch<Service: Sendable, Value: Sendable & Equatable>(
     _ type: Service.Type,
     _ watch: @escaping @Sendable (Service) -> AsyncStream<Watched<Value>>?,
@@ -59,7 +60,9 @@ extension Invocation {
     let service = try composed.service(type)
     guard let elements = await composed.makeCurrent({ watch(service) }) else {
       throw UsageError(
-        "The \(config.profile) profile's stack for this command has no layers to watch.")
+        "--watch needs a profile that stores answers, and the \(config.profile) profile's stack for"
+          + " this command stores nothing to watch; run it with --profile layered or offline, or"
+          + " without --watch.")
     }
     let interrupted = Self.exitOnInterrupt()
     defer {

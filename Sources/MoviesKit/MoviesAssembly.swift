@@ -54,9 +54,9 @@ extension WriteCall where Value == Rating {
 
 /// The movie lists watched as their stored movies change (`kernel movies top-grossing
 /// --watch`): each over the profile's stack, refreshed once from its api when it has one; nil
-/// when the stack has no layers.
+/// when the stack stores nothing (an api-only profile).
 public enum MovieWatches {
-  /// A list watched over a service: nil when the service has no layers to watch.
+  /// A list watched over a service: nil when its stack stores nothing to watch.
   public typealias Watch<Value: Sendable> =
     @Sendable (any MovieService) -> AsyncStream<Watched<Value>>?
 
@@ -74,7 +74,7 @@ public enum MovieWatches {
     { service in
       (service as? LayeredMovieService)?.watch(.movie(id: id), refresh: true) {
         try await $0.movie(id: id)
-      }.map { [$0] }
+      }?.map { [$0] }
     }
   }
 

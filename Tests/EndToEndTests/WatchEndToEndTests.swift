@@ -9,6 +9,18 @@ import Testing
 /// others; each command's change reaches the watcher as one more JSON line, and Ctrl-C ends it
 /// with exit 0.
 @Suite(.timeLimit(.minutes(2))) struct WatchEndToEndTests {
+  @Test func aProfileThatStoresNothingRefusesToWatchAsAUsageError() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try await kernel.run(
+      ["--profile", "api", "movies", "top-grossing", "--year", "2016", "--watch"])
+    #expect(run.status == 64, "\(run)")
+    #expect(run.stdout.isEmpty, "\(run)")
+    #expect(
+      run.stderr.contains("the api profile's stack for this command stores nothing to watch"),
+      "\(run)")
+  }
+
   @Test func anotherProcessesWritesReachTheWatcherAsOneLineEach() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -37,12 +37,14 @@ extension LayeredService {
   }
 
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
-  /// base once by `fetch` when `refresh` and there is one.
+  /// base once by `fetch` when `refresh` and there is one; nil when the stack stores nothing (no
+  /// caching layer: an api-only profile), so there is nothing to watch.
   public func watch<Value: Sendable & Equatable>(
     _ call: ServiceCall<Value>, refresh: Bool = false,
     _ fetch: @escaping @Sendable (Base) async throws -> any Validated<Value>
-  ) -> AsyncStream<Watched<Value>> {
-    layers.watch(call, from: base, refresh: refresh, fetch)
+  ) -> AsyncStream<Watched<Value>>? {
+    guard layers.layers.contains(where: { $0 is CachingLayer }) else { return nil }
+    return layers.watch(call, from: base, refresh: refresh, fetch)
   }
 }
 
