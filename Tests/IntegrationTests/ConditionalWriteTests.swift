@@ -23,6 +23,8 @@ import Testing
       var version = 1
       var rating = 50.0
       var applied: [String?] = []
+      /// Every PATCH received, by its `If-Match`.
+      var patches: [String?] = []
     }
     let state = Mutex(State())
 
@@ -41,6 +43,7 @@ import Testing
       server.handle("PATCH", "/api/movies/7") { [self] request in
         state.withLock { state in
           let ifMatch = request.headers["if-match"]
+          state.patches.append(ifMatch)
           guard ifMatch == "\"v\(state.version)\"" else {
             var refused = movie(state)
             refused.status = 412
@@ -105,8 +108,8 @@ import Testing
     }
   }
 
-  /// A copy that came from a list has no ETag of its own: the write goes unconditionally
-  /// rather than with a list's validator.
+  /// A copy that came from a list has no ETag of its own: its list's validator is never taken
+  /// for it.
   @Test func aCopyFromAListIsNeverConditionedOnTheListsETag() async throws {
     let cache = InMemoryCacheStore()
     try await cache.store(
@@ -115,5 +118,40 @@ import Testing
         validators: CacheValidators(), scope: "p|Movie"))
     let writer = Writer(origin: "p", partition: "p", send: nil, outbox: nil, cache: cache)
     #expect(await writer.ifMatch(for: try Self.patch()) == nil)
+  }
+
+  /// The stocktake check: a conditional write on an entity seen only in a list never reaches
+  /// the server without `If-Match`, online or kept for later; it is refused with one sentence,
+  /// and nothing is sent, kept or edited.
+  @Test func aConditionalWriteOnAnEntitySeenOnlyInAListIsRefusedNotSentUnconditionally()
+    async throws
+  {
+    try await withTemporaryDirectory { folder in
+      let versioned = Versioned()
+      try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
+        versioned.install(on: api.server)
+        let origin = api.context.environment.origin.description
+        let cache = try SQLiteCacheStore.open(at: folder.appending("cache.sqlite"))
+        let outbox = Outbox(
+          store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")))
+        // Movie 7 as a list stores it: an entity with no ETag of its own.
+        try await cache.store(
+          CacheEntry(
+            key: origin + " Movie/7",
+            payload: try JSONEncoder().encode(try Movie.fixture(7, "Zootopia")),
+            storedAt: Date(), validators: CacheValidators(), scope: origin + "|Movie"))
+        for send in [WriteSender.api(api.client), nil] {
+          let writer = Writer(
+            origin: origin, partition: origin, send: send, outbox: outbox, cache: cache)
+          await #expect(throws: UnknownVersion.self) { try await writer.write(try Self.patch()) }
+        }
+        #expect(versioned.state.withLock { $0.patches }.isEmpty)
+        #expect(try await outbox.store.writes().isEmpty)
+        #expect(try await cache.entry(for: origin + " Movie/7")?.isPending == false)
+        let refusal = UnknownVersion(summary: "a new rating of movie 7", key: "Movie/7")
+        #expect(ServiceFailure.of(refusal) == .conflict)
+        #expect("\(refusal)".contains("read it on its own first"))
+      }
+    }
   }
 }

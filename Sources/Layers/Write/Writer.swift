@@ -41,7 +41,7 @@ public struct Writer: Sendable {
   /// of one key reach the api in the order they were made.
   public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
     // Taken now, from the copy the user edited: sent with every try.
-    let validator = await ifMatch(for: call)
+    let validator = try await condition(for: call)
     guard let send else {
       guard let outbox else { throw CacheMiss(what: call.summary, cachable: false) }
       return .queued(try await keep(call, in: outbox, ifMatch: validator))
@@ -85,7 +85,7 @@ public struct Writer: Sendable {
     guard let outbox else { return nil }
     return try await outbox.store.replace(
       id, request: call.request, idempotencyKey: call.idempotencyKey,
-      ifMatch: await ifMatch(for: call), now: outbox.clock.now())
+      ifMatch: try await condition(for: call), now: outbox.clock.now())
   }
 
   /// Resolves the conflict of the kept write `id` in its favour: the same request, sent again
@@ -106,6 +106,18 @@ public struct Writer: Sendable {
   public func ifMatch<Value>(for call: WriteCall<Value>) async -> String? {
     guard let key = call.precondition, let cache else { return nil }
     return try? await cache.entry(for: Outbox.key(key, in: partition))?.validators.etag
+  }
+
+  /// The `If-Match` `call` is sent with: nil for a write that names no precondition; for one
+  /// that does, the stored copy's ETag, or `UnknownVersion` when none is stored (a copy seen
+  /// only in a list, or never read): a conditional write is never sent, or kept to be sent,
+  /// without its condition.
+  func condition<Value>(for call: WriteCall<Value>) async throws -> String? {
+    guard let key = call.precondition else { return nil }
+    guard let etag = await ifMatch(for: call) else {
+      throw UnknownVersion(summary: call.summary, key: key)
+    }
+    return etag
   }
 
   /// Whether a write that failed so may wait in the outbox: the api could not take it now.
@@ -150,5 +162,30 @@ public struct Writer: Sendable {
         warnings.warn("The cached copy \(key) could not be dropped (\(error)); it may be stale.")
       }
     }
+  }
+}
+
+/// A conditional write (`WriteCall.precondition`) whose stored copy has no ETag: it was seen
+/// only in a list, or never read on its own. It is refused before anything is sent or kept,
+/// since sent without `If-Match` it would overwrite whatever the server holds.
+public struct UnknownVersion: Error, Sendable, ClassifiedError, CustomStringConvertible {
+  /// What a person calls the write.
+  public let summary: String
+  /// The key of the stored copy it edits (`ServiceCall.key`).
+  public let key: String
+
+  /// The refusal of the write `summary`, which edits the stored copy `key`.
+  public init(summary: String, key: String) {
+    self.summary = summary
+    self.key = key
+  }
+
+  /// The write is refused as a conflict: the version it edits is not known.
+  public var failure: ServiceFailure { .conflict }
+
+  public var description: String {
+    "\(summary) was not sent: it edits \(key) only if unchanged (If-Match), and no version of"
+      + " \(key) is stored (it was seen only in a list, or never read on its own); read it on"
+      + " its own first, then write again."
   }
 }
