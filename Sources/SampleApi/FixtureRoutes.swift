@@ -88,6 +88,8 @@ public struct FixtureRoutes: Sendable {
       }
     }
     if let best { return .found(best.route.answer, parameters: best.parameters) }
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the server leaves the body out.
+    if method == "HEAD", methods.contains("GET") { return match("GET", path, query: query) }
     return methods.isEmpty ? .none : .wrongMethod(allowed: methods.sorted())
   }
 

@@ -1,10 +1,13 @@
 import Foundation
 
 /// How a server answers a GET for a body of `length` bytes with `etag`, by its `Range` and
-/// `If-Range` (RFC 9110): the whole body (200) when no single range is asked for or `If-Range`
-/// names another validator, the part from the first byte asked (206, `Content-Range`), or 416
-/// past the end. An app's sample api answers a download by it (the movie example's posters),
-/// and so do tests' own download servers.
+/// `If-Range` (RFC 9110 §14): the whole body (200) when no range is asked for, when the range is
+/// not one this reads (a list of ranges, a malformed one: the header is ignored, as §14.2
+/// allows) or when `If-Range` names another validator; the part asked for (206, with
+/// `Content-Range`): `bytes=N-M` (M past the end means the end), `bytes=N-` or the last S bytes
+/// (`bytes=-S`); or 416 when it asks for nothing the body has (from past its end, or the last 0
+/// bytes). An app's sample api answers a download by it (the movie example's posters), and so
+/// do tests' own download servers.
 public struct SampleRange: Sendable, Equatable {
   /// 200, 206 or 416.
   public var status: Int
@@ -19,22 +22,60 @@ public struct SampleRange: Sendable, Equatable {
   /// version is `etag`.
   public init(length: Int, etag: String, headers request: [String: String]) {
     var headers = ["ETag": etag, "Accept-Ranges": "bytes"]
-    let range = request["range"].flatMap(Self.firstByte)
     let current = request["if-range"].map { $0 == etag } ?? true
-    guard let first = range, current else {
+    guard let spec = request["range"].flatMap(Self.spec), current else {
       headers["Content-Length"] = "\(length)"
       self.init(status: 200, offset: 0, count: length, headers: headers)
       return
     }
-    guard first < length else {
+    guard let (first, last) = Self.bounds(of: spec, length: length) else {
       headers["Content-Range"] = "bytes */\(length)"
       headers["Content-Length"] = "0"
       self.init(status: 416, offset: 0, count: 0, headers: headers)
       return
     }
-    headers["Content-Range"] = "bytes \(first)-\(length - 1)/\(length)"
-    headers["Content-Length"] = "\(length - first)"
-    self.init(status: 206, offset: first, count: length - first, headers: headers)
+    headers["Content-Range"] = "bytes \(first)-\(last)/\(length)"
+    headers["Content-Length"] = "\(last - first + 1)"
+    self.init(status: 206, offset: first, count: last - first + 1, headers: headers)
+  }
+
+  /// One range as `Range: bytes=…` names it.
+  enum Spec: Equatable {
+    /// `N-M`, or `N-` (`last` nil).
+    case from(first: Int, last: Int?)
+    /// `-S`: the last S bytes.
+    case suffix(Int)
+  }
+
+  /// The one range `value` asks for; nil for anything this does not read: another unit, a list,
+  /// a sign or a space among the digits, a last byte before the first.
+  static func spec(_ value: String) -> Spec? {
+    guard value.hasPrefix("bytes=") else { return nil }
+    let range = value.dropFirst("bytes=".count)
+    guard let dash = range.firstIndex(of: "-") else { return nil }
+    let before = range[..<dash]
+    let after = range[range.index(after: dash)...]
+    let number = { (digits: Substring) -> Int? in
+      guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+      return Int(digits)
+    }
+    if before.isEmpty { return number(after).map(Spec.suffix) }
+    guard let first = number(before) else { return nil }
+    if after.isEmpty { return .from(first: first, last: nil) }
+    guard let last = number(after), last >= first else { return nil }
+    return .from(first: first, last: last)
+  }
+
+  /// The first and last byte `spec` names in a body of `length` bytes; nil when it names none.
+  static func bounds(of spec: Spec, length: Int) -> (Int, Int)? {
+    switch spec {
+    case .from(let first, let last):
+      guard first < length else { return nil }
+      return (first, min(last ?? length - 1, length - 1))
+    case .suffix(let count):
+      guard count > 0, length > 0 else { return nil }
+      return (max(0, length - count), length - 1)
+    }
   }
 
   private init(status: Int, offset: Int, count: Int, headers: [String: String]) {
@@ -42,14 +83,6 @@ public struct SampleRange: Sendable, Equatable {
     self.offset = offset
     self.count = count
     self.headers = headers
-  }
-
-  /// The first byte of `bytes=N-` or `bytes=N-M`; nil for anything else (a suffix, a list).
-  static func firstByte(_ value: String) -> Int? {
-    guard value.hasPrefix("bytes="), !value.contains(",") else { return nil }
-    let spec = value.dropFirst("bytes=".count)
-    guard let dash = spec.firstIndex(of: "-") else { return nil }
-    return Int(spec[..<dash])
   }
 
   /// The byte at `index` of the made-up body numbered `id`: the same every run, different at

@@ -1,5 +1,6 @@
 import Foundation
 import KernelTesting
+import SampleApi
 import Testing
 
 /// `kernel serve` as a process under the limits a busy machine puts on it.
@@ -34,6 +35,43 @@ import Testing
     let tooFew = try await kernel.shell(#"prlimit --nofile=12:12 "$KERNEL" serve --port 0"#)
     #expect(tooFew.status == 69, "\(tooFew)")
     #expect(tooFew.stderr.contains("it needs at least"), "\(tooFew)")
+  }
+
+  /// Ranges as RFC 9110 reads them: `bytes=10-20` is those 11 bytes, not the rest of the file;
+  /// a last byte before the first or a sign is not a range (the whole body, 200); past the end
+  /// is 416; HEAD answers as GET does, without the body.
+  @Test func rangesFollowRFC9110AndHEADAnswersAsGETWithoutTheBody() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try await kernel.shell(
+      #"""
+      "$KERNEL" serve --port 0 --poster-bytes 1000 > out 2> err &
+      pid=$!
+      for i in $(seq 200); do grep -q http out 2>/dev/null && break; sleep 0.05; done
+      port=$(sed -E 's/.*127.0.0.1:([0-9]+).*/\1/;q' out)
+      url="http://127.0.0.1:$port/api/movies/3/poster"
+      for range in bytes=10-20 bytes=5-3 bytes=+5- bytes=-100 bytes=990-5000 bytes=1000- bytes=-0; do
+        printf '%s %s\n' "$range" "$(curl -s -m 10 -o body -w '%{http_code} %{size_download}' -H "Range: $range" "$url")"
+        [ "$range" = bytes=10-20 ] && od -An -tu1 body | tr -s ' ' | sed 's/^ //' > part
+      done
+      printf 'HEAD %s\n' "$(curl -s -m 10 -I -o head -w '%{http_code}' "$url")"
+      grep -i '^content-length' head | tr -d '\r'
+      kill -INT $pid; wait $pid
+      """#)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains("bytes=10-20 206 11"), "\(run)")
+    #expect(lines.contains("bytes=5-3 200 1000"), "\(run)")
+    #expect(lines.contains("bytes=+5- 200 1000"), "\(run)")
+    #expect(lines.contains("bytes=-100 206 100"), "\(run)")
+    #expect(lines.contains("bytes=990-5000 206 10"), "\(run)")
+    #expect(lines.contains("bytes=1000- 416 0"), "\(run)")
+    #expect(lines.contains("bytes=-0 416 0"), "\(run)")
+    #expect(lines.contains("HEAD 200"), "\(run)")
+    #expect(lines.contains { $0.lowercased() == "content-length: 1000" }, "\(run)")
+    let part = try String(
+      contentsOf: kernel.workingDirectory.appendingPathComponent("part"), encoding: .utf8)
+    let expected = (10...20).map { String(SampleRange.byte(at: $0, of: 3)) }.joined(separator: " ")
+    #expect(part.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
   }
 }
 
