@@ -11,7 +11,7 @@ extension SQLiteCacheStore {
     for field in query.fields where !LocalQuery.isField(field) {
       throw LocalQueryRefused(field: field)
     }
-    let extract = { (field: String) in "json_extract(CAST(payload AS TEXT), '$.\(field)')" }
+    let extract = Self.extract
     try await index(query.filters.map(\.field) + query.order.prefix(1).map(\.field), extract)
     var sql = "SELECT \(CacheRecord.selection), key FROM cache_entry WHERE scope = ?"
     var arguments: [(any DatabaseValueConvertible)?] = [scope]
@@ -59,18 +59,28 @@ extension SQLiteCacheStore {
     }
   }
 
-  /// The indexes a local query on `fields` uses, made once per process and field.
+  /// `field` of a stored entity's JSON, null for a payload that is not JSON (another program's
+  /// damage): `json_extract` alone fails the whole query, and the making of its index, on one
+  /// such row. Queries and their indexes use this one expression, so the index serves the query.
+  static func extract(_ field: String) -> String {
+    "json_extract(CASE WHEN json_valid(CAST(payload AS TEXT)) THEN CAST(payload AS TEXT) END,"
+      + " '$.\(field)')"
+  }
+
+  /// The indexes a local query on `fields` uses, made once per process and field (an index of
+  /// an older Kernel's expression, which a damaged row could fail, is dropped).
   private func index(_ fields: [String], _ extract: (String) -> String) async throws {
     let missing = fields.filter { field in indexed.withLock { !$0.contains(field) } }
     guard !missing.isEmpty else { return }
     try await using("written") {
       try writer().write { db in
         for field in missing {
-          let name = "cache_entity_by_" + field.replacingOccurrences(of: ".", with: "_")
+          let name = field.replacingOccurrences(of: ".", with: "_")
           try db.execute(
             sql: """
-              CREATE INDEX IF NOT EXISTS "\(name)" ON cache_entry(scope, \(extract(field)))
-              WHERE scope IS NOT NULL
+              DROP INDEX IF EXISTS "cache_entity_by_\(name)";
+              CREATE INDEX IF NOT EXISTS "cache_entity_json_\(name)"
+                ON cache_entry(scope, \(extract(field))) WHERE scope IS NOT NULL
               """)
         }
       }

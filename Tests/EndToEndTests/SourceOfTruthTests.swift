@@ -11,6 +11,40 @@ import Testing
 /// answered by its local query; a fresher copy and a queued edit show in every list, and a
 /// dropped write takes its edit back.
 @Suite(.timeLimit(.minutes(2))) struct SourceOfTruthTests {
+  /// A damaged stored movie is left out of a local query's answer, never a failed command: one
+  /// that is not JSON matches no filter, one that no longer reads as a movie (a field missing)
+  /// is counted and said once; a local answer that holds a pending
+  /// edit says `pending`, as the stored list does.
+  @Test func aDamagedMovieIsLeftOutOfALocalQueryAndAPendingEditSaysPending() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let offline = local + ["--profile", "offline"]
+      let rated = offline + ["movies", "top-rated", "--year", "2016", "--format", "json"]
+      #expect(
+        try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"]).status == 0)
+      _ = try await kernel.sqlite3(
+        "cache.sqlite",
+        "UPDATE cache_entry SET payload = CAST('not json' AS BLOB) WHERE key LIKE '% Movie/3';"
+          + " UPDATE cache_entry SET payload = CAST('{\"id\": 5, \"year\": 2016, \"rating\": 80}' AS BLOB)"
+          + " WHERE key LIKE '% Movie/5';")
+      let damaged = try await kernel.run(rated)
+      #expect(damaged.status == 0, "\(damaged)")
+      let ids = (damaged.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+      #expect(ids?.count == 8, "\(damaged)")
+      #expect(ids?.contains(3) == false && ids?.contains(5) == false, "\(damaged)")
+      let said = damaged.stderr.split(separator: "\n")
+      #expect(said.count == 1, "\(damaged)")
+      #expect(said.first?.contains("1 stored Movie entity does not read as Movie") == true)
+
+      #expect(try await kernel.run(offline + ["movies", "rate", "1", "99"]).status == 0)
+      let pending = try await kernel.run(rated)
+      #expect(pending.status == 0, "\(pending)")
+      #expect(pending.json?["origin"] as? String == "pending", "\(pending)")
+    }
+  }
+
   @Test func moviesSeenOnceAnswerEveryCallThatHoldsThem() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

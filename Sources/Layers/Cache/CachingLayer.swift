@@ -156,16 +156,26 @@ public struct CachingLayer: ServiceLayer {
   }
 
   /// What the call's local query selects among the stored entities of its type (origin
-  /// `local`: the api may know more), or nil when it declares none or nothing matches.
+  /// `local`: the api may know more; `pending` when an entity in it shows a write not yet
+  /// sent), or nil when it declares none or nothing readable matches. An entity that no longer
+  /// reads as its type is left out, and said once.
   func localAnswer<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
     guard let local = call.local, let shape = call.entities, shape.itemID == nil else {
       return nil
     }
     let rows = try await store.query(scope: scope(of: shape), local)
     guard !rows.isEmpty else { return nil }
+    let (value, leftOut) = try shape.readable(rows.map(\.payload))
+    if leftOut > 0 {
+      warnings.warn(
+        "\(leftOut) stored \(shape.type) \(leftOut == 1 ? "entity does" : "entities do") not read"
+          + " as \(shape.type) any more and \(leftOut == 1 ? "was" : "were") left out of"
+          + " \(call.summary).")
+      guard leftOut < rows.count else { return nil }
+    }
     let now = clock.now()
     return Answer(
-      value: try shape.value(of: rows.map(\.payload)), origin: .local,
+      value: value, origin: rows.contains(where: \.isPending) ? .pending : .local,
       age: rows.map { max(0, now.timeIntervalSince($0.storedAt)) }.max() ?? 0)
   }
 

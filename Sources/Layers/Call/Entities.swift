@@ -26,6 +26,21 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// The answer made of stored entities' bytes, in the order of its ids.
   public func value(of payloads: [Data]) throws -> Value { try join(payloads) }
 
+  /// A list made of the stored entities that still read as the type, in order, and how many
+  /// were left out (a row another program damaged, or one an older model wrote): one bad row
+  /// never takes the others with it. Each row is tried on its own only when the whole does not
+  /// read, so a sound list costs one decoding as before.
+  public func readable(_ payloads: [Data]) throws -> (value: Value, leftOut: Int) {
+    do {
+      return (try join(payloads), 0)
+    } catch {
+      guard itemID == nil, payloads.count > 1 else { throw error }
+      let sound = payloads.filter { (try? join([$0])) != nil }
+      guard sound.count < payloads.count else { throw error }
+      return (try join(sound), payloads.count - sound.count)
+    }
+  }
+
   /// The store key of entity `id` of this type: `Book/3`, under the layer's partition.
   public func key(of id: String) -> String { Self.key(type: type, id: id) }
 
