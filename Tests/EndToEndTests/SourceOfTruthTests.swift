@@ -45,6 +45,33 @@ import Testing
     }
   }
 
+  /// An item answer naming another movie than the one asked is kept under its own id and the
+  /// call refused: never a second copy of that movie under the id asked.
+  @Test func anItemAnswerOfAnotherMovieIsRefusedAndNeverShownTwice() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let responder = server.responder
+      server.handle("GET", "/api/movies/2") { request in
+        var three = request
+        three.path = "/api/movies/3"
+        return await responder.original(three)
+      }
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let json = ["--format", "json"]
+      #expect(
+        try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"]).status == 0)
+      let two = try await kernel.run(local + ["movies", "get", "2"])
+      #expect(two.status == 65, "\(two)")
+      #expect(two.stderr.contains("with Movie 3, not Movie 2"), "\(two)")
+      let rated = try await kernel.run(
+        local + ["--profile", "offline", "movies", "top-rated", "--year", "2016"] + json)
+      let ids = (rated.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
+      #expect(ids.filter { $0 == 3 }.count == 1, "\(rated)")
+      #expect(Set(ids).count == ids.count, "\(rated)")
+    }
+  }
+
   @Test func moviesSeenOnceAnswerEveryCallThatHoldsThem() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -112,7 +112,9 @@ private final class ValidatingSource: Sendable {
       store: store, policy: .networkFirst, partition: "https://staging.example:443")
     _ = try await LayeredMovieService(base: staging.source, layers: [stagingLayer]).movie(id: 1)
 
-    let production = ValidatingSource([civilWar])
+    // Movie 1 as production has it: another copy of the same movie.
+    let productionDory = try Movie.fixture(1, "Finding Dory (production)")
+    let production = ValidatingSource([productionDory])
     let productionLayer = CachingLayer(
       store: store, policy: .cacheOnly, partition: "https://api.example:443")
     let offline = LayeredMovieService(base: nil, layers: [productionLayer])
@@ -123,9 +125,9 @@ private final class ValidatingSource: Sendable {
       layers: [
         CachingLayer(store: store, policy: .networkFirst, partition: "https://api.example:443")
       ])
-    #expect(try await layered.movie(id: 1) == civilWar)
+    #expect(try await layered.movie(id: 1) == productionDory)
     #expect(production.offered.all == [nil])  // staging's ETag was not offered
-    #expect(try await offline.movie(id: 1) == civilWar)
+    #expect(try await offline.movie(id: 1) == productionDory)
   }
 
   @Test func cacheThenNetworkGivesTheCopyThenTheAnswerEachTagged() async throws {

@@ -197,10 +197,12 @@ public struct CachingLayer: ServiceLayer {
     }
     let isItem = shape.itemID != nil
     let entities = try shape.entities(of: answer.value).map { entity in
-      // An item call names the entity it reads: its answer is that entity, whatever id it
-      // carries. An entity's validators are those of its own item answer, never a list's.
+      // Every entity under the id it carries: an item answer naming another entity than the
+      // one asked is stored as that one (and the call refused, `ItemMismatch`), never as a
+      // second copy under the id asked. An entity's validators are those of its own item
+      // answer, never a list's.
       CacheEntry(
-        key: storeKey(shape.key(of: shape.itemID ?? entity.id)), payload: entity.payload,
+        key: storeKey(shape.key(of: entity.id)), payload: entity.payload,
         storedAt: now, validators: isItem ? answer.validators : CacheValidators(),
         scope: scope(of: shape))
     }
@@ -225,6 +227,11 @@ public struct CachingLayer: ServiceLayer {
       // Something below answered from a cache of its own: keep its age, do not store it as new.
       guard answer.origin == .network else { return answer }
       await keep { try await store.store(try rows(for: call, codec, answer)) }
+      if let shape = call.entities, let asked = shape.itemID,
+        let answered = try? shape.entities(of: answer.value).first?.id, answered != asked
+      {
+        throw ItemMismatch(what: call.summary, type: shape.type, asked: asked, answered: answered)
+      }
       return answer
     } catch is NotModified {
       guard let stored else { throw CacheMiss(what: call.summary) }
@@ -280,6 +287,28 @@ public struct CachingLayer: ServiceLayer {
   static func canFallBack(_ error: any Error) -> Bool {
     let failure = ServiceFailure.of(error)
     return failure == .unreachable || failure == .unavailable
+  }
+}
+
+/// The api answered an item call with another entity than the one asked (`movies/1004`
+/// answering movie 1005): that entity is stored under its own id, and the call is refused as
+/// bad data rather than shown as the one asked.
+public struct ItemMismatch: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The call, as a person calls it (`movie 1004`).
+  public let what: String
+  /// The entities' type (`Movie`).
+  public let type: String
+  /// The id asked for, and the id the answer carries.
+  public let asked: String
+  /// The id the answer carries.
+  public let answered: String
+
+  /// Bad data from the api (exit 65).
+  public var failure: ServiceFailure { .badData }
+
+  public var description: String {
+    "The api answered \(what) with \(type) \(answered), not \(type) \(asked); it was kept as"
+      + " \(type) \(answered) and not shown as the one asked."
   }
 }
 
