@@ -178,6 +178,15 @@ public struct Composed: Sendable {
     return try await outbox.store.retry(id, now: outbox.clock.now())
   }
 
+  /// Requeues the kept write `id` against the server's version (`Outbox.resendOverServerVersion`:
+  /// its `If-Match` the ETag its conflict answered with); nil when there is none.
+  public func resolveWrite(_ id: Int64) async throws -> PendingWrite? {
+    guard let writes = try await keptWrites(), writes.contains(where: { $0.id == id }) else {
+      return nil
+    }
+    return try await container.resolve(Outbox.self).resendOverServerVersion(id)
+  }
+
   /// Removes the kept write `id` (it will never be sent); nil when there is none.
   public func dropWrite(_ id: Int64) async throws -> PendingWrite? {
     guard let writes = try await keptWrites(), writes.contains(where: { $0.id == id }) else {

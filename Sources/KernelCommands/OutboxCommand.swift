@@ -8,18 +8,20 @@ import Layers
 struct OutboxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "outbox",
-    abstract: "Writes kept until the api takes them: list, sync, retry or drop them.",
+    abstract: "Writes kept until the api takes them: list, sync, retry, resolve or drop them.",
     discussion: """
       A write stack [outbox, api] sends each write at once and keeps it here when the api \
       cannot be reached (or answers 5xx, 408, 429); [outbox] keeps every write. Kept writes \
       are sent in the order they were made, each with its own Idempotency-Key, by `outbox \
       sync` and at the start of every run of a profile that reaches the api. A write the api \
       answers 409 (or 412) is kept as a conflict, one it refuses (another 4xx) as rejected: \
-      `outbox retry ID` sends it again as it is, `outbox drop ID` forgets it. `outbox sync` \
+      `outbox retry ID` sends it again as it is, `outbox resolve ID` sends it again over the \
+      server's version (If-Match: the ETag the conflict answered with), `outbox drop ID` \
+      forgets it. `outbox sync` \
       exits 0 only when nothing is left unresolved: 77 when the api refused the credential, \
       69 when writes still wait for the api, 65 when some need you.
       """,
-    subcommands: [List.self, Sync.self, Retry.self, Drop.self])
+    subcommands: [List.self, Sync.self, Retry.self, Resolve.self, Drop.self])
 
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -75,6 +77,28 @@ struct OutboxCommand: AsyncParsableCommand {
       let invocation = try Invocation(global)
       let composed = try invocation.services()
       guard try await composed.retryWrite(id) != nil else {
+        throw OutboxCommand.noWrite(id, invocation)
+      }
+      try await OutboxCommand.sync(invocation, composed)
+    }
+  }
+
+  struct Resolve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "resolve",
+      abstract: "Send a write in conflict again over the server's version, then sync.",
+      discussion: """
+        The write keeps its request; its If-Match becomes the ETag the server answered the \
+        conflict with, and it gets a new Idempotency-Key. It is sent in its place in its \
+        order, by the sync that follows.
+        """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The write's id, as outbox list shows it.") var id: Int64
+
+    func run() async throws {
+      let invocation = try Invocation(global)
+      let composed = try invocation.services()
+      guard try await composed.resolveWrite(id) != nil else {
         throw OutboxCommand.noWrite(id, invocation)
       }
       try await OutboxCommand.sync(invocation, composed)
@@ -197,7 +221,7 @@ struct OutboxCommand: AsyncParsableCommand {
         (
           "needsYou", .conflict,
           "\(count(needYou, "write")) in conflict, rejected or damaged need you: outbox list shows"
-            + " them; retry or drop each."
+            + " them; retry, resolve or drop each."
         ))
     }
     return kinds

@@ -176,6 +176,44 @@ import Testing
     #expect(unknown.status == 64, "\(unknown)")
   }
 
+  /// `outbox resolve ID` sends a write in conflict again over the server's version: its
+  /// `If-Match` the ETag the conflict answered with, a new idempotency key, then a sync.
+  @Test func aConflictResolvedOverTheServersVersionIsSentWithItsETag() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let received = Mutex<[String?]>([])
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      server.handle("POST", "/api/movies/7/ratings") { request in
+        let ifMatch = request.headers["if-match"]
+        received.withLock { $0.append(ifMatch) }
+        guard ifMatch == "\"r2\"" else {
+          return SampleResponse(
+            status: 409, headers: ["Content-Type": "application/json", "ETag": "\"r2\""],
+            body: Data(#"{"message": "rated in the meantime"}"#.utf8))
+        }
+        return SampleResponse(
+          status: 201, headers: ["Content-Type": "application/json"],
+          body: Data(#"{"movie": 7, "score": 70}"#.utf8))
+      }
+      let base = server.baseURL.absoluteString
+      let offline = ["--profile", "offline", "--base-url", base]
+      #expect(try await kernel.run(offline + ["movies", "rate", "7", "70"]).status == 0)
+      let synced = try await kernel.run(["--base-url", base, "outbox", "sync"])
+      #expect(synced.status == 65, "\(synced)")
+      let conflict = try #require(try await Self.kept(kernel, base).first)
+      #expect(conflict["serverETag"] as? String == "\"r2\"", "\(conflict)")
+      let id = try #require(conflict["id"] as? Int)
+
+      let resolved = try await kernel.run(["--base-url", base, "outbox", "resolve", "\(id)"])
+      #expect(resolved.status == 0, "\(resolved)")
+      #expect(resolved.stdout.contains("Sent 1 write"), "\(resolved)")
+      #expect(received.withLock { $0 } == [nil, "\"r2\""])
+      #expect(try await Self.kept(kernel, base).isEmpty)
+      let unknown = try await kernel.run(["--base-url", base, "outbox", "resolve", "\(id)"])
+      #expect(unknown.status == 64, "\(unknown)")
+    }
+  }
+
   /// Whether `condition` holds within a few seconds: for what another process finishes.
   private static func eventually(_ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()

@@ -132,6 +132,17 @@ public struct Outbox: Sendable {
     }
   }
 
+  /// Resolves the conflict of the kept write `id` in its favour: it is requeued as it is, its
+  /// `If-Match` now the ETag the conflict answered with (the server's version), with a new
+  /// idempotency key, in its place in its order; the next sync sends it. Nil when there is no
+  /// such write.
+  public func resendOverServerVersion(_ id: Int64) async throws -> PendingWrite? {
+    guard let kept = try await store.writes().first(where: { $0.id == id }) else { return nil }
+    return try await store.replace(
+      id, request: kept.request, idempotencyKey: UUID().uuidString,
+      ifMatch: kept.serverETag ?? kept.ifMatch, now: clock.now())
+  }
+
   /// Whether a write of `orderingKey` for `origin` still waits or is in conflict: a new write of
   /// the key goes behind it.
   public func holdsBack(orderingKey: String, origin: String) async throws -> Bool {

@@ -88,17 +88,11 @@ public struct Writer: Sendable {
       ifMatch: try await condition(for: call), now: outbox.clock.now())
   }
 
-  /// Resolves the conflict of the kept write `id` in its favour: the same request, sent again
-  /// against the server's version (its `If-Match` the ETag the conflict answered with), with a
-  /// new idempotency key, in its place in its order. Nil when there is no such write, or the
-  /// stack has no outbox.
+  /// Resolves the conflict of the kept write `id` in its favour (`Outbox.resendOverServerVersion`):
+  /// requeued against the server's version, for the next sync to send. Nil when there is no
+  /// such write, or the stack has no outbox.
   public func resendOverServerVersion(_ id: Int64) async throws -> PendingWrite? {
-    guard let outbox,
-      let kept = try await outbox.store.writes().first(where: { $0.id == id })
-    else { return nil }
-    return try await outbox.store.replace(
-      id, request: kept.request, idempotencyKey: UUID().uuidString,
-      ifMatch: kept.serverETag ?? kept.ifMatch, now: outbox.clock.now())
+    try await outbox?.resendOverServerVersion(id)
   }
 
   /// The ETag of the stored copy `call` edits (its `precondition`), as its own item answer
