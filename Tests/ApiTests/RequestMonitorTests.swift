@@ -20,6 +20,42 @@ import Testing
     func note(_ text: String) { notes.withLock { $0.append(text) } }
   }
 
+  /// Alamofire's lifetime events: a request cancelled mid-way is a try that ended too, a
+  /// download's and a plain request's alike, each heard once as cancelled.
+  @Test func aTryCancelledMidWayIsOneEventSaidCancelled() async throws {
+    var settings = DownloadSource.Settings(length: 1_000_000)
+    settings.holdAfter = 500_000
+    let source = try DownloadSource(settings)
+    let folder = try TemporaryDirectory("monitor")
+    defer { folder.remove() }
+    let heard = Heard()
+    let client = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
+      transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
+    let download = Task { try await client.download(.get("poster"), to: folder.appending("p")) }
+    await source.held()
+    download.cancel()
+    _ = await download.result
+    source.release()
+    let second = try DownloadSource(settings)
+    let other = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: second.baseURL)),
+      transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
+    let plain = Task { try await other.response(for: .get("poster")) }
+    await second.held()
+    plain.cancel()
+    let plainResult = await plain.result
+    second.release()
+
+    let events = heard.events.withLock { $0 }
+    #expect(
+      events.map(\.result) == ["cancelled", "cancelled"], "\(events.map(\.line)) \(plainResult)")
+    #expect(events.allSatisfy { $0.status == nil && $0.attempt == 1 })
+    #expect(events.first?.line.contains("→ cancelled") == true, "\(events.map(\.line))")
+  }
+
   @Test func retriesAndRedirectsAreEachAnEventWithTheTransportsMetrics() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 1

@@ -21,12 +21,22 @@ extension ApiClient {
   ) {
     var metrics: RequestMetrics?
     if case .response(let response) = outcome { metrics = response.metrics }
-    let elapsed = started.elapsed
+    report(
+      request, route, attempt: attempt, redirect: redirect, status: outcome.status,
+      result: Self.result(outcome), metrics: metrics, since: started, then: next)
+  }
+
+  /// Tells every monitor of a try that ended so: the one place a `RequestEvent` is made.
+  func report(
+    _ request: HTTPRequest, _ route: Route, attempt: Int, redirect: Int, status: Int?,
+    result: String, metrics: RequestMetrics?, since started: Stopwatch, then next: String
+  ) {
+    guard !monitors.isEmpty else { return }
     let measured = metrics.map { " (\($0.description))" } ?? ""
     let event = RequestEvent(
       request: request, route: route, attempt: attempt, redirect: redirect,
-      status: outcome.status, result: Self.result(outcome), metrics: metrics, elapsed: elapsed,
-      next: next, line: traceLine(request, outcome, since: started, then: measured + next))
+      status: status, result: result, metrics: metrics, elapsed: started.elapsed,
+      next: next, line: traceLine(request, result, since: started, then: measured + next))
     for monitor in monitors { monitor.requestEnded(event) }
   }
 

@@ -205,6 +205,12 @@ public final class ApiClient: Sendable {
         outcome = .response(response)
       } catch let error as TransportError {
         outcome = .failure(error)
+      } catch let error as CancellationError {
+        // A try cut short is a try too: its monitors hear of it, as of any other.
+        report(
+          request, route, attempt: attempt.number, redirect: hops, status: nil,
+          result: "cancelled", metrics: nil, since: started, then: "; not retried")
+        throw error
       }
       guard attempt.number < maxAttempts else {
         ended(request, route, attempt, hops, outcome, since: started, "; no tries left")
