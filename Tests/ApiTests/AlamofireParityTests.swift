@@ -66,6 +66,12 @@ import Testing
         #expect(error.failure == .authentication)
       }
       #expect(refreshes.value == 1)
+      // A request after that failed refresh is refused without a second refresh, carrying the
+      // same error as the ones that waited for it.
+      let after = await apiError { try await api.movies.movie(id: 2) }
+      #expect("\(String(describing: after))".contains("refresh failed; log in again"))
+      #expect(after?.underlyingError as? RefreshRefused == RefreshRefused(code: 7))
+      #expect(refreshes.value == 1)
     }
   }
 

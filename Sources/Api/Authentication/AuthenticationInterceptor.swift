@@ -49,6 +49,8 @@ public final class AuthenticationInterceptor: Sendable {
   private struct State {
     var flight: [Int: Waiter]?
     var failedFor: Credentialed?
+    /// What that failed refresh threw: every request refused for it carries it.
+    var refreshFailure: (any Error)?
     var starts: [Duration] = []
     var nextWaiter = 0
     var refreshes = 0
@@ -264,8 +266,8 @@ public final class AuthenticationInterceptor: Sendable {
       if state.failedFor == looked {
         return .failed(
           .authenticationFailed(
-            route: waiter.route, reason: "the last \(name) credential refresh failed; log in again"
-          ))
+            route: waiter.route, reason: "the last \(name) credential refresh failed; log in again",
+            underlying: state.refreshFailure))
       }
       if state.flight != nil {
         state.flight?[id] = waiter
@@ -320,8 +322,10 @@ public final class AuthenticationInterceptor: Sendable {
       // the next request may try again.
       if case .failure(let error) = result, !Self.isUnreachable(error) {
         state.failedFor = looked
+        state.refreshFailure = error
       } else {
         state.failedFor = nil
+        state.refreshFailure = nil
       }
       return waiters
     }
