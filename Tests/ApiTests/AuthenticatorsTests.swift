@@ -215,10 +215,17 @@ import Testing
         seen.append(request.headers)
         return await api.responder.original(request)
       }
-      // No credential yet: the 401 gets one by the client-credentials grant, then the replay.
+      let movies = Recorder<String?>()
+      api.server.handle("GET", "/api/movies/{id}") { request in
+        movies.append(request.headers["authorization"])
+        return await api.responder.original(request)
+      }
+      // No credential yet: the grant gets one before the first request, which never goes bare.
       let second = try await api.movies.movie(id: 2)
       #expect(second.id == 2)
       #expect(api.responder.grants("client_credentials") == 1)
+      #expect(movies.all.count == 1)
+      #expect(movies.all.first??.hasPrefix("Bearer ") == true, "\(movies.all)")
       let basic = "Basic " + Data("kernel:s3cret".utf8).base64EncodedString()
       #expect(seen.all.first?["authorization"] == basic)
       let third = try await api.movies.movie(id: 3)

@@ -154,6 +154,9 @@ public final class AuthenticationInterceptor: Sendable {
       engine.apply(credential, to: &authenticated)
     } else if let standing = engine.standing(for: context.environment) {
       engine.apply(standing, to: &authenticated)
+    } else if engine.unattended {
+      // One the authenticator gets on its own: fetched first, never a request sent bare.
+      engine.apply(try await refresh(from: nil, for: attempt), to: &authenticated)
     } else {
       return request
     }

@@ -41,6 +41,10 @@ public protocol Authenticator: Sendable {
   /// A credential it has without sending anything (an API key or a password from the config),
   /// used while the context keeps none; never stored. None by default.
   func standingCredential(for environment: ApiEnvironment) -> Credential?
+  /// Whether `refresh(nil, in:)` gets a credential without the user (OAuth's client
+  /// credentials): then a request made while the context keeps none gets one first, instead of
+  /// going out without one (a POST's body included) and waiting for the 401. False by default.
+  var obtainsCredentialUnattended: Bool { get }
   /// Puts `credential` on `request`, a request to the environment's own origin.
   func apply(_ credential: Credential, to request: inout HTTPRequest)
   /// A new credential: a refresh of `current`, or, with none, one the authenticator can get on
@@ -64,6 +68,8 @@ public protocol Authenticator: Sendable {
 
 extension Authenticator {
   public func standingCredential(for environment: ApiEnvironment) -> Credential? { nil }
+
+  public var obtainsCredentialUnattended: Bool { false }
 
   public var secretHeaders: Set<String> { ["authorization"] }
 

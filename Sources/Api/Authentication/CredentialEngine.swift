@@ -13,6 +13,7 @@ func sentence(_ error: Any) -> String {
 /// An authenticator's work on credentials as the context keeps them, its type erased.
 protocol CredentialEngine: Sendable {
   func standing(for environment: ApiEnvironment) -> StoredCredential?
+  var unattended: Bool { get }
   func timing(of stored: StoredCredential) -> (issuedAt: Date?, expiresAt: Date?)
   func apply(_ stored: StoredCredential, to request: inout HTTPRequest)
   func refresh(_ stored: StoredCredential?, in context: AuthenticationContext) async throws
@@ -33,6 +34,8 @@ final class Engine<A: Authenticator>: CredentialEngine {
     self.authenticator = authenticator
     self.name = name
   }
+
+  var unattended: Bool { authenticator.obtainsCredentialUnattended }
 
   /// `stored` as the authenticator's credential; nil when it cannot be read as one (a file of
   /// another version: the credential is then as good as none).

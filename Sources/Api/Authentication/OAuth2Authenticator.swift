@@ -103,6 +103,9 @@ public struct OAuth2Authenticator: Authenticator {
     }
   }
 
+  /// The client-credentials grant needs no user: the first request gets its token first.
+  public var obtainsCredentialUnattended: Bool { grant == .clientCredentials }
+
   public func refresh(_ current: Token?, in context: AuthenticationContext) async throws -> Token {
     if let refreshToken = current?.refreshToken {
       var refreshed = try await token(
