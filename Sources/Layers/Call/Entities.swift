@@ -123,7 +123,11 @@ struct EntityMismatch: Error, CustomStringConvertible {
 /// How the store answers a list call that was never stored: a filter, an order and a limit over
 /// the stored entities of its type (Realm's `realm.objects(Book.self).filter("year == 1969")`,
 /// sorted by title). Run in the store (SQL for SQLite), never by decoding every
-/// entity. Fields are key paths into the entity's JSON (`year`, `cast.0.name`).
+/// entity. Fields are key paths into the entity's JSON as stored (`year`, `cast.0.name`): the
+/// names its `Codable` encoding writes, its Swift property names unless its coding keys say
+/// otherwise, not the api's. Filters are equality only, and all must hold; the limit applies
+/// to what the filters select, in the order, so a comparison an app makes in Swift afterwards
+/// sees only the first `limit` of them.
 public struct LocalQuery: Sendable, Hashable {
   /// `field == value`, every one of them.
   public struct Filter: Sendable, Hashable {

@@ -4,8 +4,10 @@ import Foundation
 /// One call of a service, as the layers see it: its name and key, and how its result is kept in
 /// a cache. A service gets every layer by describing each of its calls this way once.
 ///
-/// The key names this call's result and nothing else: a cache answers a call only from the
-/// entry stored under its own key, never from what other calls stored.
+/// The key names this call's answer. An answer made of entities (`entities:`) is stored as
+/// those entities, once each by type and id, so an item call reads its entity whoever stored
+/// it and every stored list shows the freshest copy; an answer that is not is stored whole
+/// under the key.
 public struct ServiceCall<Value: Sendable>: Sendable {
   /// The call, e.g. `booksByAuthor`, for logs.
   public let name: String

@@ -3,7 +3,8 @@ import Synchronization
 
 /// A watched call as an `@Observable` model (Swift's Observation module): `latest` is the
 /// watch's newest element, for SwiftUI and for any code using `withObservationTracking`. It
-/// stops watching when it is released or `stop()` is called.
+/// stops watching when it is released or `stop()` is called. It is main-actor isolated, as a
+/// view model is: made, read and stopped on the main actor, its `latest` set there.
 ///
 /// ```swift
 /// let shelf = LiveAnswer(books.layers.watch(.shelf(page: 1), from: books.base) {
