@@ -303,4 +303,40 @@ import Testing
     #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
     #expect(!FileManager.default.fileExists(atPath: "/dev/.null.partial"))
   }
+
+  /// A download that falls silent ends once `stallTimeout` passes on the transport's clock, as
+  /// the clock says and not five seconds of libcurl's averaging later; advancing a test clock
+  /// ends it, with no wall time waited.
+  @Test func aSilentDownloadEndsOnceTheStallLimitPassesOnTheTransportsClock() async throws {
+    let folder = try TemporaryDirectory("download")
+    defer { folder.remove() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    defer { source.release() }
+    let clock = TestClock()
+    var configuration = CurlTransport.Configuration()
+    configuration.stallTimeout = .seconds(1)
+    let client = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
+      transport: CurlTransport(configuration: configuration, clock: clock), retriers: [],
+      clock: clock)
+    let file = folder.appending("poster.bin")
+    let download = Task { try await client.download(.get("poster"), to: file) }
+    await source.held()
+    // Every byte sent before the silence has arrived (each stamped with the clock's time then):
+    // from here on the clock alone decides.
+    let partial = PartialDownload(destination: file, progress: nil)
+    while partial.offset < Int64(Self.length / 2) { await Task.yield() }
+    clock.advance(by: .milliseconds(999))
+    clock.advance(by: .milliseconds(1))
+    let error = await apiError { try await download.value }
+    guard case .timedOut = error else {
+      Issue.record("expected a stall, got \(String(describing: error))")
+      return
+    }
+    // What arrived stays for the next try to resume.
+    #expect(PartialDownload(destination: file, progress: nil).offset > 0)
+  }
 }

@@ -42,6 +42,14 @@ final class CurlTransfer: @unchecked Sendable {
   var bodyFailure: BodyUnreadable?
   /// How many header bytes arrived, so an "out of memory" after them is read as a head too large.
   var headerBytes = 0
+  /// The transport's clock, as time since the engine started; set by the engine.
+  var clockNow: (@Sendable () -> Duration)?
+  /// When a chunk of head or body last arrived (or the transfer started, or its reader resumed
+  /// it), on the transport's clock: the engine ends a transfer silent for `stallTimeout`.
+  /// Engine's thread.
+  var lastActivity: Duration = .zero
+  /// Whether libcurl holds it paused for a stream's reader. Engine's thread.
+  var paused = false
 
   private let waiter = Mutex<(CheckedContinuation<ApiResponse, any Error>?, finished: Bool)>(
     (nil, false))
@@ -85,6 +93,7 @@ final class CurlTransfer: @unchecked Sendable {
   /// Body bytes from libcurl: written to the file of a download's 200 or 206; else kept, or
   /// refused past the limit (which ends the transfer).
   func receive(_ data: UnsafeRawBufferPointer) -> Int {
+    if let clockNow { lastActivity = clockNow() }
     if isStream {
       guard let stream else { return 0 }
       if !streaming, (200..<300).contains(head.status.code) {
@@ -95,7 +104,11 @@ final class CurlTransfer: @unchecked Sendable {
       }
       if streaming {
         // CURL_WRITEFUNC_PAUSE: libcurl keeps these bytes and hands them again once resumed.
-        return stream.offer(Data(data)) ? data.count : 0x1000_0001
+        guard stream.offer(Data(data)) else {
+          paused = true
+          return 0x1000_0001
+        }
+        return data.count
       }
     }
     if let file {
@@ -137,6 +150,7 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// One header line from libcurl; a status line starts a new head (after a `100 Continue`).
   func receiveHeader(_ data: UnsafeRawBufferPointer) {
+    if let clockNow { lastActivity = clockNow() }
     headerBytes += data.count
     if data.starts(with: "HTTP/".utf8) {
       fields = HTTPFields()
@@ -273,10 +287,6 @@ final class CurlTransfer: @unchecked Sendable {
     long(
       Int32(KERNEL_CURLOPT_CONNECTTIMEOUT_MS),
       max(1, configuration.connectTimeout.wholeMilliseconds))
-    long(Int32(KERNEL_CURLOPT_LOW_SPEED_LIMIT), 1)
-    long(
-      Int32(KERNEL_CURLOPT_LOW_SPEED_TIME),
-      max(1, configuration.stallTimeout.wholeMilliseconds / 1000))
     // On another clock than the real one, no CURLOPT_TIMEOUT: a real-time limit would end a
     // request a test holds on its own.
     // A download or a stream has no whole-exchange deadline and no size limit: it ends when it

@@ -90,12 +90,13 @@ public final class CurlTransport: Transport {
   }
 
   private func running() throws -> CurlEngine {
-    try engine.withLock { engine in
+    let elapsed = clock.timeSinceNow()
+    return try engine.withLock { engine in
       if let engine { return engine }
       if let reason = Self.unavailability(library: configuration.library) {
         throw TransportError.unavailable(reason: reason)
       }
-      let started = try CurlEngine(configuration: configuration)
+      let started = try CurlEngine(configuration: configuration, elapsed: elapsed)
       engine = started
       return started
     }
@@ -174,5 +175,14 @@ public final class CurlTransport: Transport {
       transfer.finish(.failure(CancellationError()))
       engine.remove(transfer)
     }
+  }
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// The time since now on this clock, read on the engine's thread: what a stall is measured
+  /// on, so a test clock decides when a silent transfer has stalled.
+  fileprivate func timeSinceNow() -> @Sendable () -> Swift.Duration {
+    let start = now
+    return { start.duration(to: self.now) }
   }
 }
