@@ -25,9 +25,11 @@ import Testing
 
   /// Starts a download of `source` to `file`, waits until the server holds it mid-body, and
   /// cancels it: a try cut short, its partial file left behind.
-  private static func cutShort(_ source: DownloadSource, to file: URL) async throws {
+  private static func cutShort(
+    _ source: DownloadSource, to file: URL, route: Route = .get("poster")
+  ) async throws {
     let client = try client(source)
-    let task = Task { try await client.download(.get("poster"), to: file) }
+    let task = Task { try await client.download(route, to: file) }
     await source.held()
     task.cancel()
     _ = await task.result
@@ -200,16 +202,11 @@ import Testing
     settings.holdAfter = Self.length / 2
     let source = try DownloadSource(settings)
     let file = folder.appending("poster.bin")
-    let client = try Self.client(source)
-    let cut = Task { try await client.download(.get("movies/3/poster"), to: file) }
-    await source.held()
-    cut.cancel()
-    _ = await cut.result
-    source.release()
+    try await Self.cutShort(source, to: file, route: .get("movies/3/poster"))
     #expect(PartialDownload(destination: file, progress: nil).offset > 0)
 
     // The same ETag, the same destination, another resource: nothing of movie 3's is kept.
-    let response = try await client.download(.get("movies/4/poster"), to: file)
+    let response = try await Self.client(source).download(.get("movies/4/poster"), to: file)
     #expect(response.status == 200)
     #expect(source.requests.last?["range"] == nil)
     #expect(source.requests.last?["if-range"] == nil)
@@ -266,13 +263,7 @@ import Testing
     try FileManager.default.createSymbolicLink(at: paths.validatorFile, withDestinationURL: victim)
     var settings = DownloadSource.Settings(length: Self.length)
     settings.holdAfter = Self.length / 2
-    let held = try DownloadSource(settings)
-    let client = try Self.client(held)
-    let cut = Task { try await client.download(.get("poster"), to: file) }
-    await held.held()
-    cut.cancel()
-    _ = await cut.result
-    held.release()
+    try await Self.cutShort(try DownloadSource(settings), to: file)
     #expect(try Data(contentsOf: victim) == Data("mine".utf8))
     #expect(paths.readRecord()?.validator == "\"v1\"")
   }

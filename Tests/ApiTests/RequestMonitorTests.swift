@@ -29,20 +29,22 @@ import Testing
     let folder = try TemporaryDirectory("monitor")
     defer { folder.remove() }
     let heard = Heard()
-    let client = ApiClient(
-      context: InMemoryApiContext(
-        environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
-      transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
-    let download = Task { try await client.download(.get("poster"), to: folder.appending("p")) }
+    let client = { (source: DownloadSource) in
+      ApiClient(
+        context: InMemoryApiContext(
+          environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
+        transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
+    }
+    let downloading = try client(source)
+    let download = Task {
+      try await downloading.download(.get("poster"), to: folder.appending("p"))
+    }
     await source.held()
     download.cancel()
     _ = await download.result
     source.release()
     let second = try DownloadSource(settings)
-    let other = ApiClient(
-      context: InMemoryApiContext(
-        environment: try ApiEnvironment(name: "local", baseURL: second.baseURL)),
-      transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
+    let other = try client(second)
     let plain = Task { try await other.response(for: .get("poster")) }
     await second.held()
     plain.cancel()

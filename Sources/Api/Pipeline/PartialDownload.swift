@@ -263,8 +263,9 @@ final class PartialDownload: Sendable {
       guard unlink(path) == 0 || errno == ENOENT else { throw recordFailure() }
       return
     }
-    let fresh = path + ".new"
-    unlink(fresh)
+    // A name of its own: a cancelled try winding down on the transport's thread may be writing
+    // one too.
+    let fresh = path + "." + UUID().uuidString
     let descriptor = systemOpen(
       fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw recordFailure() }

@@ -188,6 +188,10 @@ public final class BodyFile: Sendable {
       start = offset
       expected = range.total ?? length.map { $0 + offset }
     }
+    // A download ended meanwhile (a cancelled try winding down): nothing more of it is written.
+    guard !state.withLock({ $0.abandoned }) else {
+      throw Failure(description: "the download has ended")
+    }
     try starting(head)
     let descriptor = opening()
     guard descriptor >= 0 else {
