@@ -349,6 +349,8 @@ final class PartialDownload: Sendable {
       }
       systemClose(state.descriptor)
       state.descriptor = -1
+      // The try's file holds this download in its closures: let both go.
+      state.body = nil
     }
   }
 
