@@ -66,15 +66,25 @@ import Testing
       optimistic: [.update(movie) { $0.rating = 80 }], precondition: movie.key)
   }
 
-  @Test func aConflictKeepsTheServersVersionAndIsSentAgainstIt() async throws {
+  /// The versioned server on loopback, its origin, and a cache and an outbox on real files.
+  static func withVersionedApi(
+    _ body: (Versioned, LoopbackApi, String, SQLiteCacheStore, Outbox) async throws -> Void
+  ) async throws {
     try await withTemporaryDirectory { folder in
       let versioned = Versioned()
       try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
         versioned.install(on: api.server)
-        let origin = api.context.environment.origin.description
-        let cache = try SQLiteCacheStore.open(at: folder.appending("cache.sqlite"))
-        let outbox = Outbox(
-          store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")))
+        try await body(
+          versioned, api, api.context.environment.origin.description,
+          try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")),
+          Outbox(store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite"))))
+      }
+    }
+  }
+
+  @Test func aConflictKeepsTheServersVersionAndIsSentAgainstIt() async throws {
+    try await Self.withVersionedApi { versioned, api, origin, cache, outbox in
+      do {
         let read = LayeredMovieService(
           base: .api(api.client) { ApiMovieService(client: $0) },
           layers: [CachingLayer(store: cache, policy: .networkFirst, partition: origin)])
@@ -126,14 +136,8 @@ import Testing
   @Test func aConditionalWriteOnAnEntitySeenOnlyInAListIsRefusedNotSentUnconditionally()
     async throws
   {
-    try await withTemporaryDirectory { folder in
-      let versioned = Versioned()
-      try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
-        versioned.install(on: api.server)
-        let origin = api.context.environment.origin.description
-        let cache = try SQLiteCacheStore.open(at: folder.appending("cache.sqlite"))
-        let outbox = Outbox(
-          store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")))
+    try await Self.withVersionedApi { versioned, api, origin, cache, outbox in
+      do {
         // Movie 7 as a list stores it: an entity with no ETag of its own.
         try await cache.store(
           CacheEntry(
