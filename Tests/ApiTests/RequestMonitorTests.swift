@@ -20,6 +20,29 @@ import Testing
     func note(_ text: String) { notes.withLock { $0.append(text) } }
   }
 
+  /// Alamofire's stream metrics: a stream's try is heard at its head, then again when its body
+  /// ends, with the metrics of the whole exchange (every byte of the body counted).
+  @Test func aStreamIsHeardAgainWhenItsBodyEndsWithItsMetrics() async throws {
+    let length = 300_000
+    let source = try DownloadSource(DownloadSource.Settings(length: length))
+    let heard = Heard()
+    let client = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
+      transport: PlatformTransport(), monitors: [heard])
+    let streamed = try await client.stream(.get("poster"))
+    var count = 0
+    for try await chunk in streamed.body { count += chunk.count }
+
+    #expect(count == length)
+    let events = heard.events.withLock { $0 }
+    #expect(events.map(\.result) == ["200", "200, its body ended"], "\(events.map(\.line))")
+    #expect(events.first?.metrics == nil)
+    let measured = try #require(events.last?.metrics)
+    #expect(measured.bytesReceived == Int64(length))
+    #expect(events.last?.attempt == 1)
+  }
+
   /// Alamofire's lifetime events: a request cancelled mid-way is a try that ended too, a
   /// download's and a plain request's alike, each heard once as cancelled.
   @Test func aTryCancelledMidWayIsOneEventSaidCancelled() async throws {

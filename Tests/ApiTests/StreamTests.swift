@@ -63,6 +63,19 @@ import Testing
     #expect(source.bytesSent < length)
   }
 
+  /// Alamofire's expectation: a stream cancelled after its last bytes arrived, before they were
+  /// read, ends with `CancellationError`, not with those bytes and a normal end.
+  @Test func cancellingAfterTheLastBytesArrivedUnreadEndsWithCancellation() async throws {
+    let source = try DownloadSource(DownloadSource.Settings(length: 4_096))
+    let streamed = try await Self.client(source.baseURL).stream(.get("big"))
+    await Self.until { streamed.body.hasEnded }
+    #expect(streamed.body.hasEnded)
+    streamed.body.cancel()
+    await #expect(throws: CancellationError.self) {
+      for try await _ in streamed.body {}
+    }
+  }
+
   @Test func linesAndServerSentEventsAreReadAsTheyCome() async throws {
     try await withFixtureServer(routes: .sampleMovies()) { server in
       server.handle("GET", "/api/events") { _ in

@@ -60,7 +60,9 @@ public struct RequestMetrics: Sendable, Equatable {
 
 /// One try of a request as it ended: what was sent (its secrets as the trace redacts them),
 /// what came back, what it cost, and what the client does next. Every try is one event: a 503
-/// and its retry are two, a redirect and the request it leads to are two.
+/// and its retry are two, a redirect and the request it leads to are two. A stream's try that
+/// answers is told twice: at its head, without metrics (its body has yet to come), and when its
+/// body ends (`200, its body ended`, or `…cut short: …`), with the metrics of the whole exchange.
 public struct RequestEvent: Sendable {
   /// The request as sent.
   public let request: HTTPRequest

@@ -209,8 +209,8 @@ final class CurlTransfer: @unchecked Sendable {
     if streaming, let stream {
       // The caller has the head already: the end, or the failure, goes to the stream.
       switch result {
-      case .success: stream.finish(nil)
-      case .failure(let error): stream.finish(error)
+      case .success(let response): stream.finish(nil, metrics: response.metrics)
+      case .failure(let error): stream.finish(error, metrics: metrics)
       }
       return result
     }

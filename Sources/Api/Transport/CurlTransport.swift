@@ -113,7 +113,7 @@ public final class CurlTransport: Transport {
     var response = try await exchange(request, body: body, saving: nil, streaming: true)
     if (200..<300).contains(response.status), response.stream == nil {
       // A 2xx that ended before its first byte (an empty body).
-      response.stream = ResponseStream(whole: response.body)
+      response.stream = ResponseStream(whole: response.body, metrics: response.metrics)
       response.body = Data()
     }
     return response

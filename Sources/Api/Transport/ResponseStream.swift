@@ -22,6 +22,10 @@ public final class ResponseStream: AsyncSequence, Sendable {
     var ended = false
     var failure: (any Error)?
     var reader: CheckedContinuation<Data?, any Error>?
+    /// What the transport measured of the exchange, once it ended.
+    var metrics: RequestMetrics?
+    /// Told once, when the exchange ends: its metrics, and its failure if any.
+    var whenEnded: (@Sendable (RequestMetrics?, (any Error)?) -> Void)?
   }
 
   private let state = Mutex(State())
@@ -41,6 +45,9 @@ public final class ResponseStream: AsyncSequence, Sendable {
   /// Whether the transport is paused now, waiting for the reader.
   var isPaused: Bool { state.withLock { $0.paused } }
 
+  /// Whether the transport has ended the stream (its last bytes may still wait for the reader).
+  var hasEnded: Bool { state.withLock { $0.ended } }
+
   /// The most bytes that ever waited for the reader.
   var peakBuffered: Int { state.withLock { $0.peak } }
 
@@ -49,11 +56,24 @@ public final class ResponseStream: AsyncSequence, Sendable {
     if !state.withLock({ $0.ended }) { stop() }
   }
 
-  /// A stream of bytes already had whole.
-  public convenience init(whole data: Data) {
+  /// A stream of bytes already had whole, from an exchange that cost `metrics`.
+  public convenience init(whole data: Data, metrics: RequestMetrics? = nil) {
     self.init()
     if !data.isEmpty { _ = offer(data) }
-    finish(nil)
+    finish(nil, metrics: metrics)
+  }
+
+  /// Calls `body` once, when the exchange has ended (now, if it has), with what the transport
+  /// measured of it and its failure, if any: how a client tells its monitors a stream's end.
+  func whenEnded(_ body: @escaping @Sendable (RequestMetrics?, (any Error)?) -> Void) {
+    let ended = state.withLock { state -> (RequestMetrics?, (any Error)?)? in
+      guard state.ended else {
+        state.whenEnded = body
+        return nil
+      }
+      return (state.metrics, state.failure)
+    }
+    if let ended { body(ended.0, ended.1) }
   }
 
   /// Takes `bytes`, unless `bufferLimit` bytes already wait: then nothing is taken and the
@@ -79,23 +99,47 @@ public final class ResponseStream: AsyncSequence, Sendable {
     return true
   }
 
-  /// Ends the stream: after what waits, the reader gets the end, or `failure`.
-  public func finish(_ failure: (any Error)?) {
-    let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-      guard !state.ended else { return nil }
+  /// Ends the stream: after what waits, the reader gets the end, or `failure`. `metrics` are
+  /// what the transport measured of the whole exchange.
+  public func finish(_ failure: (any Error)?, metrics: RequestMetrics? = nil) {
+    let (reader, told) = state.withLock {
+      state -> (
+        CheckedContinuation<Data?, any Error>?, (@Sendable (RequestMetrics?, (any Error)?) -> Void)?
+      ) in
+      guard !state.ended else { return (nil, nil) }
       state.ended = true
       state.failure = failure
-      guard state.start == state.chunks.count else { return nil }
+      state.metrics = metrics
+      defer { state.whenEnded = nil }
+      guard state.start == state.chunks.count else { return (nil, state.whenEnded) }
       defer { state.reader = nil }
-      return state.reader
+      return (state.reader, state.whenEnded)
     }
+    told?(metrics, failure)
     if let failure { reader?.resume(throwing: failure) } else { reader?.resume(returning: nil) }
   }
 
   /// Ends the exchange: the transport closes its connection, and the reader gets
-  /// `CancellationError`.
+  /// `CancellationError`, even when the last bytes have arrived and wait unread (what waits is
+  /// dropped; an end the reader has already had stays its end).
   public func cancel() {
-    finish(CancellationError())
+    let (reader, told) = state.withLock {
+      state -> (
+        CheckedContinuation<Data?, any Error>?, (@Sendable (RequestMetrics?, (any Error)?) -> Void)?
+      ) in
+      state.chunks.removeAll()
+      state.start = 0
+      state.buffered = 0
+      state.ended = true
+      state.failure = CancellationError()
+      defer {
+        state.reader = nil
+        state.whenEnded = nil
+      }
+      return (state.reader, state.whenEnded)
+    }
+    told?(nil, CancellationError())
+    reader?.resume(throwing: CancellationError())
     stop()
   }
 

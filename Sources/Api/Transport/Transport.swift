@@ -52,7 +52,7 @@ extension Transport {
   public func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> ApiResponse {
     var response = try await send(request, body: body)
     guard (200..<300).contains(response.status) else { return response }
-    response.stream = ResponseStream(whole: response.body)
+    response.stream = ResponseStream(whole: response.body, metrics: response.metrics)
     response.body = Data()
     return response
   }
