@@ -160,7 +160,12 @@ let package = Package(
       name: "KernelTestingComposition",
       dependencies: ["Composition", "Injection"]),
     // The container's tests are a package of their own, ContainerTests/, so they build without
-    // GRDB, Yams and the composition.
+    // GRDB, Yams and the composition; the same files are a target here as well, so this
+    // package's one test build runs them too (in `swift test`, and under AddressSanitizer in
+    // release, whose build would otherwise be made twice).
+    .testTarget(
+      name: "InjectionTests", dependencies: ["Injection", "KernelTesting"],
+      path: "ContainerTests/Tests/InjectionTests"),
     .testTarget(name: "DomainTests", dependencies: ["Domain"]),
     // zlib and brotli's encoder, for the tests' servers that send coded bodies.
     .systemLibrary(
