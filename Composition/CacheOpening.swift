@@ -71,8 +71,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
   func store(_ entry: CacheEntry) async throws { try await usable()?.store(entry) }
 
   /// The file's changes; with no usable file, none (the stream ends).
-  func changes() -> AsyncStream<Void> {
-    (try? usable())?.changes() ?? AsyncStream { $0.finish() }
+  func changes() -> AsyncThrowingStream<Void, any Error> {
+    (try? usable())?.changes() ?? AsyncThrowingStream { $0.finish() }
   }
 
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {

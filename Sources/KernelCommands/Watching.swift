@@ -21,6 +21,13 @@ public struct WatchOption: ParsableArguments, Sendable {
   public init() {}
 }
 
+/// A watch that cannot go on: what it watched is gone (the store's file was deleted or
+/// replaced). The command ends with its sentence and the exit code of its kind.
+struct WatchEnded: ClassifiedError, CustomStringConvertible {
+  let description: String
+  let failure: ServiceFailure
+}
+
 /// One element of a watch as a command shows it: an answer with where it came from, nothing
 /// stored yet, or a refresh that failed (what is stored stays shown).
 public enum WatchElement<Value: Sendable>: Sendable {
@@ -39,7 +46,8 @@ public enum WatchElement<Value: Sendable>: Sendable {
           value: answer.value, origin: answer.origin.rawValue,
           oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: .zero))
     case .nothingStored: self = .nothingStored
-    case .failed(let failure): self = .failed(failure.description)
+    // A watch's end never reaches `show`: `Invocation.watch` throws it.
+    case .failed(let failure), .ended(let failure): self = .failed(failure.description)
     }
   }
 }
@@ -47,7 +55,8 @@ public enum WatchElement<Value: Sendable>: Sendable {
 extension Invocation {
   /// Resolves the profile's `Service`, watches what `watch` names on it, and hands `show` each
   /// element (`first` for the first), clearing a terminal's screen before each after the first
-  /// when the output is text, until interrupted: Ctrl-C (or SIGTERM) exits 0. A service whose
+  /// when the output is text, until interrupted: Ctrl-C (or SIGTERM) exits 0. A watch that
+  /// cannot go on (the store's file deleted or replaced) throws its one sentence. A service whose
   /// stack stores nothing (`watch` answers nil) cannot be watched: a usage error (exit 64)
   /// naming the profile.
   public func watch<Service: Sendable, Value: Sendable & Equatable>(
@@ -71,6 +80,9 @@ extension Invocation {
     let redraws = format == .text && isatty(STDOUT_FILENO) == 1
     var first = true
     for await element in elements {
+      if case .ended(let failure) = element {
+        throw WatchEnded(description: failure.description, failure: failure.failure ?? .unavailable)
+      }
       if redraws && !first { try Terminal.printPart("\u{1B}[H\u{1B}[2J") }
       try show(WatchElement(element), first)
       first = false

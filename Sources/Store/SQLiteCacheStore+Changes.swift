@@ -1,18 +1,34 @@
+import Foundation
 import GRDB
 import Layers
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Asks a watched store's file whether another connection committed since it last asked
 /// (`PRAGMA data_version` changes only then: this connection's own commits are told
 /// directly), and tells the watchers when one did. It is asked by the process's one
 /// `ChangeTicker`, only while someone watches. A file that cannot be asked (locked past the
-/// busy timeout, gone) is asked again next time.
+/// busy timeout) is asked again next time. A file deleted or replaced under the store (its path
+/// no longer names the file the store opened: SQLite goes on reading the old one, whose
+/// version never moves again) ends every watch with one sentence saying so.
 final class ChangePoller: Sendable {
   private let database: any DatabaseWriter
+  private let file: URL?
+  /// The device and inode of the file the store opened.
+  private let identity: FileIdentity?
   private let seen = Mutex<Int?>(nil)
   private let told = Mutex<ChangeNotices?>(nil)
 
-  init(database: any DatabaseWriter) { self.database = database }
+  init(database: any DatabaseWriter, file: URL?) {
+    self.database = database
+    self.file = file
+    identity = file.flatMap { FileIdentity(of: $0) }
+  }
 
   /// Whom it tells: set once, after the notices that start it are made.
   var notices: ChangeNotices? {
@@ -28,8 +44,18 @@ final class ChangePoller: Sendable {
 
   func stop() { ChangeTicker.remove(self) }
 
-  /// Tells the watchers when the file's version moved since the last time.
+  /// Tells the watchers when the file's version moved since the last time, and ends their
+  /// watch when the file is no longer the one the store opened.
   func check() {
+    if let file, let identity, FileIdentity(of: file) != identity {
+      notices?.end(
+        StoreError.failed(
+          file: file.path, doing: "watched",
+          cause:
+            "another program deleted or replaced it; run the command again to watch the one there now"
+        ))
+      return
+    }
     guard let now = try? version() else { return }
     let moved = seen.withLock { seen in
       defer { seen = now }
@@ -43,6 +69,19 @@ final class ChangePoller: Sendable {
   /// core (`kernel-bench observe`).
   private func version() throws -> Int? {
     try database.unsafeRead { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+  }
+}
+
+/// Which file a path names: its device and inode, nil when nothing is there.
+struct FileIdentity: Equatable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+
+  init?(of file: URL) {
+    var status = stat()
+    guard stat(file.path, &status) == 0 else { return nil }
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
   }
 }
 

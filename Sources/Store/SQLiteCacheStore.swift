@@ -46,7 +46,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     self.database = database
     self.budget = budget
     self.warn = warn
-    let poller = ChangePoller(database: database)
+    let poller = ChangePoller(database: database, file: file)
     self.poller = poller
     // The poller tells the notices; they hold it weakly: no cycle keeps the file open.
     notices = ChangeNotices { [weak poller] anyone in anyone ? poller?.start() : poller?.stop() }
@@ -56,7 +56,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// The changes this process commits, as it commits them, and those of any other connection
   /// to the file (another process's sync, write, refresh or `cache clear`), within
   /// `changePolling`.
-  public func changes() -> AsyncStream<Void> { notices.stream() }
+  public func changes() -> AsyncThrowingStream<Void, any Error> { notices.stream() }
 
   /// How many watch this store's changes now.
   public var watchers: Int { notices.watchers }

@@ -21,6 +21,42 @@ import Testing
       "\(run)")
   }
 
+  /// A watched cache file that another program deletes, or replaces with a copy, ends the
+  /// watch with one sentence and exit 69: SQLite goes on reading the file it opened, so a watch
+  /// that went on would show that file forever, silently stale.
+  @Test(arguments: ["deleted", "replaced"])
+  func aCacheFileDeletedOrReplacedEndsTheWatchWithOneSentence(_ what: String) async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      #expect(try await kernel.run(local + ["movies", "get", "3"]).status == 0)
+      let watcher = try await kernel.launch(
+        local + ["--profile", "offline", "movies", "get", "3", "--watch", "--format", "json"])
+      defer { watcher.process.send(SIGKILL) }
+      #expect(await watcher.stdout.wait(for: #""origin":"cache""#, limit: .seconds(5)))
+
+      let cache = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
+      if what == "deleted" {
+        try FileManager.default.removeItem(at: cache)
+      } else {
+        let copy = kernel.dataDirectory.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: cache, to: copy)
+        #expect(rename(copy.path, cache.path) == 0)
+      }
+      // A bound against a hang: the watcher looks at its file every 100 ms.
+      let ended = try await watcher.finish(within: .seconds(10))
+      #expect(ended.status == 69, "\(ended)")
+      let said = ended.stderr.split(separator: "\n")
+      #expect(said.count == 1, "\(ended)")
+      #expect(
+        said.first?.contains("could not be watched: another program deleted or replaced it")
+          == true,
+        "\(ended)")
+      #expect(ended.stdout.split(separator: "\n").count == 1, "\(ended)")
+    }
+  }
+
   @Test func anotherProcessesWritesReachTheWatcherAsOneLineEach() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

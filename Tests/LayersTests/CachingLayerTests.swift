@@ -35,7 +35,7 @@ private final class FailingStore: CacheStore {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
   /// Nothing it is asked changes it.
-  func changes() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
+  func changes() -> AsyncThrowingStream<Void, any Error> { AsyncThrowingStream { $0.finish() } }
 }
 
 /// A source whose calls answer with validators and say "not modified" when offered the

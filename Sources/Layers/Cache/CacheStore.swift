@@ -91,9 +91,10 @@ public protocol CacheStore: Sendable {
   func settleEdit(of key: String, taken: Bool) async throws
   /// Notices of the changes committed to the store from now on, for a watch
   /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
-  /// that cannot tell ends the stream at once (a watch then shows what it first read); a store
-  /// that wraps another passes the other's on.
-  func changes() -> AsyncStream<Void>
+  /// that cannot tell ends the stream at once (a watch then shows what it first read); one whose
+  /// data is gone from under it (its file deleted or replaced) throws why, and the watch ends
+  /// with that reason; a store that wraps another passes the other's on.
+  func changes() -> AsyncThrowingStream<Void, any Error>
 }
 
 extension CacheStore {

@@ -12,7 +12,7 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
   public init() {}
 
   /// Each write of this store, as it is made.
-  public func changes() -> AsyncStream<Void> { notices.stream() }
+  public func changes() -> AsyncThrowingStream<Void, any Error> { notices.stream() }
 
   /// How many watch this store's changes now.
   public var watchers: Int { notices.watchers }

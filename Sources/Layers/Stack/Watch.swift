@@ -10,6 +10,9 @@ public enum Watched<Value: Sendable>: Sendable {
   case nothingStored
   /// A refresh from the api failed.
   case failed(WatchFailure)
+  /// The watch cannot go on, for this reason: what it watched is gone (the store's file was
+  /// deleted or replaced). The last element.
+  case ended(WatchFailure)
 
   /// The answer's value, if this element is one.
   public var value: Value? {
@@ -27,6 +30,7 @@ public enum Watched<Value: Sendable>: Sendable {
           validators: answer.validators))
     case .nothingStored: .nothingStored
     case .failed(let failure): .failed(failure)
+    case .ended(let failure): .ended(failure)
     }
   }
 }
@@ -54,7 +58,8 @@ extension Watched: Equatable where Value: Equatable {
     case (.answer(let left), .answer(let right)):
       left.value == right.value && left.origin == right.origin
     case (.nothingStored, .nothingStored): true
-    case (.failed(let left), .failed(let right)): left == right
+    case (.failed(let left), .failed(let right)), (.ended(let left), .ended(let right)):
+      left == right
     default: false
     }
   }
@@ -130,7 +135,11 @@ extension LayerStack {
           ? Task {
             if let failure = await refreshed() { continuation.yield(failure) }
           } : nil
-        for await _ in changes { show(await cache.current(call)) }
+        do {
+          for try await _ in changes { show(await cache.current(call)) }
+        } catch {
+          continuation.yield(.ended(WatchFailure(error)))
+        }
         refreshing?.cancel()
         continuation.finish()
       }
