@@ -70,6 +70,28 @@ import Testing
 }
 
 extension ContentCodingTests {
+  /// A download asks for no coding and decodes none: a gzip bomb sent anyway (200 MB of zeros,
+  /// about 200 KB on the wire) is kept as the bytes that came, never expanded on disk.
+  @Test func aDownloadAsksForNoCodingAndKeepsACodedBodyAsSent() async throws {
+    let bomb = try Coded.gzipZeros(200 << 20)
+    let folder = try TemporaryDirectory("coded-download")
+    defer { folder.remove() }
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
+      let asked = Recorder<String>()
+      harness.server.handle("GET", "/api/poster") { request in
+        asked.append(request.headers["accept-encoding"] ?? "")
+        return SampleResponse(
+          status: 200, headers: ["Content-Type": "image/png", "Content-Encoding": "gzip"],
+          body: bomb)
+      }
+      let file = folder.appending("poster.png")
+      _ = try await harness.client.download(.get("poster"), to: file)
+      #expect(asked.all == [""], "\(asked.all)")
+      let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+      #expect(size == bomb.count)
+    }
+  }
+
   /// A body its `Content-Encoding` does not describe is bad data from the api (exit 65), sent
   /// once and not retried: never "could not reach".
   @Test(arguments: ["gzip", "bogus"])

@@ -30,6 +30,10 @@ extension ApiClient {
   /// is a folder, a link to a file, or in a folder that does not exist is refused before
   /// anything is sent.
   ///
+  /// The body is asked for as it is (no `Accept-Encoding`) and written as it comes, never
+  /// decoded: a resumed range continues the same bytes, and a body coded anyway is kept as sent,
+  /// so the file is never larger than what came over the wire.
+  ///
   /// The answer is the destination with the status and header fields of the last try.
   public func download(
     _ route: Route, to destination: URL,

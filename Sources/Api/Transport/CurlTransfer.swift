@@ -304,8 +304,13 @@ final class CurlTransfer: @unchecked Sendable {
       long(Int32(KERNEL_CURLOPT_BUFFERSIZE), 512 << 10)
     }
     // "": every coding this libcurl decodes, listed in Accept-Encoding and decoded on arrival.
-    _ = "".withCString {
-      kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_ACCEPT_ENCODING), $0)
+    // Not for a download: its file holds the bytes as sent, so a `Range` resumes them (a range
+    // counts the coded bytes) and a body coded unasked is kept as it came, never expanded (300
+    // KB of gzip had become a 300 MB file).
+    if file == nil {
+      _ = "".withCString {
+        kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_ACCEPT_ENCODING), $0)
+      }
     }
     kernel_curl_easy_setopt_pointer(easy, Int32(KERNEL_CURLOPT_WRITEDATA), context)
     kernel_curl_easy_setopt_callback(easy, Int32(KERNEL_CURLOPT_WRITEFUNCTION)) {

@@ -16,7 +16,8 @@ import Synchronization
 ///   test can pass it by advancing a test clock.
 /// - `Accept-Encoding` names every content coding this libcurl decodes (gzip and deflate;
 ///   brotli and zstd where it was built with them), and a body so coded arrives decoded, without
-///   its `Content-Encoding` and `Content-Length`.
+///   its `Content-Encoding` and `Content-Length`. A download asks for none and decodes nothing:
+///   its file holds the bytes as sent, so its size is what the server sent.
 /// - A body over `maximumBodyBytes`, counted after decoding (a gzip bomb is refused however small
 ///   it is on the wire), ends the exchange with `TransportError.tooLarge`.
 /// - A request's body is read as it is sent, a chunk at a time (`BodyReader`): a file is never
