@@ -169,9 +169,14 @@ public final class FixtureServer: Sendable {
         parsed.request.body = Data(buffer[..<length])
         buffer.removeFirst(length)
         let response = await responder.respond(to: parsed.request)
-        try await client.write(
-          HTTPWire.encode(
-            response, keepAlive: parsed.keepAlive, head: parsed.request.method == "HEAD"))
+        let head = parsed.request.method == "HEAD"
+        try await client.write(HTTPWire.encode(response, keepAlive: parsed.keepAlive, head: head))
+        if let body = response.generated, !head {
+          for offset in stride(from: 0, to: body.length, by: GeneratedBody.chunkSize) {
+            try await client.write(
+              body.chunk(offset, min(GeneratedBody.chunkSize, body.length - offset)))
+          }
+        }
         if !parsed.keepAlive { return }
       } catch let refusal as HTTPWire.Refusal {
         let answer = SampleResponse.error(

@@ -69,17 +69,18 @@ enum HTTPWire {
     return (Parsed(request: request, keepAlive: keepAlive), length)
   }
 
-  /// The bytes of `response`: status line, its headers, `Content-Length`, `Connection`, body.
+  /// The bytes of `response`: status line, its headers, `Content-Length`, `Connection`, body
+  /// (a generated body is not in them: the server sends it after, a chunk at a time).
   static func encode(_ response: SampleResponse, keepAlive: Bool, head: Bool) -> Data {
     var text = "HTTP/1.1 \(response.status) \(phrase(response.status))\r\n"
     for (name, value) in response.headers.sorted(by: { $0.key < $1.key })
     where !["content-length", "connection"].contains(name.lowercased()) {
       text += "\(name): \(value)\r\n"
     }
-    text += "Content-Length: \(response.body.count)\r\n"
+    text += "Content-Length: \(response.bodyLength)\r\n"
     text += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
     var data = Data(text.utf8)
-    if !head { data.append(response.body) }
+    if !head && response.generated == nil { data.append(response.body) }
     return data
   }
 

@@ -41,6 +41,9 @@ public struct SampleResponse: Sendable {
   public var headers: [String: String]
   /// Its body.
   public var body: Data
+  /// A body made as it is sent, a chunk at a time, in place of `body`: a large download (a
+  /// poster of hundreds of megabytes) served in bounded memory.
+  public var generated: GeneratedBody?
 
   /// An answer of `status`, with `headers` and `body`.
   public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
@@ -48,6 +51,15 @@ public struct SampleResponse: Sendable {
     self.headers = headers
     self.body = body
   }
+
+  /// An answer of `status`, with `headers` and a body made as it is sent.
+  public init(status: Int, headers: [String: String] = [:], generating body: GeneratedBody) {
+    self.init(status: status, headers: headers)
+    generated = body
+  }
+
+  /// How many bytes its body has.
+  public var bodyLength: Int { generated?.length ?? body.count }
 
   /// A body sent as `text/html`, as the static hosts that serve such APIs do, whatever it holds.
   public static func staticFile(_ body: Data, status: Int = 200) -> SampleResponse {
@@ -89,4 +101,25 @@ public struct SampleResponse: Sendable {
     let body = (try? encoder.encode(["error": message])) ?? Data("{}".utf8)
     return SampleResponse(status: status, headers: all, body: body)
   }
+}
+
+/// A body of `length` bytes made a chunk at a time as it is sent: `chunk(offset, count)` makes
+/// `count` bytes from `offset`. The loopback server sends it `chunkSize` bytes at a time.
+public struct GeneratedBody: Sendable {
+  /// How many bytes it has.
+  public let length: Int
+  /// Makes `count` bytes of it from `offset`.
+  public let chunk: @Sendable (_ offset: Int, _ count: Int) -> Data
+
+  /// The bytes a server makes and sends at a time.
+  public static let chunkSize = 1 << 20
+
+  /// A body of `length` bytes that `chunk` makes.
+  public init(length: Int, chunk: @escaping @Sendable (_ offset: Int, _ count: Int) -> Data) {
+    self.length = length
+    self.chunk = chunk
+  }
+
+  /// Every byte at once, for an exchange in process.
+  public var whole: Data { chunk(0, length) }
 }

@@ -91,6 +91,23 @@ public struct SampleRange: Sendable, Equatable {
     UInt8(truncatingIfNeeded: (index + id * 7) % 251)
   }
 
+  /// `count` bytes of the made-up body numbered `id` from `offset`, made as they are sent: one
+  /// run of whole cycles made once, each chunk copied out of it.
+  public static func generated(_ offset: Int, _ count: Int, of id: Int) -> GeneratedBody {
+    let cycles = bytes(0, min(count, GeneratedBody.chunkSize) + 251, of: id)
+    return GeneratedBody(length: count) { from, size in
+      var chunk = Data(capacity: size)
+      var at = offset + from
+      while chunk.count < size {
+        let start = at % 251
+        let taken = min(size - chunk.count, cycles.count - start)
+        chunk.append(cycles[start..<start + taken])
+        at += taken
+      }
+      return chunk
+    }
+  }
+
   /// `count` bytes of the made-up body numbered `id` from `offset`: whole cycles copied, about a
   /// megabyte at a time.
   public static func bytes(_ offset: Int, _ count: Int, of id: Int) -> Data {

@@ -13,7 +13,9 @@ extension InProcessTransport {
         method: request.method.rawValue, path: request.path ?? "/", headers: headers,
         body: body ?? Data())
       let response = await responder.respond(to: sample)
-      return ApiResponse(status: response.status, headers: response.headers, body: response.body)
+      return ApiResponse(
+        status: response.status, headers: response.headers,
+        body: response.generated?.whole ?? response.body)
     }
   }
 }

@@ -5,6 +5,19 @@ import Testing
 
 /// `kernel serve` as a process under the limits a busy machine puts on it.
 @Suite(.timeLimit(.minutes(2))) struct ServeTests {
+  /// A script that starts `kernel serve` with `options` on a free port, runs `body` with `$api`
+  /// its base URL, and stops the server with Ctrl-C; `$pid` is the server's.
+  static func serving(_ options: String, _ body: String) -> String {
+    """
+    "$KERNEL" serve --port 0 \(options) > out 2> err &
+    pid=$!
+    for i in $(seq 200); do grep -q http out 2>/dev/null && break; sleep 0.05; done
+    api="http://127.0.0.1:$(sed -E 's/.*127.0.0.1:([0-9]+).*/\\1/;q' out)/api"
+    \(body)
+    kill -INT $pid; wait $pid
+    """
+  }
+
   /// With its descriptors used up, the accept loop ended for good and the server answered
   /// nothing ever again. It now holds no more connections than its descriptors allow, says why
   /// once, and takes the waiting ones as others close.
@@ -44,20 +57,17 @@ import Testing
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     let run = try await kernel.shell(
-      #"""
-      "$KERNEL" serve --port 0 --poster-bytes 1000 > out 2> err &
-      pid=$!
-      for i in $(seq 200); do grep -q http out 2>/dev/null && break; sleep 0.05; done
-      port=$(sed -E 's/.*127.0.0.1:([0-9]+).*/\1/;q' out)
-      url="http://127.0.0.1:$port/api/movies/3/poster"
-      for range in bytes=10-20 bytes=5-3 bytes=+5- bytes=-100 bytes=990-5000 bytes=1000- bytes=-0; do
-        printf '%s %s\n' "$range" "$(curl -s -m 10 -o body -w '%{http_code} %{size_download}' -H "Range: $range" "$url")"
-        [ "$range" = bytes=10-20 ] && od -An -tu1 body | tr -s ' ' | sed 's/^ //' > part
-      done
-      printf 'HEAD %s\n' "$(curl -s -m 10 -I -o head -w '%{http_code}' "$url")"
-      grep -i '^content-length' head | tr -d '\r'
-      kill -INT $pid; wait $pid
-      """#)
+      Self.serving(
+        "--poster-bytes 1000",
+        #"""
+        url="$api/movies/3/poster"
+        for range in bytes=10-20 bytes=5-3 bytes=+5- bytes=-100 bytes=990-5000 bytes=1000- bytes=-0; do
+          printf '%s %s\n' "$range" "$(curl -s -m 10 -o body -w '%{http_code} %{size_download}' -H "Range: $range" "$url")"
+          [ "$range" = bytes=10-20 ] && od -An -tu1 body | tr -s ' ' | sed 's/^ //' > part
+        done
+        printf 'HEAD %s\n' "$(curl -s -m 10 -I -o head -w '%{http_code}' "$url")"
+        grep -i '^content-length' head | tr -d '\r'
+        """#))
     let lines = run.stdout.split(separator: "\n").map(String.init)
     #expect(lines.contains("bytes=10-20 206 11"), "\(run)")
     #expect(lines.contains("bytes=5-3 200 1000"), "\(run)")
@@ -72,6 +82,33 @@ import Testing
       contentsOf: kernel.workingDirectory.appendingPathComponent("part"), encoding: .utf8)
     let expected = (10...20).map { String(SampleRange.byte(at: $0, of: 3)) }.joined(separator: " ")
     #expect(part.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
+  }
+}
+
+extension ServeTests {
+  /// Posters are made as they are sent: three GETs at once of a 256 MB poster keep `serve`'s
+  /// peak memory far below one poster (it made each whole: three of 512 MB peaked at 2.2 GB).
+  @Test func aLargePosterIsServedInBoundedMemory() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let run = try await kernel.shell(
+      Self.serving(
+        "--poster-bytes 268435456",
+        #"""
+        fetches=()
+        for id in 1 2 3; do
+          curl -s -m 120 -o /dev/null -w '%{http_code} %{size_download}\n' \
+            "$api/movies/$id/poster" > "fetch-$id" &
+          fetches+=($!)
+        done
+        wait "${fetches[@]}"
+        cat fetch-1 fetch-2 fetch-3
+        awk '/^VmHWM/ { print "peak_kb " $2 }' /proc/$pid/status
+        """#))
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.filter { $0 == "200 268435456" }.count == 3, "\(run)")
+    let peak = lines.first { $0.hasPrefix("peak_kb ") }.flatMap { Int($0.dropFirst(8)) }
+    #expect((peak ?? .max) < 128 << 10, "\(run)")
   }
 }
 

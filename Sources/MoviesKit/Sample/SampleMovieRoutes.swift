@@ -22,9 +22,10 @@ extension FixtureRoutes {
         length: posterBytes, etag: "\"poster-\(id)-\(posterBytes)\"", headers: request.headers)
       var headers = range.headers
       headers["Content-Type"] = "application/octet-stream"
+      // Made as it is sent: a poster of hundreds of megabytes is served in bounded memory.
       return SampleResponse(
         status: range.status, headers: headers,
-        body: SampleRange.bytes(range.offset, range.count, of: id))
+        generating: SampleRange.generated(range.offset, range.count, of: id))
     }
     routes.add("POST", basePath + "movies/{id}/ratings") { request in
       let text = request.parameters["id"] ?? ""
