@@ -36,6 +36,14 @@ import Testing
 
   @Test(arguments: [
     ("{\"id\": 1, \"name\": ", "", "the body is not valid JSON"),
+    (
+      good.replacingOccurrences(of: "\"id\": 1,", with: "\"id\": 99999999999999999999,"), "id",
+      "the number 99999999999999999999 does not fit a 64-bit integer"
+    ),
+    (
+      good.replacingOccurrences(of: "486295561", with: "486295561.5"), "",
+      "a value does not fit its field's type"
+    ),
     ("", "", "the body is empty"),
     (" \r\n", "", "the body is empty"),
     (good.replacingOccurrences(of: "\"year\": 2016, ", with: ""), "year", "the field is missing"),

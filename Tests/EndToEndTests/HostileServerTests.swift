@@ -28,6 +28,13 @@ import Testing
       answer: { _ in .send(status: 200, body: Data(#"[{"id": 1, "na"#.utf8)) },
       layered: (65, "not valid JSON"), api: nil),
     Scenario(
+      name: "a whole number too big for 64 bits",
+      answer: { _ in
+        .send(status: 200, body: Data(#"[{"id": 99999999999999999999, "name": "Big"}]"#.utf8))
+      },
+      layered: (65, "[0].id: the number 99999999999999999999 does not fit a 64-bit integer"),
+      api: nil),
+    Scenario(
       name: "JSON of the wrong shape",
       answer: { _ in .send(status: 200, body: Data(#"{"movies": "none"}"#.utf8)) },
       layered: (65, "expected an array"), api: nil),
