@@ -102,6 +102,30 @@ import Testing
     #expect(lstat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
   }
 
+  /// A write the disk refuses, past the file-size limit (`ulimit -f`, as a full disk does) or
+  /// under a name too long for the file system, exits 74 with one sentence naming the file,
+  /// never a raw Foundation dump; nothing is left in the destination's place.
+  @Test func aWriteTheDiskRefusesExits74WithOneSentenceNamingTheFile() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 1_000_000))
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let folder = kernel.workingDirectory
+
+    let limited = try await kernel.run(
+      local + ["movies", "poster", "3", "--output", "p.png"], fileSizeLimitKB: 100)
+    #expect(limited.status == 74, "\(limited)")
+    #expect(limited.stderr.split(separator: "\n").count == 1, "\(limited)")
+    #expect(limited.stderr.contains(folder.appendingPathComponent("p.png").path), "\(limited)")
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("p.png").path))
+
+    let long = String(repeating: "n", count: 250) + ".png"
+    let named = try await kernel.run(local + ["movies", "poster", "3", "--output", long])
+    #expect(named.status == 74, "\(named)")
+    #expect(named.stderr.split(separator: "\n").count == 1, "\(named)")
+    #expect(named.stderr.contains(long), "\(named)")
+  }
+
   @Test func aTerminalShowsAProgressBarAndAPipeShowsNothing() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
