@@ -12,17 +12,16 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct DownloadEndToEndTests {
   static let length = 8_000_000
 
-  @Test func aDownloadKilledHalfWayIsResumedByTheNextRun() async throws {
-    let kernel = try Kernel()
-    defer { kernel.cleanUp() }
-    var settings = DownloadSource.Settings(length: Self.length)
-    settings.holdAfter = Self.length / 2
-    let source = try DownloadSource(settings)
+  /// Starts `movies poster ID --output FILE`, and kills it with SIGKILL once its partial file
+  /// holds half of the body `source` (holding after half) sent; the bytes it kept.
+  static func killedHalfWay(
+    _ kernel: Kernel, _ source: DownloadSource, poster id: Int, to file: URL
+  ) async throws -> Int {
     let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
-    let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
-    let partial = kernel.workingDirectory.appendingPathComponent(".poster.bin.partial")
-
-    let running = try await kernel.launch(local + ["movies", "poster", "1", "--output", file.path])
+    let partial = file.deletingLastPathComponent()
+      .appendingPathComponent(".\(file.lastPathComponent).partial")
+    let running = try await kernel.launch(
+      local + ["movies", "poster", "\(id)", "--output", file.path])
     await source.held()
     // What reached the client is written as it arrives; the kill comes once the file holds
     // some of it, so the next run has something to resume.
@@ -34,7 +33,20 @@ import Testing
     _ = try await running.finish(within: .seconds(10))
     #expect(running.process.terminationReason == .uncaughtSignal)
     source.release()
-    let kept = Self.size(partial)
+    return Self.size(partial)
+  }
+
+  @Test func aDownloadKilledHalfWayIsResumedByTheNextRun() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
+    let partial = kernel.workingDirectory.appendingPathComponent(".poster.bin.partial")
+
+    let kept = try await Self.killedHalfWay(kernel, source, poster: 1, to: file)
     #expect(kept > 0 && kept <= Self.length / 2)
     #expect(!FileManager.default.fileExists(atPath: file.path))
 
@@ -46,6 +58,53 @@ import Testing
     #expect(Double(source.bytesSent) <= 1.1 * Double(Self.length), "\(source.bytesSent)")
     #expect(try Data(contentsOf: file) == source.body())
     #expect(!FileManager.default.fileExists(atPath: partial.path))
+  }
+
+  /// A partial file left by poster 3 is not continued as poster 4's, though the server gives
+  /// both the same ETag: the resume record names the URL it was for, and poster 4 starts over.
+  @Test func aPartialFileOfAnotherPosterIsStartedOverNotContinued() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
+    #expect(try await Self.killedHalfWay(kernel, source, poster: 3, to: file) > 0)
+
+    let other = try await kernel.run(
+      local + ["movies", "poster", "4", "--output", file.path, "--format", "json"])
+    #expect(other.status == 0, "\(other)")
+    #expect(other.json?["status"] as? Int == 200, "\(other)")
+    #expect(source.requests.last?["range"] == nil, "\(source.requests)")
+    #expect(source.requests.last?["if-range"] == nil, "\(source.requests)")
+    #expect(try Data(contentsOf: file) == source.body())
+  }
+
+  /// Two runs writing one output: the second says another download of it is under way (exit
+  /// 74, nothing asked of the server), and the first's bytes are what the file holds.
+  @Test func aSecondRunWritingTheSameOutputIsRefusedWhileTheFirstWritesIt() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
+    let first = try await kernel.launch(
+      local + ["movies", "poster", "3", "--output", file.path])
+    defer { first.process.send(SIGKILL) }
+    await source.held()
+
+    let second = try await kernel.run(local + ["movies", "poster", "4", "--output", file.path])
+    #expect(second.status == 74, "\(second)")
+    #expect(second.stderr.split(separator: "\n").count == 1, "\(second)")
+    #expect(second.stderr.contains("another download of it is under way"), "\(second)")
+    #expect(source.requests.count == 1, "\(source.requests)")
+    source.release()
+    let done = try await first.finish(within: .seconds(30))
+    #expect(done.status == 0, "\(done)")
+    #expect(try Data(contentsOf: file) == source.body())
   }
 
   @Test func filesAreTheUsersAPlantedLinkIsRefusedAndADeviceOrPipeIsWrittenInPlace()

@@ -20,6 +20,34 @@ import Testing
       """, to: "Config/kernel.yaml")
   }
 
+  /// The client-credentials grant needs no login: the first run gets a token before its first
+  /// request, which carries it; never a bare request answered 401 first (a POST's body sent
+  /// twice).
+  @Test func clientCredentialsGetATokenBeforeTheFirstRequest() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    var options = SampleApiResponder.Options()
+    options.requireAuth = true
+    var oauth = OAuthServer()
+    oauth.clientSecret = "s3cret"
+    options.oauth = oauth
+    try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
+      try kernel.write(
+        """
+        profile: api
+        profiles: {api: {movies: [api]}}
+        environment: local
+        environments:
+          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: clientCredentials, clientId: kernel, clientAuth: basic)"}
+        """, to: "Config/kernel.yaml")
+      let run = try await kernel.run(
+        ["movies", "get", "2"], variables: ["KERNEL_ENVIRONMENTS_LOCAL_CLIENT_SECRET": "s3cret"])
+      #expect(run.status == 0, "\(run)")
+      #expect(server.responder.grants("client_credentials") == 1)
+      #expect(server.responder.requests(to: "movies/2") == 1)
+    }
+  }
+
   @Test func aPipedPasswordLogsInAndMovieCommandsRunAcrossTheTokensExpiry() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
