@@ -12,6 +12,15 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct DownloadEndToEndTests {
   static let length = 8_000_000
 
+  /// A source of `length` bytes that holds its next answer after half of them, and the
+  /// arguments that point `kernel` at it.
+  static func heldHalfWay() throws -> (DownloadSource, [String]) {
+    var settings = DownloadSource.Settings(length: Self.length)
+    settings.holdAfter = Self.length / 2
+    let source = try DownloadSource(settings)
+    return (source, ["--environment", "local", "--base-url", source.baseURL.absoluteString])
+  }
+
   /// Starts `movies poster ID --output FILE`, and kills it with SIGKILL once its partial file
   /// holds half of the body `source` (holding after half) sent; the bytes it kept.
   static func killedHalfWay(
@@ -39,10 +48,7 @@ import Testing
   @Test func aDownloadKilledHalfWayIsResumedByTheNextRun() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    var settings = DownloadSource.Settings(length: Self.length)
-    settings.holdAfter = Self.length / 2
-    let source = try DownloadSource(settings)
-    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let (source, local) = try Self.heldHalfWay()
     let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
     let partial = kernel.workingDirectory.appendingPathComponent(".poster.bin.partial")
 
@@ -65,10 +71,7 @@ import Testing
   @Test func aPartialFileOfAnotherPosterIsStartedOverNotContinued() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    var settings = DownloadSource.Settings(length: Self.length)
-    settings.holdAfter = Self.length / 2
-    let source = try DownloadSource(settings)
-    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let (source, local) = try Self.heldHalfWay()
     let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
     #expect(try await Self.killedHalfWay(kernel, source, poster: 3, to: file) > 0)
 
@@ -86,10 +89,7 @@ import Testing
   @Test func aSecondRunWritingTheSameOutputIsRefusedWhileTheFirstWritesIt() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    var settings = DownloadSource.Settings(length: Self.length)
-    settings.holdAfter = Self.length / 2
-    let source = try DownloadSource(settings)
-    let local = ["--environment", "local", "--base-url", source.baseURL.absoluteString]
+    let (source, local) = try Self.heldHalfWay()
     let file = kernel.workingDirectory.appendingPathComponent("poster.bin")
     let first = try await kernel.launch(
       local + ["movies", "poster", "3", "--output", file.path])

@@ -8,17 +8,24 @@ import Testing
 /// in this process on a test clock, so the expiry is a step of the clock, not a wait.
 @Suite(.timeLimit(.minutes(2))) struct OAuthLoginTests {
   /// The movie service on the api alone, in an environment that logs in to `server` with
-  /// OAuth 2.0's password grant.
-  static func configure(_ kernel: Kernel, for server: FixtureServer) throws {
+  /// `auth`: OAuth 2.0's password grant unless said.
+  static func configure(
+    _ kernel: Kernel, for server: FixtureServer,
+    auth: String = "oauth2(grant: password, clientId: kernel)"
+  ) throws {
     try kernel.write(
       """
       profile: api
       profiles: {api: {movies: [api]}}
       environment: local
       environments:
-        local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}
+        local: {baseURL: "\(server.baseURL.absoluteString)", auth: "\(auth)"}
       """, to: "Config/kernel.yaml")
   }
+
+  /// The client-credentials grant with the client authenticated by Basic.
+  static let clientCredentials =
+    "oauth2(grant: clientCredentials, clientId: kernel, clientAuth: basic)"
 
   /// The client-credentials grant needs no login: the first run gets a token before its first
   /// request, which carries it; never a bare request answered 401 first (a POST's body sent
@@ -32,14 +39,7 @@ import Testing
     oauth.clientSecret = "s3cret"
     options.oauth = oauth
     try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
-      try kernel.write(
-        """
-        profile: api
-        profiles: {api: {movies: [api]}}
-        environment: local
-        environments:
-          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: clientCredentials, clientId: kernel, clientAuth: basic)"}
-        """, to: "Config/kernel.yaml")
+      try Self.configure(kernel, for: server, auth: Self.clientCredentials)
       let run = try await kernel.run(
         ["movies", "get", "2"], variables: ["KERNEL_ENVIRONMENTS_LOCAL_CLIENT_SECRET": "s3cret"])
       #expect(run.status == 0, "\(run)")
@@ -370,14 +370,7 @@ extension OAuthLoginTests {
     var options = SampleApiResponder.Options()
     options.oauth = OAuthServer()
     try await withFixtureServer(routes: .sampleMovies(), options: options) { server in
-      try kernel.write(
-        """
-        profile: api
-        profiles: {api: {movies: [api]}}
-        environment: local
-        environments:
-          local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: clientCredentials, clientId: kernel, clientAuth: basic)"}
-        """, to: "Config/kernel.yaml")
+      try Self.configure(kernel, for: server, auth: Self.clientCredentials)
       let run = try await kernel.run(["movies", "get", "1"])
       #expect(run.status == 78, "\(run)")
       #expect(run.stderr.contains("environments.local.clientSecret"), "\(run)")
