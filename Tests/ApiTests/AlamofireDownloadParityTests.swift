@@ -54,7 +54,7 @@ import Testing
     let error = await apiError {
       try await Self.client(source.baseURL).download(.get("bytes"), to: file)
     }
-    guard case .output(_, _, let reason) = error else {
+    guard case .output(_, _, let reason, _) = error else {
       Issue.record("expected an output error, got \(String(describing: error))")
       return
     }

@@ -226,7 +226,7 @@ import Testing
     await first.held()
 
     let error = await apiError { try await Self.client(second).download(.get("poster"), to: file) }
-    guard case .output(_, let path, let reason) = error else {
+    guard case .output(_, let path, let reason, _) = error else {
       Issue.record("expected an output error, got \(String(describing: error))")
       return
     }
@@ -236,6 +236,22 @@ import Testing
     first.release()
     #expect(try await running.value.status == 200)
     #expect(try Data(contentsOf: file) == first.body())
+  }
+
+  /// A write the disk refuses carries the system's error as a value, not only its words:
+  /// `/dev/full` refuses every write as a full disk does.
+  @Test func aWriteTheDiskRefusesCarriesTheSystemsErrorTyped() async throws {
+    let source = try DownloadSource(DownloadSource.Settings(length: 10_000))
+    let full = URL(fileURLWithPath: "/dev/full")
+    let error = await apiError { try await Self.client(source).download(.get("poster"), to: full) }
+    guard case .output(_, let path, let reason, _) = error else {
+      Issue.record("expected an output error, got \(String(describing: error))")
+      return
+    }
+    #expect(path == "/dev/full")
+    #expect(reason == "it cannot be written (No space left on device)")
+    #expect((error?.underlyingError as? POSIXError)?.code == .ENOSPC)
+    #expect(error?.failure == .output)
   }
 
   @Test func aPlantedLinkAtThePartialFileOrTheRecordIsNeverWrittenThrough() async throws {
@@ -249,7 +265,7 @@ import Testing
     try FileManager.default.createSymbolicLink(at: paths.partial, withDestinationURL: victim)
 
     let error = await apiError { try await Self.client(source).download(.get("poster"), to: file) }
-    guard case .output(_, _, let reason) = error else {
+    guard case .output(_, _, let reason, _) = error else {
       Issue.record("expected an output error, got \(String(describing: error))")
       return
     }

@@ -49,15 +49,20 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   case download(route: Route, file: String, reason: String)
   /// A download's destination cannot be written: it is a folder or a link, its folder is
   /// missing, the disk refused a write, or another download of it is under way. Nothing was put
-  /// in place.
-  case output(route: Route, file: String, reason: String)
+  /// in place. `underlying` is the system's error when it named one (`underlyingError as?
+  /// POSIXError`, e.g. `.ENOSPC` for a full disk).
+  case output(route: Route, file: String, reason: String, underlying: (any Error)? = nil)
 
   /// The error an authenticator threw, when a refresh or login failed with one: an app's own
   /// error type is caught as itself (`error.underlyingError as? MyRefreshError`), as with
-  /// Alamofire's `AFError.underlyingError`.
+  /// Alamofire's `AFError.underlyingError`; for a download's file the system refused, the
+  /// system's error (`POSIXError`).
   public var underlyingError: (any Error)? {
-    if case .authenticationFailed(_, _, let underlying) = self { return underlying }
-    return nil
+    switch self {
+    case .authenticationFailed(_, _, let underlying), .output(_, _, _, let underlying):
+      return underlying
+    default: return nil
+    }
   }
 
   /// What kind of failure it is, and so the exit code.
@@ -119,7 +124,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
         + " \(seconds) seconds; something keeps invalidating them, so no more are fetched for now."
     case .download(let route, let file, let reason):
       "\(route) could not be saved to \(file): \(reason); nothing was put in place."
-    case .output(let route, let file, let reason):
+    case .output(let route, let file, let reason, _):
       "\(route) was not saved to \(file): \(reason)."
     case .retryAfterTooLong(let route, let seconds, let cap):
       "\(route) was asked to retry after \(seconds) s, longer than the \(cap) s this client waits;"

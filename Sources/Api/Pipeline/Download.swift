@@ -51,8 +51,9 @@ extension ApiClient {
         response = try await tries(for: route, receiving: .file(partial))
       }
     } catch let error as ApiError {
-      if let reason = partial.diskFailure {
-        throw ApiError.output(route: route, file: destination.path, reason: reason)
+      if let failure = partial.diskFailure {
+        throw ApiError.output(
+          route: route, file: destination.path, reason: failure.reason, underlying: failure.error)
       }
       if case .download = error { partial.discard() }
       throw error

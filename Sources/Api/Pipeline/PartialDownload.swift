@@ -70,9 +70,7 @@ final class PartialDownload: Sendable {
     _ destination: URL, for route: Route, progress: (@Sendable (TransferProgress) -> Void)?
   ) throws -> PartialDownload {
     let download = PartialDownload(destination: destination, progress: progress)
-    let refuse = { (reason: String) in
-      ApiError.output(route: route, file: destination.path, reason: reason)
-    }
+    let refuse = { (what: String) in download.refusal(what, route: route) }
     let name = destination.lastPathComponent
     guard !name.isEmpty, name != ".", name != "..", name != "/" else {
       throw refuse("it names a folder; name a file in it")
@@ -82,11 +80,11 @@ final class PartialDownload: Sendable {
       switch info.st_mode & S_IFMT {
       case S_IFREG: break
       case S_IFDIR: throw refuse("it is a folder; name a file in it")
-      case S_IFCHR, S_IFIFO: return try download.openStream(refuse)
+      case S_IFCHR, S_IFIFO: return try download.openStream(route)
       case S_IFLNK:
         var target = stat()
         if stat(destination.path, &target) == 0, Self.streams(target.st_mode) {
-          return try download.openStream(refuse)
+          return try download.openStream(route)
         }
         let to =
           (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.path))
@@ -97,14 +95,14 @@ final class PartialDownload: Sendable {
       default: throw refuse("it is neither a regular file, a device nor a pipe")
       }
     } else if errno != ENOENT {
-      throw refuse("it cannot be looked at (\(Self.reason()))")
+      throw download.refusal("it cannot be looked at", errno: errno, route: route)
     }
     let folder = destination.deletingLastPathComponent()
     var folderInfo = stat()
     guard stat(folder.path, &folderInfo) == 0, folderInfo.st_mode & S_IFMT == S_IFDIR else {
       throw refuse("its folder \(folder.path) does not exist; make it first")
     }
-    try download.openPartial(refuse)
+    try download.openPartial(route)
     return download
   }
 
@@ -115,14 +113,24 @@ final class PartialDownload: Sendable {
 
   private static func reason() -> String { String(cString: strerror(errno)) }
 
+  /// `ApiError.output` for this destination: `what` failed, for `errno` when the system said
+  /// why (its words in the reason, its error as the underlying one).
+  func refusal(_ what: String, errno code: Int32? = nil, route: Route) -> ApiError {
+    let failure = DiskFailure(what, errno: code)
+    return .output(
+      route: route, file: destination.path, reason: failure.reason, underlying: failure.error)
+  }
+
   /// Opens the destination itself, a device or a pipe: written as the body comes.
-  private func openStream(_ refuse: (String) -> ApiError) throws -> PartialDownload {
+  private func openStream(_ route: Route) throws -> PartialDownload {
     let descriptor = systemOpen(destination.path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw refuse("it cannot be opened (\(Self.reason()))") }
+    guard descriptor >= 0 else {
+      throw refusal("it cannot be opened", errno: errno, route: route)
+    }
     var info = stat()
     guard fstat(descriptor, &info) == 0, Self.streams(info.st_mode) else {
       systemClose(descriptor)
-      throw refuse("it was replaced while it was opened")
+      throw refusal("it was replaced while it was opened", route: route)
     }
     state.withLock {
       $0.descriptor = descriptor
@@ -133,7 +141,8 @@ final class PartialDownload: Sendable {
 
   /// Opens the partial file without following a link (made exclusively when it is not there),
   /// checks that it is a regular file of this user, and locks it for this download.
-  private func openPartial(_ refuse: (String) -> ApiError) throws {
+  private func openPartial(_ route: Route) throws {
+    let refuse = { (what: String) in self.refusal(what, route: route) }
     let path = partial.path
     for _ in 0..<8 {
       var info = stat()
@@ -153,7 +162,7 @@ final class PartialDownload: Sendable {
         descriptor = -1
       }
       guard descriptor >= 0 else {
-        throw refuse("its partial file \(path) cannot be opened (\(Self.reason()))")
+        throw refusal("its partial file \(path) cannot be opened", errno: errno, route: route)
       }
       var opened = stat()
       guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG,
@@ -164,14 +173,13 @@ final class PartialDownload: Sendable {
           "its partial file \(path) is not a regular file of this user; remove it and run again")
       }
       guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-        let busy = errno == EWOULDBLOCK
-        let reason = Self.reason()
+        let code = errno
         systemClose(descriptor)
-        throw refuse(
-          busy
-            ? "another download of it is under way (its partial file \(path) is locked); wait"
-              + " for that one to end"
-            : "its partial file \(path) cannot be locked (\(reason))")
+        throw code == EWOULDBLOCK
+          ? refuse(
+            "another download of it is under way (its partial file \(path) is locked); wait"
+              + " for that one to end")
+          : refusal("its partial file \(path) cannot be locked", errno: code, route: route)
       }
       // The download that held the lock may have moved its file into place meanwhile.
       guard Self.names(path, descriptor) else {
@@ -239,7 +247,7 @@ final class PartialDownload: Sendable {
   }
 
   /// What the file system refused in the latest try, when it refused.
-  var diskFailure: String? { state.withLock { $0.body }?.diskFailure }
+  var diskFailure: DiskFailure? { state.withLock { $0.body }?.diskFailure }
 
   /// The resume record, when there is one this download can trust: a regular file of this user,
   /// opened without following a link, of a sensible size, that reads as a record.
@@ -314,14 +322,11 @@ final class PartialDownload: Sendable {
     }
     if streams { return }
     guard Self.names(partial.path, descriptor) else {
-      throw ApiError.output(
-        route: route, file: destination.path,
-        reason: "its partial file \(partial.path) was moved or replaced while it was written")
+      throw refusal(
+        "its partial file \(partial.path) was moved or replaced while it was written", route: route)
     }
     guard rename(partial.path, destination.path) == 0 else {
-      throw ApiError.output(
-        route: route, file: destination.path,
-        reason: "it cannot be put in place (\(Self.reason()))")
+      throw refusal("it cannot be put in place", errno: errno, route: route)
     }
     try? writeRecord(nil)
   }

@@ -92,7 +92,7 @@ public final class BodyFile: Sendable {
     var began = false
     /// Where the disk has been asked to write up to (`writeBehind`).
     var flushed: Int64 = 0
-    var diskFailure: String?
+    var diskFailure: DiskFailure?
     /// Its owner has ended the download: nothing more is written.
     var abandoned = false
   }
@@ -152,12 +152,14 @@ public final class BodyFile: Sendable {
 
   /// What the file system refused (opening, writing or syncing the file), when it did: a failure
   /// of this machine, not of the answer.
-  var diskFailure: String? { state.withLock { $0.diskFailure } }
+  var diskFailure: DiskFailure? { state.withLock { $0.diskFailure } }
 
-  /// Records `reason` as the disk's refusal and returns the failure to throw.
-  private func refusedByDisk(_ state: inout State, _ reason: String) -> Failure {
-    state.diskFailure = reason
-    return Failure(description: reason)
+  /// Records that the file could not be written, for `code` (the `errno` of the call that
+  /// failed), as the disk's refusal, and returns the failure to throw.
+  private func refusedByDisk(_ state: inout State, errno code: Int32) -> Failure {
+    let failure = DiskFailure("it cannot be written", errno: code)
+    state.diskFailure = failure
+    return Failure(description: failure.reason)
   }
 
   deinit {
@@ -195,16 +197,16 @@ public final class BodyFile: Sendable {
     try starting(head)
     let descriptor = opening()
     guard descriptor >= 0 else {
-      let reason = "it cannot be written (\(String(cString: strerror(errno))))"
-      throw state.withLock { refusedByDisk(&$0, reason) }
+      let code = errno
+      throw state.withLock { refusedByDisk(&$0, errno: code) }
     }
     if seekable {
       guard ftruncate(descriptor, off_t(start)) == 0,
         lseek(descriptor, off_t(start), SEEK_SET) >= 0
       else {
-        let reason = "it cannot be written (\(String(cString: strerror(errno))))"
+        let code = errno
         close(descriptor)
-        throw state.withLock { refusedByDisk(&$0, reason) }
+        throw state.withLock { refusedByDisk(&$0, errno: code) }
       }
     } else if start != 0 {
       close(descriptor)
@@ -237,8 +239,7 @@ public final class BodyFile: Sendable {
         let written = systemWrite(state.descriptor, base, left)
         if written < 0 && errno == EINTR { continue }
         guard written > 0 else {
-          throw refusedByDisk(
-            &state, "it cannot be written (\(String(cString: strerror(errno))))")
+          throw refusedByDisk(&state, errno: errno)
         }
         left -= written
         base += written
@@ -271,8 +272,7 @@ public final class BodyFile: Sendable {
       }
       // A device or a pipe has nothing to sync; a file is whole on disk before it is moved.
       guard !seekable || fsync(state.descriptor) == 0 else {
-        throw refusedByDisk(
-          &state, "it cannot be written (\(String(cString: strerror(errno))))")
+        throw refusedByDisk(&state, errno: errno)
       }
       return TransferProgress(completed: state.completed, expected: state.expected)
     }
@@ -299,4 +299,23 @@ public final class BodyFile: Sendable {
 /// The C `write`, which `BodyFile.write` hides by its name.
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
   write(descriptor, bytes, count)
+}
+
+/// What the file system refused of a download's file: its reason in words, naming the system's
+/// own (`it cannot be written (No space left on device)`), and the system's error as a value
+/// an app can test (`POSIXError(.ENOSPC)`).
+struct DiskFailure: Sendable {
+  let reason: String
+  let error: POSIXError?
+
+  /// `what` failed for `errno`, or for no error the system named.
+  init(_ what: String, errno code: Int32?) {
+    guard let code, let known = POSIXErrorCode(rawValue: code) else {
+      reason = what
+      error = nil
+      return
+    }
+    reason = "\(what) (\(String(cString: strerror(code))))"
+    error = POSIXError(known)
+  }
 }
