@@ -26,6 +26,23 @@ extension ApiClient {
       result: Self.result(outcome), metrics: metrics, since: started, then: next)
   }
 
+  /// Tells every monitor, when the body `response` streams ends, that the try ended again, with
+  /// the metrics of the whole exchange (its head was told without them).
+  func bodyEnded(
+    _ response: ApiResponse, _ request: HTTPRequest, _ route: Route, attempt: Int, redirect: Int,
+    since started: Stopwatch
+  ) {
+    guard let stream = response.stream, !monitors.isEmpty else { return }
+    let status = response.status
+    stream.whenEnded { metrics, failure in
+      self.report(
+        request, route, attempt: attempt, redirect: redirect, status: status,
+        result: failure.map { "\(status), its body cut short: \($0)" }
+          ?? "\(status), its body ended",
+        metrics: metrics, since: started, then: "")
+    }
+  }
+
   /// Tells every monitor of a try that ended so: the one place a `RequestEvent` is made.
   func report(
     _ request: HTTPRequest, _ route: Route, attempt: Int, redirect: Int, status: Int?,

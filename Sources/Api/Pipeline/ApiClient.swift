@@ -192,17 +192,8 @@ public final class ApiClient: Sendable {
               accepted: route.acceptableContentTypes ?? [])
           }
           ended(request, route, attempt, hops, .response(response), since: started, "")
-          if let stream = response.stream, !monitors.isEmpty {
-            // A stream's try is told again when its body ends, with the exchange's metrics.
-            let (sent, number, status) = (request, attempt.number, response.status)
-            stream.whenEnded { [hops, started] metrics, failure in
-              self.report(
-                sent, route, attempt: number, redirect: hops, status: status,
-                result: failure.map { "\(status), its body cut short: \($0)" }
-                  ?? "\(status), its body ended",
-                metrics: metrics, since: started, then: "")
-            }
-          }
+          bodyEnded(
+            response, request, route, attempt: attempt.number, redirect: hops, since: started)
           return response
         }
         if response.status == 304 && offered != nil {
