@@ -86,7 +86,7 @@ enum CliBench {
   }
 
   /// `movies get` with 100,000 ids against the same with one, both refused for
-  /// `--concurrency 0` once parsed: the difference is the parsing. Target: under a second.
+  /// `--concurrency 0` once parsed: the difference is the parsing. A figure; no budget.
   static func manyIds(_ kernel: URL, data: URL, in work: URL) throws {
     let base = ["--profile", "offline", "--data-dir", data.path, "movies", "get"]
     let many = base + (1...100_000).map(String.init) + ["--concurrency", "0"]
@@ -105,10 +105,7 @@ enum CliBench {
       "cli.movies_get_ids ids_100000_ms=\(String(format: "%.1f", manyMs)) ids_1_ms=\(String(format: "%.1f", oneMs))"
     )
     let parsing = manyMs - oneMs
-    print(
-      parsing < 1000
-        ? "# targets: met (100,000 ids parsed in \(Int(parsing)) ms; target under 1000 ms)"
-        : "# targets missed: 100,000 ids took \(Int(parsing)) ms to parse (target under 1000 ms)")
+    print("# 100,000 ids parsed in \(Int(parsing)) ms; no budget")
   }
 
   /// The sqlite3 tool's equivalent of the command: the stored answer of that call (the year's

@@ -17,18 +17,17 @@ enum StoreBench {
     defer { try? FileManager.default.removeItem(at: folder) }
     let writes = try await write(in: folder)
     let (reads, read100k) = try await read(in: folder)
-    // A million small answers: a read stays within twice a read among 100,000.
+    // A million small answers: how a read scales (a figure; no budget).
     let (_, read1m) = try await read(
       in: folder, count: 1_000_000, payload: Data(repeating: 0x2A, count: 100))
-    let scales = read1m <= 2 * read100k
     print(
-      "# a read among 1,000,000 is \(ContainerBench.format(read1m / max(read100k, 1)))x one among 100,000"
+      "# a read among 1,000,000 is \(ContainerBench.format(read1m / max(read100k, 1)))x one among 100,000; no budget"
     )
     let entities = try await EntityBench.run(in: folder, read100k: read100k)
     print(
-      writes && reads && scales && entities
-        ? "# budgets: met (writes at most 1.5x, reads at most 2x the C API; 1,000,000 at most 2x 100,000)"
-        : "# budgets missed: writes over 1.5x, reads over 2x the C API, or 1,000,000 over 2x 100,000"
+      writes && reads && entities
+        ? "# budgets: met (writes at most 1.5x, reads at most 2x the C API)"
+        : "# budgets missed: writes over 1.5x, or reads over 2x the C API"
     )
   }
 
