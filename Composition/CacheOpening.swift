@@ -92,8 +92,14 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.query(scope: scope, query) ?? []
   }
 
-  func settleEdit(of key: String, taken: Bool) async throws {
-    try await usable()?.settleEdit(of: key, taken: taken)
+  func settleEdit(of key: String, _ settlement: EditSettlement) async throws {
+    try await usable()?.settleEdit(of: key, settlement)
+  }
+
+  /// With no cache file yet, none: nothing is created to find nothing.
+  func pendingKeys() async throws -> [String] {
+    guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+    return try await usable()?.pendingKeys() ?? []
   }
 
   /// With no cache file yet, an empty cache: nothing is created to count nothing.

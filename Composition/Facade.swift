@@ -154,6 +154,19 @@ public struct Composed: Sendable {
       cache: try? container.resolve((any CacheStore).self), force: force, progress: progress)
   }
 
+  /// Undoes the edits of stored copies that no kept write stands behind (the outbox file was
+  /// removed, or replaced by an older copy): they show the api's copy again, not "changes not
+  /// yet sent" forever (`Outbox.undoOrphanedEdits`). The keys put back; none when the profile
+  /// keeps no outbox or no cache, or no copy has an edit pending (one indexed read, the outbox
+  /// not opened).
+  public func undoOrphanedEdits() async throws -> [String] {
+    guard profileHasOutbox, let cache = try? container.resolve((any CacheStore).self),
+      try await !cache.pendingKeys().isEmpty
+    else { return [] }
+    let kept = try await keptWrites() ?? []
+    return try await container.resolve(Outbox.self).undoOrphanedEdits(in: cache, writes: kept)
+  }
+
   /// Sends the kept writes that are due, when the profile's stacks reach the api and keep an
   /// outbox: what a run does before its command. Nil when there is nothing to do.
   public func syncDueWrites() async throws -> SyncReport? {

@@ -24,6 +24,9 @@ final class OutboxOpening: OutboxStore {
 
   func add(_ write: PendingWrite) async throws -> PendingWrite { try await store().add(write) }
   func writes() async throws -> [PendingWrite] { try await store().writes() }
+  func writes(editing key: String, partition: String) async throws -> [PendingWrite] {
+    try await store().writes(editing: key, partition: partition)
+  }
   func lease(origin: String, now: Date, until: Date) async throws -> PendingWrite? {
     try await store().lease(origin: origin, now: now, until: until)
   }

@@ -59,6 +59,10 @@ public struct PendingWrite: Sendable, Hashable, Codable {
   /// The ETag of the server's version a conflict answered with: what resending it against
   /// that version sends as `If-Match`.
   public var serverETag: String?
+  /// What its optimistic edits changed, by the key of the stored copy each edited (a JSON Merge
+  /// Patch: `JSONValue.mergePatch`): undoing another write of the same copy makes these again
+  /// of the api's copy, so the copy shows what the writes still kept make of it.
+  public var edits: [String: JSONValue]
 
   /// A write to keep; `id` is given by the outbox that keeps it.
   public init(
@@ -66,7 +70,7 @@ public struct PendingWrite: Sendable, Hashable, Codable {
     orderingKey: String, idempotencyKey: String, request: Data, invalidates: [String],
     state: WriteState = .pending, tries: Int = 0, lastError: String? = nil,
     serverBody: Data? = nil, createdAt: Date, nextTryAt: Date, ifMatch: String? = nil,
-    serverETag: String? = nil
+    serverETag: String? = nil, edits: [String: JSONValue] = [:]
   ) {
     self.id = id
     self.name = name
@@ -85,6 +89,7 @@ public struct PendingWrite: Sendable, Hashable, Codable {
     self.nextTryAt = nextTryAt
     self.ifMatch = ifMatch
     self.serverETag = serverETag
+    self.edits = edits
   }
 }
 

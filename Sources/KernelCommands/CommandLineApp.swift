@@ -251,8 +251,9 @@ struct AppCommand: AsyncParsableCommand {
         these), 66 not found (404, 410), 69 api unreachable or failing (5xx, 408, 429) and \
         nothing cached, 77 authentication failed (401, 403), 78 config error or a cache that \
         cannot be opened; 74 \
-        when the output cannot be written, 141 when its reader has gone. A cache that cannot be \
-        written only warns: the answer is still printed.
+        when the output cannot be written, 141 when its reader has gone; 70 a failure Kernel \
+        could not name (a fault of its own: please report it with the -v log). A cache that \
+        cannot be written only warns: the answer is still printed.
         """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples),
       subcommands: line.commands + line.generic)
   }

@@ -57,7 +57,7 @@ extension Invocation {
     _ body: @escaping @Sendable (Composed) async throws -> Value
   ) async throws -> Fetched<Value> {
     let composed = try services()
-    await syncDueWrites(composed)
+    await settleKeptWrites(composed)
     let recorder = Provenance.Recorder(early: early)
     let observed = composed.observed(by: recorder)
     Phases.mark("service")
@@ -108,13 +108,27 @@ extension Invocation {
     }
   }
 
-  /// Sends the writes the outbox keeps that are due, before the command's own calls, when the
-  /// profile reaches the api and keeps an outbox; says on stderr what it sent, and warns, never
-  /// fails, when it could not: the command goes on. It takes at most `syncSlice` of the call
-  /// deadline: 2,000 kept writes must not hold up the read the user asked for (what is left
-  /// waits for `outbox sync` or the next run; a write cut off mid-send is sent again with its
-  /// idempotency key).
-  func syncDueWrites(_ composed: Composed) async {
+  /// Before the command's own calls: undoes the edits no kept write stands behind
+  /// (`Composed.undoOrphanedEdits`), then sends the writes the outbox keeps that are due, when
+  /// the profile reaches the api and keeps an outbox; says on stderr what it undid and sent,
+  /// and warns, never fails, when it could not: the command goes on. The sync takes at most
+  /// `syncSlice` of the call deadline: 2,000 kept writes must not hold up the read the user
+  /// asked for (what is left waits for `outbox sync` or the next run; a write cut off mid-send
+  /// is sent again with its idempotency key).
+  func settleKeptWrites(_ composed: Composed) async {
+    do {
+      let undone = try await composed.undoOrphanedEdits()
+      if !undone.isEmpty {
+        Terminal.warn(
+          "\(undone.count) cached \(undone.count == 1 ? "copy showed an edit" : "copies showed edits")"
+            + " no kept write stands behind (the outbox file was removed or replaced): "
+            + undone.map { $0.split(separator: " ").last.map(String.init) ?? $0 }
+            .joined(separator: ", ")
+            + " now \(undone.count == 1 ? "shows" : "show") the api's copy.")
+      }
+    } catch {
+      Terminal.warn("The cached copies' edits could not be checked against the outbox: \(error)")
+    }
     // Nothing to send: no deadline's timer and task either (a tenth of a millisecond of every
     // offline run).
     guard composed.mayHaveDueWrites else { return }

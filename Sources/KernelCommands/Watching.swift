@@ -65,7 +65,7 @@ extension Invocation {
     show: @escaping @Sendable (_ element: WatchElement<Value>, _ first: Bool) throws -> Void
   ) async throws {
     let composed = try services()
-    await syncDueWrites(composed)
+    await settleKeptWrites(composed)
     let service = try composed.service(type)
     guard let elements = await composed.makeCurrent({ watch(service) }) else {
       throw UsageError(

@@ -34,21 +34,27 @@ public struct MovieWriter: MovieWrites {
   /// Writes through `writer`.
   public init(writer: Writer) { self.writer = writer }
 
-  public func rate(movie id: Int, score: Int) async throws -> Written<Rating> {
-    try await writer.write(try .rate(movie: id, score: score))
+  public func rate(movie id: Int, score: Int, ifUnchanged: Bool) async throws -> Written<Rating> {
+    try await writer.write(try .rate(movie: id, score: score, ifUnchanged: ifUnchanged))
   }
 }
 
 extension WriteCall where Value == Rating {
   /// `POST movies/{id}/ratings` with `{"score": N}`: a movie's ratings go in the order they were
   /// made; sent, the cached movie is dropped (the api's rating changes); kept, the cached movie
-  /// shows the score as its rating, marked pending.
-  public static func rate(movie id: Int, score: Int) throws -> WriteCall {
+  /// shows the score as its rating, marked pending. `ifUnchanged`: sent with `If-Match`, the
+  /// ETag of the stored movie as its own answer gave it, so the api refuses it (412) if the
+  /// movie changed since; with no such ETag stored (the movie seen only in a list) it is
+  /// refused before anything is sent or kept (`UnknownVersion`).
+  public static func rate(movie id: Int, score: Int, ifUnchanged: Bool = false) throws
+    -> WriteCall
+  {
     let movie = ServiceCall<Movie>.movie(id: id)
     return try WriteCall(
       "rateMovie", route: .post("movies/\(id)/ratings", body: try .json(["score": score])),
       summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
-      optimistic: [.update(movie) { $0.rating = Double(score) }])
+      optimistic: [.update(movie) { $0.rating = Double(score) }],
+      precondition: ifUnchanged ? movie.key : nil)
   }
 }
 

@@ -11,12 +11,20 @@ extension SQLiteCacheStore {
     public var maxBytes: Int64?
     /// Answers fetched longer ago than this go when the next answer is stored. Nil: kept.
     public var maxAge: TimeInterval?
+    /// Making room that takes at least this long is said (the store's `warn`): how long, and
+    /// how many rows went, so its time is not taken for the api's.
+    public var reportsEvictionAfter: Duration
 
     /// A budget of at most `maxBytes` (`cache.maxBytes`) and answers at most `maxAge` seconds
-    /// old (`cache.maxAgeDays`); nil for either: unbounded.
-    public init(maxBytes: Int64? = nil, maxAge: TimeInterval? = nil) {
+    /// old (`cache.maxAgeDays`); nil for either: unbounded. Making room that takes a second or
+    /// more is said (`reportsEvictionAfter`).
+    public init(
+      maxBytes: Int64? = nil, maxAge: TimeInterval? = nil,
+      reportsEvictionAfter: Duration = .seconds(1)
+    ) {
       self.maxBytes = maxBytes
       self.maxAge = maxAge
+      self.reportsEvictionAfter = reportsEvictionAfter
     }
 
     /// No bound at all.
@@ -53,20 +61,20 @@ extension SQLiteCacheStore {
 
   /// Deletes answers older than the budget's age, then, until the pages in use fit `maxBytes`,
   /// the entities that no stored answer holds and no write edits (least recently used first),
-  /// then the least recently used rows of any kind; never `kept`, the row just stored. True
-  /// when any went.
-  func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Bool {
-    var evicted = false
+  /// then the least recently used rows of any kind; never `kept`, the row just stored. How
+  /// many went.
+  func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Int {
+    var evicted = 0
     if let maxAge = budget.maxAge {
       try db.execute(
         sql: "DELETE FROM cache_entry WHERE storedAt < ? AND key <> ?",
         arguments: [now - maxAge, kept])
-      evicted = db.changesCount > 0
+      evicted = db.changesCount
     }
     guard let maxBytes = budget.maxBytes, try Self.bytesInUse(db) > maxBytes else {
       return evicted
     }
-    if try evictOrphans(db, keeping: kept, within: maxBytes) { evicted = true }
+    evicted += try evictOrphans(db, keeping: kept, within: maxBytes)
     while try Self.bytesInUse(db) > maxBytes {
       try db.execute(
         sql: """
@@ -74,16 +82,16 @@ extension SQLiteCacheStore {
             (SELECT key FROM cache_entry WHERE key <> ? ORDER BY usedAt LIMIT 1)
           """, arguments: [kept])
       guard db.changesCount > 0 else { break }
-      evicted = true
+      evicted += db.changesCount
     }
     return evicted
   }
 
   /// Deletes, least recently used first, the entity rows no stored list refers to and no
-  /// pending write edits, until the pages in use fit `maxBytes`; true when any went. The lists'
+  /// pending write edits, until the pages in use fit `maxBytes`; how many went. The lists'
   /// references are read once, through the index of list rows (`cache_entry_lists`).
   private func evictOrphans(_ db: Database, keeping kept: String, within maxBytes: Int64) throws
-    -> Bool
+    -> Int
   {
     var held = Set<String>()
     let lists = try Row.fetchCursor(
@@ -103,13 +111,13 @@ extension SQLiteCacheStore {
         ORDER BY usedAt, key LIMIT 256
         """)
     var after: (usedAt: Double, key: String) = (-.infinity, "")
-    var evicted = false
+    var evicted = 0
     paging: while try Self.bytesInUse(db) > maxBytes {
       let rows = try Row.fetchAll(page, arguments: [kept, after.usedAt, after.key])
       for row in rows {
         guard let key = StoredRow.text(row[0]), !held.contains(key) else { continue }
         try delete.execute(arguments: [key])
-        evicted = true
+        evicted += 1
         if try Self.bytesInUse(db) <= maxBytes { break paging }
       }
       // Read field by field: GRDB's typed subscript traps on a value it cannot convert.

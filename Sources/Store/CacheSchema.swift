@@ -38,6 +38,12 @@ extension SQLiteCacheStore {
           CREATE INDEX cache_entry_lists ON cache_entry(key) WHERE refs IS NOT NULL;
           """)
     }
+    // The copies with an edit pending, found without reading the rest: each run checks that a
+    // kept write still stands behind each (`Composed.undoOrphanedEdits`).
+    migrator.registerMigration("v9: pending edits") { db in
+      try db.execute(
+        sql: "CREATE INDEX cache_entry_pending ON cache_entry(key) WHERE pending = 1")
+    }
     return migrator
   }
 

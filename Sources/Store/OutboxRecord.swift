@@ -15,7 +15,7 @@ struct OutboxRecord: FetchableRecord, TableRecord {
   enum Columns: String, ColumnExpression {
     case id, name, summary, origin, partition, orderingKey, idempotencyKey, request, invalidates
     case state, tries, lastError, serverBody, createdAt, nextTryAt, leaseHolder, leaseUntil
-    case ifMatch, serverETag
+    case ifMatch, serverETag, edits
   }
 
   /// The write, `.damaged` when the row cannot be read.
@@ -72,6 +72,14 @@ struct OutboxRecord: FetchableRecord, TableRecord {
     }
     let invalidates = text(.invalidates) ?? ""
     let serverBody = value(.serverBody)
+    var edits: [String: JSONValue] = [:]
+    if let text = text(.edits, nullable: true) {
+      if let read = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) {
+        edits = read
+      } else {
+        problems.append("its edits are not the JSON object Kernel writes")
+      }
+    }
     var write = PendingWrite(
       id: id, name: text(.name) ?? "?", summary: text(.summary) ?? "an unreadable write",
       origin: text(.origin) ?? "", partition: text(.partition) ?? "",
@@ -82,7 +90,8 @@ struct OutboxRecord: FetchableRecord, TableRecord {
       lastError: text(.lastError, nullable: true),
       serverBody: StoredRow.data(serverBody) ?? StoredRow.text(serverBody).map { Data($0.utf8) },
       createdAt: time(.createdAt), nextTryAt: time(.nextTryAt),
-      ifMatch: text(.ifMatch, nullable: true), serverETag: text(.serverETag, nullable: true))
+      ifMatch: text(.ifMatch, nullable: true), serverETag: text(.serverETag, nullable: true),
+      edits: edits)
     if !problems.isEmpty {
       write.state = .damaged
       write.lastError =

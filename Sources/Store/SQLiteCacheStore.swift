@@ -216,8 +216,8 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// An entity row from the api never replaces one whose edit is pending.
   public func store(_ entries: [CacheEntry]) async throws {
     guard let last = entries.last else { return }
-    try await using("written") {
-      try writer().write { db in
+    let slow = try await using("written") {
+      try writer().write { db -> (rows: Int, took: Duration)? in
         let statement = try db.cachedStatement(
           sql: """
             INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
@@ -238,28 +238,64 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             entry.references?.joined(separator: "\n"), entry.original, entry.isStale,
           ])
         }
-        if try evict(db, keeping: last.key, now: now) {
-          try db.execute(sql: "PRAGMA incremental_vacuum")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let evicted = try evict(db, keeping: last.key, now: now)
+        guard evicted > 0 else { return nil }
+        try db.execute(sql: "PRAGMA incremental_vacuum")
+        let took = clock.now - started
+        return took >= budget.reportsEvictionAfter ? (evicted, took) : nil
+      }
+    }
+    if let slow {
+      let seconds =
+        Double(slow.took.components.seconds)
+        + Double(slow.took.components.attoseconds) / 1e18
+      warn(
+        "Making room in the cache \(name) took \(String(format: "%.1f", seconds)) s:"
+          + " \(slow.rows) stored \(slow.rows == 1 ? "row" : "rows") went to keep it within"
+          + " cache.maxBytes or cache.maxAgeDays; the time shown for this command includes it.")
+    }
+  }
+
+  /// Settles a write's edit of the row under `key` (`CacheEntry.settled`), read and written
+  /// in one transaction: an entity stays, taken or undone; an answer stored whole is dropped.
+  /// A row that cannot be read is dropped too: it is refetched, never shown half-settled.
+  public func settleEdit(of key: String, _ settlement: EditSettlement) async throws {
+    try await using("written") {
+      try writer().write { db in
+        guard
+          let row = try Row.fetchOne(
+            db, sql: "SELECT \(CacheRecord.selection) FROM cache_entry WHERE key = ?",
+            arguments: [key])
+        else { return }
+        guard case .success(let entry) = StoredRow.entry(key: key, row),
+          let settled = entry.settled(settlement)
+        else {
+          return try db.execute(sql: "DELETE FROM cache_entry WHERE key = ?", arguments: [key])
         }
+        try db.execute(
+          sql: """
+            UPDATE cache_entry SET payload = ?, pending = ?, original = ?, stale = ?, etag = ?,
+              lastModified = ?
+            WHERE key = ?
+            """,
+          arguments: [
+            settled.payload, settled.isPending, settled.original, settled.isStale,
+            settled.validators.etag, settled.validators.lastModified, key,
+          ])
       }
     }
   }
 
-  /// Settles the edit of the entity under `key`: taken by the api, it stays as edited but stale
-  /// (the next network read refreshes it); not taken, the api's copy it edited is put back. An
-  /// answer stored whole is dropped either way.
-  public func settleEdit(of key: String, taken: Bool) async throws {
-    try await using("written") {
-      try writer().write { db in
-        try db.execute(
-          sql: taken
-            ? "UPDATE cache_entry SET pending = 0, original = NULL, stale = 1, etag = NULL,"
-              + " lastModified = NULL WHERE key = ? AND scope IS NOT NULL"
-            : "UPDATE cache_entry SET payload = coalesce(original, payload), pending = 0,"
-              + " original = NULL WHERE key = ? AND scope IS NOT NULL",
-          arguments: [key])
-        try db.execute(
-          sql: "DELETE FROM cache_entry WHERE key = ? AND scope IS NULL", arguments: [key])
+  /// The keys of the rows with an edit pending, by their own index (`cache_entry_pending`):
+  /// a run that finds none reads nothing else.
+  public func pendingKeys() async throws -> [String] {
+    try await using("read") {
+      try writer().read { db in
+        try DatabaseValue.fetchAll(
+          db, sql: "SELECT key FROM cache_entry WHERE pending = 1 ORDER BY key"
+        ).compactMap(StoredRow.text)
       }
     }
   }

@@ -111,6 +111,11 @@ public final class SQLiteOutboxStore: OutboxStore {
           ALTER TABLE outbox_write ADD COLUMN serverETag TEXT;
           """)
     }
+    // What each write's optimistic edits changed (PendingWrite.edits), as JSON: undoing one
+    // write of a copy makes the others' again. A row from before has none.
+    migrator.registerMigration("v3: edits") { db in
+      try db.execute(sql: "ALTER TABLE outbox_write ADD COLUMN edits TEXT")
+    }
     return migrator
   }
 
@@ -142,8 +147,8 @@ public final class SQLiteOutboxStore: OutboxStore {
         sql: """
           INSERT INTO outbox_write (name, summary, origin, partition, orderingKey,
             idempotencyKey, request, invalidates, state, tries, lastError, serverBody,
-            createdAt, nextTryAt, ifMatch, serverETag)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            createdAt, nextTryAt, ifMatch, serverETag, edits)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           write.name, write.summary, write.origin, write.partition, write.orderingKey,
@@ -151,6 +156,8 @@ public final class SQLiteOutboxStore: OutboxStore {
           write.state.rawValue, write.tries, write.lastError, write.serverBody,
           write.createdAt.timeIntervalSince1970, write.nextTryAt.timeIntervalSince1970,
           write.ifMatch, write.serverETag,
+          write.edits.isEmpty
+            ? nil : String(decoding: try JSONEncoder().encode(write.edits), as: UTF8.self),
         ])
       var kept = write
       kept.id = db.lastInsertedRowID
@@ -161,6 +168,22 @@ public final class SQLiteOutboxStore: OutboxStore {
   public func writes() async throws -> [PendingWrite] {
     try await reading { db in
       try OutboxRecord.order(OutboxRecord.Columns.id).fetchAll(db).map(\.write)
+    }
+  }
+
+  /// Found by SQLite among the pending writes' edits: settling each of 1,000 kept writes must
+  /// not read every other.
+  public func writes(editing key: String, partition: String) async throws -> [PendingWrite] {
+    try await reading { db in
+      try OutboxRecord.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM outbox_write
+          WHERE state = 'pending' AND partition = ? AND json_valid(edits)
+            AND EXISTS (SELECT 1 FROM json_each(edits) WHERE json_each.key = ?)
+          ORDER BY id
+          """, arguments: [partition, key]
+      ).map(\.write)
     }
   }
 

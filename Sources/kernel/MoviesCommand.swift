@@ -204,11 +204,17 @@ extension MoviesCommand {
         Sends POST movies/ID/ratings with {"score": SCORE} through the profile's movieWrites \
         stack. With [outbox, api], a rating the api cannot take now (unreachable, 5xx) is kept \
         in the outbox and sent later by `outbox sync` or the next run that reaches the api; \
-        with [outbox] (the offline profile) every rating is kept. A kept rating exits 0.
+        with [outbox] (the offline profile) every rating is kept. A kept rating exits 0. \
+        With --if-unchanged the rating is sent with If-Match, the ETag of the movie as \
+        `movies get ID` stored it, and the api refuses it (a conflict, exit 65) if the movie \
+        changed since; a movie seen only in a list has no ETag stored, so the rating is \
+        refused at once, nothing sent or kept: read it with `movies get ID` first.
         """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The movie's id.") var id: Int
     @Argument(help: "The score, from 1 to 100.") var score: Int
+    @Flag(help: "Only if the movie is unchanged since `movies get ID` stored it (If-Match).")
+    var ifUnchanged = false
 
     func validate() throws {
       guard id >= 1 else {
@@ -221,9 +227,9 @@ extension MoviesCommand {
 
     func run() async throws {
       let invocation = try Invocation(global)
-      let (id, score) = (id, score)
+      let (id, score, ifUnchanged) = (id, score, ifUnchanged)
       let written = try await invocation.fetch((any MovieWrites).self) {
-        try await $0.rate(movie: id, score: score)
+        try await $0.rate(movie: id, score: score, ifUnchanged: ifUnchanged)
       }
       switch written.value {
       case .queued(let write): try invocation.sayQueued(write)

@@ -53,7 +53,7 @@ import Testing
     }
   }
 
-  private func withSetup(
+  func withSetup(
     conflicts: Set<Int> = [], _ body: (Setup) async throws -> Void
   ) async throws {
     try await withTemporaryDirectory { folder in

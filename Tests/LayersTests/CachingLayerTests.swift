@@ -34,6 +34,10 @@ private final class FailingStore: CacheStore {
   func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
+  func settleEdit(of key: String, _ settlement: EditSettlement) async throws {
+    throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
+  }
+  func pendingKeys() async throws -> [String] { try await inner.pendingKeys() }
   /// Nothing it is asked changes it.
   func changes() -> AsyncThrowingStream<Void, any Error> { AsyncThrowingStream { $0.finish() } }
 }

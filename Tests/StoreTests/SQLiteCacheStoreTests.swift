@@ -221,6 +221,34 @@ import Testing
     #expect(try await store.entry(for: "k0") == nil)
   }
 
+  /// Making room that takes `reportsEvictionAfter` or longer is said, with how long it took
+  /// and how many rows went: its time is not the api's. Room made sooner says nothing.
+  @Test func slowEvictionIsSaidWithItsTimeAndRows() async throws {
+    let folder = try TemporaryDirectory("budget")
+    defer { folder.remove() }
+    let said = Recorder<String>()
+    let store = try SQLiteCacheStore.open(
+      at: folder.cache,
+      budget: SQLiteCacheStore.Budget(maxBytes: 128 << 10, reportsEvictionAfter: .zero),
+      warn: { said.append($0) })
+    try await store.store(entry("k0"))
+    #expect(said.all.isEmpty)
+    for index in 1..<100 { try await store.store(entry("k\(index)")) }
+    let first = try #require(said.all.first)
+    #expect(first.hasPrefix("Making room in the cache \(folder.cache.path) took "), "\(first)")
+    let rows = first.firstMatch(of: /s: (\d+) stored rows? went to keep it within cache.maxBytes/)
+    #expect((rows.flatMap { Int($0.1) } ?? 0) >= 1, "\(first)")
+    #expect(first.hasSuffix("the time shown for this command includes it."), "\(first)")
+    // Room made within its time: nothing said.
+    let quiet = Recorder<String>()
+    let other = try SQLiteCacheStore.open(
+      at: folder.appending("other.sqlite"),
+      budget: SQLiteCacheStore.Budget(maxBytes: 128 << 10, reportsEvictionAfter: .seconds(3600)),
+      warn: { quiet.append($0) })
+    for index in 0..<100 { try await other.store(entry("k\(index)")) }
+    #expect(quiet.all.isEmpty)
+  }
+
   /// An entity no stored list holds and no write edits goes before anything else, however
   /// recently used: a list keeps its movies, an edit waiting in the outbox keeps its row.
   @Test func entitiesNoAnswerHoldsGoFirst() async throws {

@@ -4,20 +4,40 @@ import Foundation
 /// One stored row: a call's answer (its encoded result, or the keys of the entities it holds),
 /// or one entity; when it was fetched from the network, and the validators it came with.
 public struct CacheEntry: Sendable, Hashable {
-  /// This row once its edit is settled (`CacheStore.settleEdit`): taken, stale and without
-  /// validators; not taken, the api's copy put back; nil for an answer stored whole, which goes.
-  public func settled(taken: Bool) -> CacheEntry? {
+  /// This row once a write's edit of it is settled (`CacheStore.settleEdit`); nil for an answer
+  /// stored whole, which goes. Taken by the api, it is stale and without validators; not taken,
+  /// the api's copy it edited is put back. While other kept writes edit it too (`remaining`),
+  /// it stays pending and shows what their edits make of the api's copy (taken, the api's copy
+  /// now has the settled write's change).
+  public func settled(_ settlement: EditSettlement) -> CacheEntry? {
     guard scope != nil else { return nil }
     var entry = self
-    if taken {
+    if settlement.taken {
       entry.isStale = true
       entry.validators = CacheValidators()
-    } else if let original {
-      entry.payload = original
     }
+    if isPending, let original, !settlement.remaining.isEmpty {
+      if settlement.taken {
+        if let change = settlement.change, let base = Self.patched(original, [change]) {
+          entry.original = base
+        }
+        return entry
+      }
+      if let shown = Self.patched(original, settlement.remaining) {
+        entry.payload = shown
+        return entry
+      }
+    }
+    if !settlement.taken, let original { entry.payload = original }
     entry.isPending = false
     entry.original = nil
     return entry
+  }
+
+  /// `payload` with `patches` applied in order (JSON Merge Patches); nil when it is not JSON.
+  private static func patched(_ payload: Data, _ patches: [JSONValue]) -> Data? {
+    guard let value = try? JSONDecoder().decode(JSONValue.self, from: payload) else { return nil }
+    return try? JSONEncoder().encode(patches.reduce(value) { $0.applying(mergePatch: $1) })
   }
 
   /// The call's key (`ServiceCall.key`), or an entity's (`Book/7`).
@@ -84,11 +104,14 @@ public protocol CacheStore: Sendable {
   /// The entities whose `scope` is `scope` that `query` selects, in its order, at most its
   /// limit: run in the store, not by decoding every entity.
   func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry]
-  /// Settles an optimistic edit of the row under `key`: `taken` by the api, an entity stays as
-  /// edited but stale (the next network read refreshes it); not taken (dropped, refused, in
-  /// conflict), the api's copy it edited (`original`) is put back. A row stored whole is
-  /// removed either way.
-  func settleEdit(of key: String, taken: Bool) async throws
+  /// Settles a write's optimistic edit of the row under `key` (`CacheEntry.settled`): taken by
+  /// the api, an entity stays as edited but stale (the next network read refreshes it); not
+  /// taken (dropped, refused, in conflict), the api's copy it edited (`original`) is put back,
+  /// with the edits of the writes still kept made again of it. A row stored whole is removed
+  /// either way. In one transaction.
+  func settleEdit(of key: String, _ settlement: EditSettlement) async throws
+  /// The keys of the rows an edit not yet settled changed (`isPending`).
+  func pendingKeys() async throws -> [String]
   /// Notices of the changes committed to the store from now on, for a watch
   /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
   /// that cannot tell ends the stream at once (a watch then shows what it first read); one whose
@@ -113,11 +136,23 @@ extension CacheStore {
   /// A store that keeps no entities answers no local query.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] { [] }
 
-  /// By `entry`, `store` and `remove`: a store that can do it in one statement does.
-  public func settleEdit(of key: String, taken: Bool) async throws {
-    guard let entry = try await entry(for: key) else { return }
-    guard let settled = entry.settled(taken: taken) else { return try await remove(key) }
-    try await store([settled])
+}
+
+/// How a write's optimistic edit of one stored copy ends (`CacheStore.settleEdit`).
+public struct EditSettlement: Sendable, Hashable {
+  /// Whether the api took the write; not when it was dropped, refused, in conflict, or is no
+  /// longer kept.
+  public var taken: Bool
+  /// What the settled write changed of the copy (`PendingWrite.edits`), nil when unknown.
+  public var change: JSONValue?
+  /// What the writes still kept that edit the copy changed of it, oldest first.
+  public var remaining: [JSONValue]
+
+  /// A settlement of these values.
+  public init(taken: Bool, change: JSONValue? = nil, remaining: [JSONValue] = []) {
+    self.taken = taken
+    self.change = change
+    self.remaining = remaining
   }
 }
 

@@ -52,12 +52,16 @@ public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
     notices.notify()
   }
 
-  public func settleEdit(of key: String, taken: Bool) async throws {
+  public func settleEdit(of key: String, _ settlement: EditSettlement) async throws {
     entries.withLock { entries in
       guard let entry = entries[key] else { return }
-      entries[key] = entry.settled(taken: taken)
+      entries[key] = entry.settled(settlement)
     }
     notices.notify()
+  }
+
+  public func pendingKeys() async throws -> [String] {
+    entries.withLock { $0.values.filter(\.isPending).map(\.key).sorted() }
   }
 
   /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.

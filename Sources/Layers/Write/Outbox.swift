@@ -14,6 +14,9 @@ public protocol OutboxStore: Sendable {
   func add(_ write: PendingWrite) async throws -> PendingWrite
   /// Every kept write, oldest first.
   func writes() async throws -> [PendingWrite]
+  /// The pending writes of `partition` whose optimistic edits changed the stored copy `key`
+  /// (`PendingWrite.edits`), oldest first: what that copy shows of them.
+  func writes(editing key: String, partition: String) async throws -> [PendingWrite]
   /// Takes the next write to send to `origin`: the oldest pending one due by `now` with no
   /// earlier write of its ordering key waiting, that no live sync holds; holds it until `until`.
   func lease(origin: String, now: Date, until: Date) async throws -> PendingWrite?
@@ -95,11 +98,13 @@ public struct Outbox: Sendable {
     self.concurrency = concurrency
   }
 
-  /// Keeps `call` for `origin`, due now. The cached copies its optimistic edits change are
-  /// among those it invalidates: whatever becomes of it, no copy keeps an edit the api did not
-  /// take, nor one it took but answered differently.
+  /// Keeps `call` for `origin`, due now, with what its optimistic edits changed of their
+  /// stored copies (`edits`, by key). The cached copies its optimistic edits change are among
+  /// those it invalidates: whatever becomes of it, no copy keeps an edit the api did not take,
+  /// nor one it took but answered differently.
   public func keep<Value>(
-    _ call: WriteCall<Value>, origin: String, partition: String, ifMatch: String? = nil
+    _ call: WriteCall<Value>, origin: String, partition: String, ifMatch: String? = nil,
+    edits: [String: JSONValue] = [:]
   ) async throws -> PendingWrite {
     let now = clock.now()
     var invalidates = call.invalidates
@@ -110,7 +115,8 @@ public struct Outbox: Sendable {
       PendingWrite(
         name: call.name, summary: call.summary, origin: origin, partition: partition,
         orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey, request: call.request,
-        invalidates: invalidates, createdAt: now, nextTryAt: now, ifMatch: ifMatch))
+        invalidates: invalidates, createdAt: now, nextTryAt: now, ifMatch: ifMatch,
+        edits: edits))
   }
 
   /// Forgets the kept write `id` (it will never be sent) and undoes its optimistic edits: each
@@ -124,12 +130,32 @@ public struct Outbox: Sendable {
 
   /// Settles the cached copies `write` changes (its optimistic edits among them): `taken` by
   /// the api, they are stale (an entity stays, marked so; an answer stored whole goes); dropped,
-  /// refused or in conflict, each edit is undone.
+  /// refused or in conflict, each edit is undone. A copy other pending writes edit too shows
+  /// what their edits make of the api's copy (`EditSettlement`).
   func settleCopies(of write: PendingWrite, in cache: (any CacheStore)?, taken: Bool) async {
     guard let cache else { return }
     for key in write.invalidates {
-      try? await cache.settleEdit(of: Self.key(key, in: write.partition), taken: taken)
+      let others = (try? await store.writes(editing: key, partition: write.partition)) ?? []
+      let remaining = others.filter { $0.id != write.id }.compactMap { $0.edits[key] }
+      try? await cache.settleEdit(
+        of: Self.key(key, in: write.partition),
+        EditSettlement(taken: taken, change: write.edits[key], remaining: remaining))
     }
+  }
+
+  /// Undoes every edit of a stored copy that no kept write stands behind (its outbox file
+  /// removed, or replaced by an older copy): the copy shows the api's version again, not
+  /// "changes not yet sent" forever. The keys put back, in `cache`'s order.
+  public func undoOrphanedEdits(in cache: any CacheStore, writes kept: [PendingWrite]) async throws
+    -> [String]
+  {
+    var behind = Set<String>()
+    for write in kept where write.state == .pending {
+      for key in write.invalidates { behind.insert(Self.key(key, in: write.partition)) }
+    }
+    let orphans = try await cache.pendingKeys().filter { !behind.contains($0) }
+    for key in orphans { try await cache.settleEdit(of: key, EditSettlement(taken: false)) }
+    return orphans
   }
 
   /// Resolves the conflict of the kept write `id` in its favour: it is requeued as it is, its

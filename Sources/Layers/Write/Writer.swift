@@ -126,25 +126,45 @@ public struct Writer: Sendable {
   private func keep<Value>(_ call: WriteCall<Value>, in outbox: Outbox, ifMatch: String?)
     async throws -> PendingWrite
   {
-    let kept = try await outbox.keep(
-      call, origin: origin, partition: partition, ifMatch: ifMatch)
-    guard let cache else { return kept }
+    // The edited copies are made first: the write keeps what each edit changed (undoing
+    // another write of the copy makes it again); they are stored once the write is kept.
+    var edited: [String: CacheEntry] = [:]
+    var changes: [String: JSONValue] = [:]
     for edit in call.optimistic {
+      guard let cache else { break }
       let key = Outbox.key(edit.key, in: partition)
       do {
-        guard var entry = try await cache.entry(for: key) else { continue }
+        var found = edited[key]
+        if found == nil { found = try await cache.entry(for: key) }
+        guard let stored = found else { continue }
+        var entry = stored
         // The api's copy under the first edit: what undoing the write puts back.
         if !entry.isPending { entry.original = entry.payload }
         entry.payload = try edit.apply(entry.payload)
         entry.isPending = true
-        try await cache.store(entry)
+        if let before = try? JSONDecoder().decode(JSONValue.self, from: stored.payload),
+          let after = try? JSONDecoder().decode(JSONValue.self, from: entry.payload)
+        {
+          let change = JSONValue.mergePatch(from: before, to: after)
+          changes[edit.key] = changes[edit.key].map { $0.applying(mergePatch: change) } ?? change
+        }
+        edited[key] = entry
       } catch {
-        warnings.warn(
-          "The cached copy \(edit.key) could not show \(call.summary) (\(error)); it shows the api's last answer."
-        )
+        unshown(edit.key, call.summary, error)
       }
     }
+    let kept = try await outbox.keep(
+      call, origin: origin, partition: partition, ifMatch: ifMatch, edits: changes)
+    for (key, entry) in edited {
+      do { try await cache?.store(entry) } catch { unshown(key, call.summary, error) }
+    }
     return kept
+  }
+
+  private func unshown(_ key: String, _ summary: String, _ error: any Error) {
+    warnings.warn(
+      "The cached copy \(key) could not show \(summary) (\(error)); it shows the api's last answer."
+    )
   }
 
   /// What the api took makes stale: an entity is marked so (the next network read refreshes
@@ -152,7 +172,10 @@ public struct Writer: Sendable {
   private func invalidate(_ keys: [String]) async {
     guard let cache else { return }
     for key in keys {
-      do { try await cache.settleEdit(of: Outbox.key(key, in: partition), taken: true) } catch {
+      let remaining = (try? await outbox?.store.writes(editing: key, partition: partition)) ?? []
+      let settlement = EditSettlement(
+        taken: true, remaining: remaining.compactMap { $0.edits[key] })
+      do { try await cache.settleEdit(of: Outbox.key(key, in: partition), settlement) } catch {
         warnings.warn("The cached copy \(key) could not be dropped (\(error)); it may be stale.")
       }
     }

@@ -2,11 +2,13 @@ import Foundation
 import SampleApi
 
 extension FixtureRoutes {
-  /// The bundled movie API under `basePath`: `GET movies/{id}`, `GET movies/topGrossing/{year}`,
-  /// `GET movies/topRated/{year}`, `GET movies/{id}/poster` (`posterBytes` made-up bytes, with an
-  /// `ETag`, honouring `Range` and `If-Range`: `SampleRange`), and `ratings`' `POST movies/{id}/ratings` (201, honouring
-  /// `Idempotency-Key`) and `GET movies/{id}/ratings`. Bodies are JSON sent as `text/html`, as static hosts send
-  /// them. Ids past the bundled movies up to `extraMovies` more are made up
+  /// The bundled movie API under `basePath`: `GET movies/{id}` (naming its version, `ETag`:
+  /// `movieETag`), `GET movies/topGrossing/{year}`, `GET movies/topRated/{year}`,
+  /// `GET movies/{id}/poster` (`posterBytes` made-up bytes, with an `ETag`, honouring `Range`
+  /// and `If-Range`: `SampleRange`), and `ratings`' `POST movies/{id}/ratings` (201, honouring
+  /// `Idempotency-Key`, and `If-Match`: 412 for another version than the movie's) and
+  /// `GET movies/{id}/ratings`. Bodies are JSON sent as `text/html`, as static hosts send them.
+  /// Ids past the bundled movies up to `extraMovies` more are made up
   /// (`SampleMovie.generated`).
   public static func sampleMovies(
     basePath: String = "/api/", extraMovies: Int = 0, ratings: SampleRatings = SampleRatings(),
@@ -32,6 +34,9 @@ extension FixtureRoutes {
       guard let id = Int(text), movie(id: id, extraMovies: extraMovies) != nil else {
         return .error(404, "no movie with id \(text)")
       }
+      if let ifMatch = request.headers["if-match"], ifMatch != movieETag(id) {
+        return .error(412, "movie \(id) is no longer the version \(ifMatch); read it again")
+      }
       return ratings.rate(
         id, body: request.body, idempotencyKey: request.headers["idempotency-key"])
     }
@@ -46,7 +51,9 @@ extension FixtureRoutes {
       guard let id = Int(text), let movie = movie(id: id, extraMovies: extraMovies) else {
         return .error(404, "no movie with id \(text)")
       }
-      return .staticJSON(movie)
+      var answer = SampleResponse.staticJSON(movie)
+      answer.headers["ETag"] = movieETag(id)
+      return answer
     }
     routes.add("GET", basePath + "movies/topGrossing/{year}") { request in
       guard let year = request.parameters["year"].flatMap({ Int($0) }) else {
@@ -62,6 +69,10 @@ extension FixtureRoutes {
     }
     return routes
   }
+
+  /// The version of movie `id` its answer names (`ETag`), and a rating's `If-Match` must name
+  /// when it has one: a sample movie never changes.
+  public static func movieETag(_ id: Int) -> String { "\"movie-\(id)-1\"" }
 
   private static func movie(id: Int, extraMovies: Int) -> SampleMovie? {
     if let bundled = SampleMovie.movie(id: id) { return bundled }
