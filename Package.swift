@@ -234,10 +234,38 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// AddressSanitizer's build in CI (release, the slowest configuration to compile) builds only the
-// test targets it runs, named in KERNEL_TEST_TARGETS (comma-separated); unset, as in every other
-// build, all of them.
+// CI's AddressSanitizer build (the fuzzing one, below) builds only the test targets it runs,
+// named in KERNEL_TEST_TARGETS (comma-separated); unset, as in every other build, all of them.
 if let selected = Context.environment["KERNEL_TEST_TARGETS"] {
   let names = Set(selected.split(separator: ",").map(String.init))
   package.targets.removeAll { $0.type == .test && !names.contains($0.name) }
+}
+
+// The libFuzzer targets (Fuzz/Sources), declared only for the build that fuzzes (KERNEL_FUZZ
+// set, by scripts/fuzz and CI), which also runs AddressSanitizer's tests: one build with
+// -sanitize=fuzzer,address serves both.
+if Context.environment["KERNEL_FUZZ"] != nil {
+  let asLibrary: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+  // libFuzzer's main, linked into the fuzz targets only: the build's coverage (the build's
+  // -sanitize-coverage) reaches it through the sanitizer's callbacks.
+  let fuzzer: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+  package.targets += [
+    // Hands a target's process to libFuzzer.
+    .target(name: "FuzzDriver", path: "Fuzz/Sources/FuzzDriver"),
+    // Any bytes as an api body: the movie decoders, key paths and envelopes.
+    .executableTarget(
+      name: "fuzz-mapping", dependencies: ["FuzzDriver", "Api", "Domain", "MoviesKit"],
+      path: "Fuzz/Sources/fuzz-mapping", swiftSettings: asLibrary, linkerSettings: fuzzer),
+    // Any bytes as Config/kernel.yaml: parsing, the schema, resolving and composing each profile.
+    .executableTarget(
+      name: "fuzz-config", dependencies: ["FuzzDriver", "Composition", "MoviesKit"],
+      path: "Fuzz/Sources/fuzz-config", swiftSettings: asLibrary, linkerSettings: fuzzer),
+    // Any argument vector to the built kernel: an exit code of the contract, never a crash.
+    .executableTarget(
+      name: "fuzz-cli", dependencies: ["FuzzDriver"], path: "Fuzz/Sources/fuzz-cli",
+      swiftSettings: asLibrary, linkerSettings: fuzzer),
+  ]
+  package.products += ["fuzz-mapping", "fuzz-config", "fuzz-cli"].map {
+    .executable(name: $0, targets: [$0])
+  }
 }
