@@ -13,7 +13,7 @@ import KernelTesting
 /// Budgets: kernel_mb_s at least 0.8x curl_mb_s, peak_mb at most 64.
 enum DownloadBench {
   static let length = 512 << 20
-  static let runs = 5
+  static let runs = Runs.of(5)
 
   static func run() async throws {
     guard let curl = CliBench.which("curl") else {

@@ -5,6 +5,16 @@ import Dispatch
 @_optimize(none)
 func blackHole<T>(_ value: T) {}
 
+/// How many whole runs a suite that repeats them makes (memory, outbox, the download): `--quick`
+/// (CI's run, whose figures are printed, not judged) makes one where a full run makes three or
+/// five; budgets are judged from the full run's medians on a quiet machine.
+enum Runs {
+  static let quick = CommandLine.arguments.contains("--quick")
+
+  /// `full`, or one when quick.
+  static func of(_ full: Int) -> Int { quick ? 1 : full }
+}
+
 /// Side-by-side timing: every contender is sampled in the same round, rounds repeat, and the
 /// median per-operation time of each is reported. Interleaving keeps a noisy neighbour from
 /// favouring whoever ran during a quiet moment.

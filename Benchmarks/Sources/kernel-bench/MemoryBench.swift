@@ -22,7 +22,7 @@ import SampleApi
 /// upload (the body is read from disk as it is sent, never whole).
 enum MemoryBench {
   static let movies = 100_000
-  static let runs = 3
+  static let runs = Runs.of(3)
 
   /// What a suite that times whole `kernel` processes starts from: a folder of its own (the
   /// caller removes it), the release `kernel`, and GNU time.

@@ -17,7 +17,7 @@ import Store
 enum OutboxBench {
   static let movies = 200
   static let perMovie = 5
-  static let runs = 3
+  static let runs = Runs.of(3)
 
   static func run() async throws {
     let (work, kernel, time) = try MemoryBench.prepare("outbox")

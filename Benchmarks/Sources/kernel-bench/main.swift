@@ -1,7 +1,8 @@
 import Foundation
 
-// kernel-bench SUITE...: runs the named suites (all when none is named) and prints one line per
-// case, `suite.case name_ns=<n> ...`, medians of interleaved rounds measured in this process.
+// kernel-bench [--quick] SUITE...: runs the named suites (all when none is named) and prints one
+// line per case, `suite.case name_ns=<n> ...`, medians of interleaved rounds measured in this
+// process; --quick makes one run where a suite repeats whole runs (`Runs`).
 let suites: [String: @Sendable () async throws -> Void] = [
   "cli": { try CliBench.run() },
   "container": { try ContainerBench.run() },
@@ -11,7 +12,7 @@ let suites: [String: @Sendable () async throws -> Void] = [
   "outbox": { try await OutboxBench.run() },
   "store": { try await StoreBench.run() },
 ]
-let requested = Array(CommandLine.arguments.dropFirst())
+let requested = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--quick" }
 // The http suite's download, run as a process of its own.
 if requested.first == "download-once", requested.count == 3 {
   do { try await DownloadBench.once(requested[1], requested[2]) } catch {
