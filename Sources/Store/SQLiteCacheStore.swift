@@ -248,9 +248,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
       }
     }
     if let slow {
-      let seconds =
-        Double(slow.took.components.seconds)
-        + Double(slow.took.components.attoseconds) / 1e18
+      let seconds = slow.took / .seconds(1)
       warn(
         "Making room in the cache \(name) took \(String(format: "%.1f", seconds)) s:"
           + " \(slow.rows) stored \(slow.rows == 1 ? "row" : "rows") went to keep it within"
