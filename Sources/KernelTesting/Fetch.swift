@@ -6,5 +6,5 @@ import Foundation
 public func fetch(_ url: URL, headers: [String: String] = [:]) async throws -> ApiResponse {
   var request = HTTPRequest(.get, url)
   for (name, value) in headers { request.set(name, value) }
-  return try await PlatformTransport().send(request, body: nil)
+  return try await PlatformTransport(configuration: .loopbackTests).send(request, body: nil)
 }

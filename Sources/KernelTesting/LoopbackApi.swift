@@ -29,7 +29,7 @@ public struct LoopbackApi: Sendable {
   /// transport's (the whole-request deadline), `options.clock` the server's (latency, tokens).
   public static func start(
     _ route: Route = .http, routes: FixtureRoutes, options: SampleApiResponder.Options = .init(),
-    transport configuration: PlatformTransport.Configuration = .init(),
+    transport configuration: PlatformTransport.Configuration = .loopbackTests,
     adapters: [any RequestAdapter] = [.defaultHeaders],
     authentication: AuthenticationInterceptor? = .plainToken(),
     retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),
@@ -57,7 +57,7 @@ public struct LoopbackApi: Sendable {
 public func withLoopbackApi<R>(
   _ route: LoopbackApi.Route = .http, routes: FixtureRoutes,
   options: SampleApiResponder.Options = .init(),
-  transport: PlatformTransport.Configuration = .init(),
+  transport: PlatformTransport.Configuration = .loopbackTests,
   adapters: [any RequestAdapter] = [.defaultHeaders],
   authentication: AuthenticationInterceptor? = .plainToken(),
   retriers: [any RequestRetrier] = [], clock: any Clock<Duration> = ContinuousClock(),

@@ -14,7 +14,7 @@ import Testing
   private static func client(_ baseURL: URL) throws -> ApiClient {
     ApiClient(
       context: InMemoryApiContext(environment: try ApiEnvironment(name: "local", baseURL: baseURL)),
-      transport: PlatformTransport(), retriers: [])
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
   }
 
   /// `testDownloadRequest`: the body lands at the destination, with the answer's status.

@@ -14,7 +14,8 @@ import Testing
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "one", baseURL: first.baseURL))
     let movies = ApiMovieService(
-      client: ApiClient(context: context, transport: PlatformTransport()))
+      client: ApiClient(
+        context: context, transport: PlatformTransport(configuration: .loopbackTests)))
 
     _ = try await movies.movie(id: 1)
     context.use(try ApiEnvironment(name: "two", baseURL: second.baseURL))

@@ -238,7 +238,7 @@ import Testing
     try await withFixtureServer(routes: .sampleMovies()) { server in
       let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
       for placement in [ApiKeyAuthenticator.Placement.header("X-Api-Key"), .query("api_key")] {
-        let transport = RecordingTransport(PlatformTransport())
+        let transport = RecordingTransport(PlatformTransport(configuration: .loopbackTests))
         let trace = Recorder<String>()
         let client = ApiClient(
           context: InMemoryApiContext(environment: environment), transport: transport,
@@ -271,7 +271,8 @@ import Testing
       parts.password = "wrong"
       let environment = try ApiEnvironment(name: "local", baseURL: try #require(parts.url))
       let client = ApiClient(
-        context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+        context: InMemoryApiContext(environment: environment),
+        transport: PlatformTransport(configuration: .loopbackTests),
         authentication: AuthenticationInterceptor(BasicAuthenticator(), name: "basic"))
       let error = await apiError { try await ApiMovieService(client: client).movie(id: 1) }
       #expect(

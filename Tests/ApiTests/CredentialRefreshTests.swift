@@ -34,7 +34,7 @@ import Testing
     let context = try PersistentApiContext(
       file: file, defaultEnvironment: environment, environments: [environment], warn: { _ in })
     return ApiClient(
-      context: context, transport: PlatformTransport(),
+      context: context, transport: PlatformTransport(configuration: .loopbackTests),
       authentication: AuthenticationInterceptor(
         OAuth2Authenticator(grant: .password, clientId: "kernel"), name: "oauth2",
         wallClock: wall.wallClock))

@@ -19,7 +19,8 @@ import Testing
   {
     let environment = try ApiEnvironment(name: "local", baseURL: source.baseURL)
     return ApiClient(
-      context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+      context: InMemoryApiContext(environment: environment),
+      transport: PlatformTransport(configuration: .loopbackTests),
       retriers: retriers)
   }
 
@@ -67,7 +68,8 @@ import Testing
     let source = try DownloadSource(settings)
     let environment = try ApiEnvironment(name: "local", baseURL: source.baseURL)
     let client = ApiClient(
-      context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+      context: InMemoryApiContext(environment: environment),
+      transport: PlatformTransport(configuration: .loopbackTests),
       retriers: [.backoff], clock: ImmediateClock())
     let file = folder.appending("poster.bin")
 
@@ -173,7 +175,8 @@ import Testing
       server in
       let environment = try ApiEnvironment(name: "local", baseURL: server.baseURL)
       let client = ApiClient(
-        context: InMemoryApiContext(environment: environment), transport: PlatformTransport(),
+        context: InMemoryApiContext(environment: environment),
+        transport: PlatformTransport(configuration: .loopbackTests),
         authentication: AuthenticationInterceptor(
           OAuth2Authenticator(grant: .password, clientId: "kernel"), name: "oauth2",
           wallClock: TestWallClock().wallClock))

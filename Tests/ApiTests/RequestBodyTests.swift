@@ -11,7 +11,7 @@ import Testing
   private func client(_ base: URL) throws -> ApiClient {
     ApiClient(
       context: InMemoryApiContext(environment: try ApiEnvironment(name: "local", baseURL: base)),
-      transport: PlatformTransport(), retriers: [])
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
   }
 
   /// `application/x-www-form-urlencoded` as a server's form parser reads it: pairs split on

@@ -29,7 +29,7 @@ import Testing
     let client = ApiClient(
       context: InMemoryApiContext(
         environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
-      transport: PlatformTransport(), monitors: [heard])
+      transport: PlatformTransport(configuration: .loopbackTests), monitors: [heard])
     let streamed = try await client.stream(.get("poster"))
     var count = 0
     for try await chunk in streamed.body { count += chunk.count }
@@ -56,7 +56,8 @@ import Testing
       ApiClient(
         context: InMemoryApiContext(
           environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
-        transport: PlatformTransport(), retriers: [.backoff], monitors: [heard])
+        transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
+        monitors: [heard])
     }
     let downloading = try client(source)
     let download = Task {
@@ -93,7 +94,8 @@ import Testing
       let client = ApiClient(
         context: InMemoryApiContext(
           environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-        transport: PlatformTransport(), retriers: [.backoff], clock: ImmediateClock(),
+        transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
+        clock: ImmediateClock(),
         monitors: [heard])
       let movie = try await client.send(ApiRequest<ApiMovie>(.get("old/1")))
       #expect(movie.id == 1)
@@ -128,7 +130,7 @@ import Testing
     let client = ApiClient(
       context: InMemoryApiContext(
         environment: try ApiEnvironment(name: "local", baseURL: source.baseURL)),
-      transport: PlatformTransport(), monitors: [heard])
+      transport: PlatformTransport(configuration: .loopbackTests), monitors: [heard])
     _ = try await client.download(.get("file"), to: folder.appending("file.bin"))
     let events = heard.events.withLock { $0 }
     #expect(events.count == 1)

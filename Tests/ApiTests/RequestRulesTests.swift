@@ -116,7 +116,7 @@ import Testing
 
   @Test func anOriginFoundUnreachableFailsTheNextRequestsAtOnceForAWhile() async throws {
     let clock = TestClock()
-    let transport = RecordingTransport(PlatformTransport())
+    let transport = RecordingTransport(PlatformTransport(configuration: .loopbackTests))
     let client = ApiClient(
       context: InMemoryApiContext(
         environment: try ApiEnvironment(name: "gone", baseURL: try urlOfStoppedServer())),

@@ -16,7 +16,8 @@ import Testing
   {
     ApiClient(
       context: InMemoryApiContext(environment: try ApiEnvironment(name: "local", baseURL: baseURL)),
-      transport: PlatformTransport(), retriers: retriers, clock: ImmediateClock())
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: retriers,
+      clock: ImmediateClock())
   }
 
   /// Yields until `condition` holds, at most until an end-to-end deadline against a hang.

@@ -37,7 +37,8 @@ func clientOfStoppedServer(
   let context = InMemoryApiContext(
     environment: try ApiEnvironment(name: "gone", baseURL: try urlOfStoppedServer()))
   return ApiClient(
-    context: context, transport: PlatformTransport(), retriers: retriers, clock: clock)
+    context: context, transport: PlatformTransport(configuration: .loopbackTests),
+    retriers: retriers, clock: clock)
 }
 
 /// Options whose every answer waits on `clock`: nothing is answered until a test advances it.

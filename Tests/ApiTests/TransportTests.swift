@@ -37,7 +37,7 @@ import Testing
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL),
       token: AuthToken("secret-token"))
     return ApiClient(
-      context: context, transport: PlatformTransport(),
+      context: context, transport: PlatformTransport(configuration: .loopbackTests),
       adapters: [.defaultHeaders, ShelfAdapter()], authentication: .plainToken(), retriers: [])
   }
 
@@ -147,7 +147,7 @@ import Testing
     // left unanswered, never because a timeout ended the wait (which would be `timedOut`).
     let deadline = TestClock()
     let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/private"))
-    let response = try await PlatformTransport(clock: deadline).send(
+    let response = try await PlatformTransport(configuration: .loopbackTests, clock: deadline).send(
       HTTPRequest(.get, url), body: nil)
     await server.stop()
     #expect(response.status == 401)
@@ -219,7 +219,8 @@ import Testing
       configuration.maximumBodyBytes = 100
       let server = try await FixtureServer.start(routes: .sampleMovies())
       let url = server.baseURL.appendingPathComponent("movies/2")
-      let small = try await CurlTransport().send(HTTPRequest(.get, url), body: nil)
+      let small = try await CurlTransport(configuration: .loopbackTests).send(
+        HTTPRequest(.get, url), body: nil)
       await #expect(throws: TransportError.tooLarge(host: "127.0.0.1", limit: 100)) {
         try await CurlTransport(configuration: configuration).send(
           HTTPRequest(.get, url), body: nil)
@@ -294,7 +295,8 @@ import Testing
       var request = HTTPRequest(.put, server.baseURL.appendingPathComponent("shelf"))
       request.headerFields[.contentType] = "application/json"
       let body = Data(String(repeating: "x", count: 5000).utf8)
-      let response = try await CurlTransport().send(request, body: .bytes(body))
+      let response = try await CurlTransport(configuration: .loopbackTests).send(
+        request, body: .bytes(body))
       await server.stop()
       #expect(response.status == 200)
       let received = try #require(seen.all.first)
@@ -315,7 +317,8 @@ import Testing
       let client = ApiClient(
         context: InMemoryApiContext(
           environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-        transport: PlatformTransport(), retriers: [.backoff], clock: ImmediateClock())
+        transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
+        clock: ImmediateClock())
       let error = await apiError { try await client.response(for: .get("big")) }
       await server.stop()
       guard case .headerTooLarge? = error else {

@@ -19,7 +19,7 @@ import Testing
     let client = ApiClient(
       context: InMemoryApiContext(
         environment: try ApiEnvironment(name: "sink", baseURL: sink.baseURL)),
-      transport: PlatformTransport(), retriers: [])
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
     let told = Mutex<[TransferProgress]>([])
     let body = RequestBody.multipart([.field("title", "Clip"), .file("upload", at: file)])
       .reportingProgress { progress in told.withLock { $0.append(progress) } }

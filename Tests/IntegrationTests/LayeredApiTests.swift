@@ -19,7 +19,9 @@ import Testing
   {
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
-    return ApiClient(context: context, transport: PlatformTransport(clock: deadline), retriers: [])
+    return ApiClient(
+      context: context,
+      transport: PlatformTransport(configuration: .loopbackTests, clock: deadline), retriers: [])
   }
 
   /// The api movie service over a client of `server`, made for each call with the validators
@@ -131,7 +133,8 @@ import Testing
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
     let client = ApiClient(
-      context: context, transport: PlatformTransport(), authentication: .plainToken(),
+      context: context, transport: PlatformTransport(configuration: .loopbackTests),
+      authentication: .plainToken(),
       retriers: [])
     let clock = TestWallClock()
     let service = LayeredMovieService(

@@ -41,7 +41,7 @@ import Testing
     ApiClient(
       context: InMemoryApiContext(
         environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-      transport: PlatformTransport(), retriers: [])
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
   }
 
   @Test func anEnvelopeWithMetaAndTimestampsWithMillisecondsDecodesByMappingAlone() async throws {

@@ -15,7 +15,7 @@ import Testing
     -> (HTTPResponse, HTTPBody?)
   {
     let url = URL(string: baseURL.absoluteString + (request.path ?? "")) ?? baseURL
-    let response = try await PlatformTransport().send(
+    let response = try await PlatformTransport(configuration: .loopbackTests).send(
       HTTPRequest(method: request.method, url: url, headerFields: request.headerFields),
       body: nil)
     return (response.head, HTTPBody(response.body))
