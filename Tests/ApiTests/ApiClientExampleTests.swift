@@ -18,7 +18,7 @@ import Testing
         environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
       // snippet: api-client
       let client = ApiClient(
-        context: context, transport: PlatformTransport(configuration: .loopbackTests),
+        context: context, transport: PlatformTransport(),
         // Accept and User-Agent
         adapters: [.defaultHeaders],
         // the talk's token (GET auth), to the environment's own origin only; one refresh

@@ -37,8 +37,7 @@ import Testing
       func print(_ values: Any...) { output.print(values.map { "\($0)" }.joined(separator: " ")) }
       // snippet: large-bodies
       let client = ApiClient(
-        context: context, transport: PlatformTransport(configuration: .loopbackTests),
-        monitors: [slowest])
+        context: context, transport: PlatformTransport(), monitors: [slowest])
 
       // To a file: streamed to .poster.jpg.partial, moved into place when whole; a cut-short
       // download resumes from there (Range, If-Range) on the next call.
