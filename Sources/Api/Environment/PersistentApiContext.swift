@@ -92,7 +92,7 @@ public final class PersistentApiContext: ApiContext {
     with refresh: @Sendable (StoredCredential?) async throws -> StoredCredential
   ) async throws -> CredentialRefresh {
     let origin = environment.origin.description
-    let lock = try await FolderLock.waiting(for: try lockedFolder())
+    let lock = try await Self.locked(try lockedFolder()) { try await FolderLock.waiting(for: $0) }
     defer { lock.release() }
     let stored = try onDisk().credentials[origin]
     state.withLock { $0.credentials[origin] = stored }
@@ -155,7 +155,7 @@ public final class PersistentApiContext: ApiContext {
   /// Applies `change` to the state on disk under the cross-process lock, writes it, and keeps
   /// the credentials it ends with; the environment in use stays this process's own.
   private func save(_ change: (inout ContextState) -> Void) throws {
-    let lock = try FolderLock.blocking(for: try lockedFolder())
+    let lock = try Self.locked(try lockedFolder()) { try FolderLock.blocking(for: $0) }
     defer { lock.release() }
     try save(holding: lock, change)
   }
@@ -240,49 +240,23 @@ public final class PersistentApiContext: ApiContext {
   }
 }
 
-/// An exclusive `flock` on a folder, held across processes (no lock file is left beside it).
-struct FolderLock: Sendable {
-  let descriptor: Int32
-
-  /// Waits for the lock, blocking this thread: for changes that take no time.
-  static func blocking(for folder: String) throws -> FolderLock {
-    let lock = try opened(folder)
-    while flock(lock.descriptor, LOCK_EX) != 0 {
-      guard errno == EINTR else { throw lock.failed(folder) }
+extension PersistentApiContext {
+  /// The folder's lock, taken by `take`; a folder that cannot be opened or locked is the
+  /// context's storage error, naming it.
+  fileprivate static func locked(_ folder: String, _ take: (String) throws -> FolderLock) throws
+    -> FolderLock
+  {
+    do { return try take(folder) } catch let failure as FolderLock.Failure {
+      throw ApiError.contextStorage(file: folder, reason: "the folder \(failure.reason)")
     }
-    return lock
   }
 
-  /// Waits for the lock without blocking a thread, trying again every 10 ms while another
-  /// holder (a refresh under way) keeps it; a cancelled task stops waiting.
-  static func waiting(for folder: String) async throws -> FolderLock {
-    let lock = try opened(folder)
-    while flock(lock.descriptor, LOCK_EX | LOCK_NB) != 0 {
-      guard errno == EWOULDBLOCK || errno == EINTR else { throw lock.failed(folder) }
-      do { try await Task.sleep(for: .milliseconds(10)) } catch {
-        lock.release()
-        throw error
-      }
+  /// `locked`, waiting without blocking a thread.
+  fileprivate static func locked(
+    _ folder: String, _ take: (String) async throws -> FolderLock
+  ) async throws -> FolderLock {
+    do { return try await take(folder) } catch let failure as FolderLock.Failure {
+      throw ApiError.contextStorage(file: folder, reason: "the folder \(failure.reason)")
     }
-    return lock
   }
-
-  private static func opened(_ folder: String) throws -> FolderLock {
-    let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw ApiError.contextStorage(
-        file: folder,
-        reason: "the folder could not be opened to lock it (\(String(cString: strerror(errno))))")
-    }
-    return FolderLock(descriptor: descriptor)
-  }
-
-  private func failed(_ folder: String) -> ApiError {
-    let reason = String(cString: strerror(errno))
-    release()
-    return .contextStorage(file: folder, reason: "it could not be locked (\(reason))")
-  }
-
-  /// Unlocks by closing: the lock goes with the descriptor.
-  func release() { close(descriptor) }
 }
