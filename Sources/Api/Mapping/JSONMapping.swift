@@ -200,13 +200,25 @@ public struct JSONMapping: Sendable, Hashable {
   @Sendable static func iso8601(_ decoder: any Decoder) throws -> Date {
     let container = try decoder.singleValueContainer()
     let text = try container.decode(String.self)
-    if text.utf8.count == 10, let day = CalendarDay.date(from: text) { return day }
-    guard isPlausibleDateTime(text), let date = try? iso8601Style.parse(text) else {
+    guard let date = iso8601Date(text) else {
       throw DecodingError.dataCorruptedError(
-        in: container,
-        debugDescription: "expected an ISO 8601 date, found \"\(text.prefix(40))\"")
+        in: container, debugDescription: iso8601Mismatch(text))
     }
     return date
+  }
+
+  /// `text` as `.iso8601` reads a date: an ISO 8601 date and time with or without fractional
+  /// seconds, `Z` or an offset (`2016-12-16T10:00:00.123+01:00`), or a calendar day
+  /// (`2016-12-16`, midnight UTC); nil for anything else, an impossible day or time included.
+  public static func iso8601Date(_ text: String) -> Date? {
+    if text.utf8.count == 10, let day = CalendarDay.date(from: text) { return day }
+    guard isPlausibleDateTime(text) else { return nil }
+    return try? iso8601Style.parse(text)
+  }
+
+  /// What a decoding error says of `text`, which is not an ISO 8601 date.
+  public static func iso8601Mismatch(_ text: String) -> String {
+    "expected an ISO 8601 date, found \"\(text.prefix(40))\""
   }
 
   /// Whether `text` starts with a real day and time of day (`2026-11-25T23:59:60`): Foundation's

@@ -25,7 +25,7 @@ public enum MoviesAPI {
 
   public static func client(_ composed: Composed) throws -> Client {
     Client(
-      serverURL: try Servers.Server1.url(),
+      serverURL: try Servers.Server1.url(), configuration: .kernel,
       transport: try KernelTransport(
         composed, key: "movieOperations", operations: operations, writes: writes))
   }
