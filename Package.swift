@@ -17,6 +17,7 @@ let package = Package(
     // An app's command line: Kernel's generic commands, global options, exit codes and safe
     // terminal output under the app's name, beside its own commands.
     .library(name: "KernelCommands", targets: ["KernelCommands"]),
+    .library(name: "KernelServe", targets: ["KernelServe"]),
     // Test support for Kernel's tests and an app's: test clocks, counters, temporary dirs, a
     // loopback api, a recording transport, a composed container with overrides.
     .library(name: "KernelTesting", targets: ["KernelTesting"]),
@@ -96,7 +97,7 @@ let package = Package(
     .target(
       name: "KernelCommands",
       dependencies: [
-        "Composition", "Domain", "Layers", "Api", "SampleApi",
+        "Composition", "Domain", "Layers", "Api",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -106,8 +107,15 @@ let package = Package(
     .target(
       name: "MoviesKit",
       dependencies: [
-        "Domain", "Api", "Layers", "Composition", "SampleApi", "KernelCommands",
+        "Domain", "Api", "Layers", "Composition", "SampleApi",
         .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]),
+    // Kernel's `serve`, apart from KernelCommands: an app's command line links the server
+    // (FlyingSocks) only when it serves.
+    .target(
+      name: "KernelServe",
+      dependencies: [
+        "KernelCommands", "SampleApi", "Domain",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .target(
@@ -117,7 +125,7 @@ let package = Package(
     .executableTarget(
       name: "kernel",
       dependencies: [
-        "KernelCommands", "Composition", "Domain", "MoviesKit",
+        "KernelCommands", "KernelServe", "Composition", "Domain", "MoviesKit", "SampleApi",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.
@@ -214,7 +222,7 @@ let package = Package(
       name: "KernelCommandsTests",
       dependencies: [
         "MoviesKit", "MoviesTesting",
-        "KernelCommands", "Composition", "KernelTesting",
+        "KernelCommands", "KernelServe", "Composition", "KernelTesting",
       ]),
     .testTarget(
       name: "SampleApiTests",

@@ -20,6 +20,7 @@ let package = Package(
       name: "books",
       dependencies: [
         "BooksKit", .product(name: "KernelCommands", package: "Kernel"),
+        .product(name: "KernelServe", package: "Kernel"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(

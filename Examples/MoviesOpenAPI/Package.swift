@@ -25,6 +25,7 @@ let package = Package(
       name: "movies-openapi",
       dependencies: [
         "MoviesOpenAPIKit", .product(name: "KernelCommands", package: "Kernel"),
+        .product(name: "KernelServe", package: "Kernel"),
         .product(name: "Composition", package: "Kernel"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),

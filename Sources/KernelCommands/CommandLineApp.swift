@@ -9,8 +9,9 @@ import Foundation
 #endif
 
 /// An app's command line: Kernel's generic commands (`config show`, `graph`, `doctor`,
-/// `env`, `auth`, `cache`, `serve`) under the app's name, prefix, config file and data dir,
-/// beside the app's own commands, with Kernel's exit codes and one-sentence failures.
+/// `env`, `auth`, `cache`, `outbox`, and `serve` when the app names it) under the app's name,
+/// prefix, config file and data dir, beside the app's own commands, with Kernel's exit codes and
+/// one-sentence failures.
 ///
 /// An app's `main` is a type conforming to `CommandLineMain` (below) that returns one of these.
 public struct CommandLineApp: Sendable {
@@ -25,26 +26,24 @@ public struct CommandLineApp: Sendable {
   /// Commands whose many numeric arguments are taken out before parsing (see `BulkArguments`).
   public var bulkArguments: [BulkArguments]
   /// The app's own fixture folder (relative to the working directory), what `serve` answers
-  /// without `--fixtures`; nil: its sample api, if it has one.
+  /// without `--fixtures`; nil: its sample api, if it has one. Set with `serve` by KernelServe's
+  /// `serving(_:fixtures:)`.
   public var fixtures: String?
-  /// The app's own sample api, which `serve` answers without a fixture folder, with the options
-  /// it adds to `serve`; `NoSampleApi` when it has none.
-  public var sampleApi: any SampleApiOptions.Type
+  /// Kernel's `serve`, listed among Kernel's commands: nil, the default, for none, so the app's
+  /// command line does not link the server; KernelServe's `serving(_:fixtures:)` sets it.
+  public var serve: (any ParsableCommand.Type)?
 
   /// The command line of `app`: Kernel's commands and `commands`, `abstract` and `examples` in its
-  /// help; `bulkArguments`, `fixtures` and `sampleApi` as the properties above say.
+  /// help; `bulkArguments` as the property above says.
   public init(
     _ app: KernelApp, abstract: String, examples: String = "",
-    commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = [],
-    fixtures: String? = nil, sampleApi: any SampleApiOptions.Type = NoSampleApi.self
+    commands: [any ParsableCommand.Type] = [], bulkArguments: [BulkArguments] = []
   ) {
     self.app = app
     self.abstract = abstract
     self.examples = examples
     self.commands = commands
     self.bulkArguments = bulkArguments
-    self.fixtures = fixtures
-    self.sampleApi = sampleApi
   }
 
   /// The command line being run; commands read the app and the output from here, as
@@ -61,22 +60,16 @@ public struct CommandLineApp: Sendable {
   /// The run's environment variables.
   var environment: [String: String] { variables ?? ProcessInfo.processInfo.environment }
 
-  /// The run's working directory.
-  var directory: URL {
+  /// The run's working directory: what relative paths in its arguments are read against.
+  public var directory: URL {
     workingDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
   }
 
-  /// Kernel's generic commands, in the order `--help` lists them after the app's; `serve` with
-  /// the app's sample api's options.
+  /// Kernel's generic commands, in the order `--help` lists them after the app's; `serve` when
+  /// the app names it.
   var generic: [any ParsableCommand.Type] {
-    [
-      AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self,
-      DoctorCommand.self, Self.serve(sampleApi), CacheCommand.self, OutboxCommand.self,
-    ]
-  }
-
-  private static func serve<Api: SampleApiOptions>(_: Api.Type) -> any ParsableCommand.Type {
-    ServeCommand<Api>.self
+    [AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self]
+      + (serve.map { [$0] } ?? []) + [CacheCommand.self, OutboxCommand.self]
   }
 
   /// Where this run writes; `standard` unless `run` was given another.

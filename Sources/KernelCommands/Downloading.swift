@@ -6,17 +6,16 @@ import HTTPTypes
 import Synchronization
 
 extension Invocation {
-  /// Downloads `GET path` (relative to the environment's base URL, `books/3/cover`) to
-  /// `file` through the profile's api client (`ApiClient.download`: streamed to disk, resumed
+  /// Downloads `route` (relative to the environment's base URL: `.get("books/3/cover")`, a
+  /// route the app declares beside its others) to `file` through the profile's api client (`ApiClient.download`: streamed to disk, resumed
   /// from a partial file, through authentication, retriers and redirects), with a progress bar
   /// on standard error when it is a terminal and nothing there otherwise; `what` names it there
   /// and in errors. A profile that does not ask the api (`offline`) refuses it with exit 69,
   /// sending nothing. The answer: its status, header fields and the bytes the file holds (or,
   /// for a device or a pipe, the bytes written to it).
-  public func download(_ path: String, to file: URL, what: String) async throws -> (
+  public func download(_ route: Route, to file: URL, what: String) async throws -> (
     status: Int, headerFields: HTTPFields, bytes: Int64
   ) {
-    let route = Route.get(path)
     let composed = try services()
     guard composed.reachesApi else {
       throw OfflineDownload(what: what, profile: composed.profile)

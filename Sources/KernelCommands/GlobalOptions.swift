@@ -116,3 +116,14 @@ public struct GlobalOptions: ParsableArguments, Sendable {
       "Where the cache and the saved context live; default: $XDG_DATA_HOME/\(name).", "DATA_DIR")
   }
 }
+
+extension ParsableArguments {
+  /// A usage error naming `option` and its range when `value` is out of it (`--port must be
+  /// from 0 to 65535, not 70000.`), for an app's own options too.
+  public static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
+    guard range.contains(value) else {
+      throw ValidationError(
+        "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
+    }
+  }
+}

@@ -44,4 +44,6 @@ extension Route {
   public static func topGrossingMovies(year: Int) -> Route { .get("movies/topGrossing/\(year)") }
   /// `GET movies/topRated/{year}`: the year's movies by rating.
   public static func topRatedMovies(year: Int) -> Route { .get("movies/topRated/\(year)") }
+  /// `GET movies/{id}/poster`: the movie's poster, downloaded to a file (`kernel movies poster`).
+  public static func moviePoster(id: Int) -> Route { .get("movies/\(id)/poster") }
 }

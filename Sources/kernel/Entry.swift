@@ -1,5 +1,6 @@
 import Composition
 import KernelCommands
+import KernelServe
 import MoviesKit
 
 /// `kernel`: Kernel's generic commands and the movie commands, over whichever stack a profile
@@ -20,8 +21,7 @@ import MoviesKit
       commands: [MoviesCommand.self],
       bulkArguments: [
         BulkArguments(command: ["movies", "get"], optionsWithValues: ["--concurrency"])
-      ],
-      sampleApi: SampleMovieApi.self
-    )
+      ]
+    ).serving(SampleMovieApi.self)
   }
 }

@@ -285,7 +285,7 @@ extension MoviesCommand {
       let invocation = try Invocation(global)
       let file = URL(fileURLWithPath: output)
       let response = try await invocation.download(
-        "movies/\(id)/poster", to: file, what: "the poster of movie \(id)")
+        .moviePoster(id: id), to: file, what: "the poster of movie \(id)")
       let fields: [String: any Sendable] = [
         "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
       ]

@@ -71,7 +71,8 @@ import Testing
     defer { kernel.cleanUp() }
     _ = try await kernel.run(["movies", "get", "1"])
     try await database(kernel).write { db in
-      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
+      try db.execute(
+        sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
     }
     let offline = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
     #expect(offline.status == 78, "\(offline)")

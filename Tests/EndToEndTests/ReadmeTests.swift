@@ -76,9 +76,11 @@ extension ReadmeTests {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("Sources/kernel")
+    // KernelServe and SampleApi: `serve`, with the sample api's options, as an app that serves
+    // a sample api of its own names them.
     let allowed: Set = [
-      "MoviesKit", "Composition", "Domain", "KernelCommands", "ArgumentParser", "Logging",
-      "Foundation", "Synchronization",
+      "MoviesKit", "Composition", "Domain", "KernelCommands", "KernelServe", "SampleApi",
+      "ArgumentParser", "Logging", "Foundation", "Synchronization",
     ]
     var imported: Set<String> = []
     for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)

@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import KernelCommands
+import KernelServe
 import KernelTesting
 import MoviesKit
 import MoviesTesting
@@ -34,7 +35,7 @@ import Testing
     _ arguments: String..., variables: [String: String] = [:], output: Output? = nil
   ) async -> Ran {
     let captured = CapturedOutput()
-    let line = CommandLineApp(KernelApp.kernel, abstract: "Kernel, in a test.")
+    let line = CommandLineApp(KernelApp.kernel, abstract: "Kernel, in a test.").serving()
     let code = await line.run(
       arguments, output: output ?? captured.output(),
       variables: ["HOME": home.url.path, "KERNEL_DATA_DIR": data.path].merging(variables) {
@@ -263,7 +264,7 @@ import Testing
   }
 
   @Test func serveWithoutASampleApiOrFixturesSaysWhatToGive() async {
-    // This line's app passes no `sampleApi:`, and the folder has no fixtures.
+    // This line's app serves no sample api (`NoSampleApi`), and the folder has no fixtures.
     let ran = await kernel("serve", "--port", "0")
     #expect(ran.code == 64)
     #expect(

@@ -151,7 +151,8 @@ import Testing
     defer { folder.remove() }
     try await SQLiteCacheStore.open(at: folder.cache).store(entry("a", "keep me"))
     try await DatabaseQueue(path: folder.cache.path).write { db in
-      try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
+      try db.execute(
+        sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
     }
     let error = #expect(throws: StoreError.self) { try SQLiteCacheStore.open(at: folder.cache) }
     guard case .newerSchema(let file, let unknown) = error else {
@@ -159,7 +160,7 @@ import Testing
       return
     }
     #expect(file == folder.cache.path)
-    #expect(unknown == ["v9: from the future"])
+    #expect(unknown == ["v99: from the future"])
     #expect(error?.failure == .configuration)
     let kept = try await DatabaseQueue(path: folder.cache.path).read { db in
       try Data.fetchOne(db, sql: "SELECT payload FROM cache_entry WHERE key = 'a'")

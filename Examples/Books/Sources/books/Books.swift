@@ -1,7 +1,6 @@
 import ArgumentParser
 import BooksKit
-import Composition
-import KernelCommands
+import KernelServe
 
 // snippet: books-main
 /// `books`: Kernel's commands (config, graph, doctor, env, auth, cache, serve) and its own.
@@ -10,7 +9,8 @@ import KernelCommands
     CommandLineApp(
       .books, abstract: "Books from the library's api, its SQLite cache, or both.",
       examples: "Examples:\n  books serve &\n  books get 1\n  books --profile offline shelf",
-      commands: [Get.self, Shelf.self, Add.self], fixtures: "Fixtures")
+      commands: [Get.self, Shelf.self, Add.self]
+    ).serving(fixtures: "Fixtures")
   }
 }
 // end snippet

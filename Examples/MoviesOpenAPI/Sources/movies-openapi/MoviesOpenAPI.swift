@@ -1,6 +1,7 @@
 import ArgumentParser
 import Composition
 import KernelCommands
+import KernelServe
 import MoviesOpenAPIKit
 
 /// `movies-openapi`: Kernel's commands and the generated client's own, on any profile.
@@ -12,7 +13,8 @@ import MoviesOpenAPIKit
       examples:
         "Examples:\n  movies-openapi serve &\n  movies-openapi get 1\n"
         + "  movies-openapi top-grossing --year 2016\n  movies-openapi --profile offline get 1",
-      commands: [Get.self, TopGrossing.self, Rate.self], fixtures: "Fixtures")
+      commands: [Get.self, TopGrossing.self, Rate.self]
+    ).serving(fixtures: "Fixtures")
   }
 }
 

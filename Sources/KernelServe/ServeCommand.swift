@@ -1,8 +1,9 @@
 import ArgumentParser
-import Composition
 import Dispatch
 import Domain
 import Foundation
+// An app that serves imports this in place of KernelCommands: the command front, with `serve`.
+@_exported import KernelCommands
 import SampleApi
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ import SampleApi
 ///   @Option(help: "Answer every book with 409.") var conflicts = false
 ///   func served(basePath: String) -> ServedApi { ServedApi(routes: .books(basePath, conflicts)) }
 /// }
-/// let line = CommandLineApp(.books, abstract: "…", sampleApi: SampleBooks.self)
+/// let line = CommandLineApp(.books, abstract: "…").serving(SampleBooks.self)
 /// ```
 public protocol SampleApiOptions: ParsableArguments {
   /// How `serve --help` names it: `the sample books API`.
@@ -33,17 +34,6 @@ public protocol SampleApiOptions: ParsableArguments {
 
 extension SampleApiOptions {
   public func check(servingFixtures: Bool) throws {}
-}
-
-extension ParsableArguments {
-  /// A usage error naming `option` and its range when `value` is out of it (`--port must be
-  /// from 0 to 65535, not 70000.`), for an app's own options too.
-  public static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
-    guard range.contains(value) else {
-      throw ValidationError(
-        "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
-    }
-  }
 }
 
 /// What an app's sample api serves: its routes, and a line for the summary `serve` prints when
@@ -82,14 +72,17 @@ public struct NoSampleApi: SampleApiOptions {
   }
 }
 
-/// `serve`: an app's fixture folder, or its own sample api (`CommandLineApp.sampleApi`), over
-/// HTTP on loopback, until SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the
-/// app has some (`CommandLineApp.fixtures`), and of its sample api when it has one.
-struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
+/// `serve`: an app's fixture folder, or its own sample api `Api`, over HTTP on loopback, until
+/// SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the app has some
+/// (`CommandLineApp.fixtures`), and of its sample api when it has one. An app's command line
+/// has it when it asks for it (`serving(_:fixtures:)`), and only then links the server
+/// (FlyingSocks).
+public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   /// The app's default fixture folder, if it names one.
   static var appFixtures: String? { CommandLineApp.current.fixtures }
 
-  static var configuration: CommandConfiguration {
+  /// `serve`, its help naming what it serves.
+  public static var configuration: CommandConfiguration {
     let app = CommandLineApp.current.app.name
     let sample = Api.self == NoSampleApi.self ? "" : " (or \(Api.title))"
     let what =
@@ -143,7 +136,11 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   var oauth = false
   @OptionGroup(title: "Sample api options") var api: Api
 
-  func validate() throws {
+  /// A command ArgumentParser fills in.
+  public init() {}
+
+  /// Refuses a host that is not loopback and numbers out of range, in one sentence (64).
+  public func validate() throws {
     guard Loopback.isLoopback(host) else {
       throw ValidationError(
         "--host must be a loopback address (127.0.0.1 to 127.255.255.255, ::1 or localhost), not \(host)."
@@ -159,7 +156,8 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     try api.check(servingFixtures: (fixtures ?? Self.appFixtures) != nil)
   }
 
-  func run() async throws {
+  /// Serves until SIGINT or SIGTERM, then prints the summary on stderr.
+  public func run() async throws {
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(latency)
     options.failureRate = failRate
@@ -250,5 +248,23 @@ private final class Once: @unchecked Sendable {
       return continuation
     }
     pending?.resume()
+  }
+}
+
+extension CommandLineApp {
+  /// This command line with Kernel's `serve` among Kernel's commands, answering the app's
+  /// fixture folder `fixtures` (relative to the working directory; `--fixtures` names another),
+  /// or its sample api `Api` when it has one (`NoSampleApi`, the default, when it has none):
+  ///
+  /// ```swift
+  /// CommandLineApp(.books, abstract: "…", commands: [Get.self]).serving(fixtures: "Fixtures")
+  /// ```
+  public func serving<Api: SampleApiOptions>(
+    _ api: Api.Type = NoSampleApi.self, fixtures: String? = nil
+  ) -> CommandLineApp {
+    var line = self
+    line.serve = ServeCommand<Api>.self
+    line.fixtures = fixtures
+    return line
   }
 }

@@ -1,11 +1,13 @@
 import ArgumentParser
 import KernelCommands
+import KernelServe
+import MoviesKit
 import SampleApi
 
 /// The movie example's sample api as `kernel serve` answers it, with the options it adds to
 /// `serve`: made-up movies past the bundled ones, ratings that conflict, the posters' size.
-public struct SampleMovieApi: SampleApiOptions {
-  public static let title = "the sample movie API"
+struct SampleMovieApi: SampleApiOptions {
+  static let title = "the sample movie API"
 
   @Option(
     name: .customLong("extra-movies"),
@@ -24,9 +26,9 @@ public struct SampleMovieApi: SampleApiOptions {
     help: ArgumentHelp("The size of every movie's poster, GET movies/{id}/poster.", valueName: "N"))
   var posterBytes = SampleMovie.defaultPosterBytes
 
-  public init() {}
+  init() {}
 
-  public func validate() throws {
+  func validate() throws {
     try Self.check("--extra-movies", extraMovies, in: 0...1_000_000)
     try Self.check("--poster-bytes", posterBytes, in: 0...(1 << 30))
     if let bad = conflictMovies.first(where: { $0 < 1 }) {
@@ -35,7 +37,7 @@ public struct SampleMovieApi: SampleApiOptions {
     }
   }
 
-  public func check(servingFixtures: Bool) throws {
+  func check(servingFixtures: Bool) throws {
     guard servingFixtures else { return }
     if extraMovies > 0 {
       throw ValidationError("--extra-movies adds movies to the sample movie API, not to fixtures.")
@@ -46,7 +48,7 @@ public struct SampleMovieApi: SampleApiOptions {
     }
   }
 
-  public func served(basePath: String) -> ServedApi {
+  func served(basePath: String) -> ServedApi {
     let ratings = SampleRatings(conflicts: Set(conflictMovies))
     return ServedApi(
       routes: .sampleMovies(
