@@ -216,8 +216,9 @@ public struct JSONMapping: Sendable, Hashable {
     return try? iso8601Style.parse(text)
   }
 
-  /// What a decoding error says of `text`, which is not an ISO 8601 date.
-  public static func iso8601Mismatch(_ text: String) -> String {
+  /// What a decoding error says of `text`, which is not an ISO 8601 date (Kernel's own: its
+  /// mapping and KernelOpenAPI's transcoder say it alike).
+  package static func iso8601Mismatch(_ text: String) -> String {
     "expected an ISO 8601 date, found \"\(text.prefix(40))\""
   }
 
