@@ -116,9 +116,10 @@ import Testing
     #expect(await elements.next() == .nothingStored)
   }
 
-  /// A row another program damaged, and a file removed from under the watcher: the list with a
-  /// hole is no answer (a warning names the row), what the local query still finds is shown,
-  /// and the watch goes on; the next good answer shows.
+  /// A row another program damaged: the list with a hole is no answer (a warning names the row),
+  /// what the local query still finds is shown, and the watch goes on; the next good answer
+  /// shows. A file removed from under the watcher ends the watch with one sentence (whenever the
+  /// next poll comes: the test waits for it, it does not race it).
   @Test func aDamagedRowOrAVanishedFileNeverEndsTheWatch() async throws {
     let folder = try TemporaryDirectory("watch")
     defer { folder.remove() }
@@ -140,9 +141,16 @@ import Testing
     #expect(left.origin == .local && left.value.map(\.id) == [1])
     #expect(warnings.all.contains { $0.contains("Movie/2") }, "\(warnings.all)")
 
-    try FileManager.default.removeItem(at: folder.cache)
     _ = try await service.topGrossingMovies(year: 2016)
     #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
+
+    try FileManager.default.removeItem(at: folder.cache)
+    guard case .ended(let failure) = await elements.next() else {
+      Issue.record("the watch of a removed file did not end")
+      return
+    }
+    #expect(failure.description.contains("deleted or replaced"), "\(failure)")
+    #expect(await elements.next() == nil)
   }
 
   /// The model over a watch, as SwiftUI (or any `withObservationTracking` code) sees it.
