@@ -71,9 +71,10 @@ let package = Package(
       dependencies: [
         "Domain", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),
-    // Call descriptions, the layer stack, logging / dedupe / memory / caching layers, cache
-    // policies, the cache-store protocol and its in-memory twin: no SQLite, no HTTP.
-    .target(name: "Layers", dependencies: ["Domain"]),
+    // Call descriptions (each carrying its api request), the layer stack and the runner over it,
+    // logging / dedupe / memory / caching layers, cache policies, the cache-store protocol and its
+    // in-memory twin: above Api, so a call carries its own request; no SQLite.
+    .target(name: "Layers", dependencies: ["Domain", "Api"]),
     // The SQLite cache store (GRDB on the system libsqlite3): the only module importing GRDB.
     .target(
       name: "Store",

@@ -61,6 +61,16 @@ public struct Composed: Sendable {
     observing(try container.resolve(type, tag: Tag(tag)))
   }
 
+  /// The profile's stack for the service `key` (`Catalog.service(_:)`), built on first use:
+  /// it answers and watches any call that carries its request. Observed as `service(_:)` is.
+  ///
+  /// ```swift
+  /// let book = try await composed.stack("books").answer(.book(id: 1))
+  /// ```
+  public func stack(_ key: String) throws -> ServiceStack {
+    try service(ServiceStack.self, tag: key)
+  }
+
   /// This graph, its services noting where each of their answers came from in `recorder` (a
   /// layered service's; see `LayeredService.observed(by:)`): what a command's work is handed,
   /// so whatever it resolves reports its provenance, a generated client's transport too.
@@ -338,5 +348,17 @@ struct TransportUnavailable: Error, ClassifiedError, CustomStringConvertible {
   var failure: ServiceFailure { .unavailable }
   var description: String {
     "Requests to environment \(environment) cannot be sent: \(reason)."
+  }
+}
+
+extension Container {
+  /// The stack this container built for the service `key` (`Catalog.service(_:)`): what a
+  /// test holding a composed container asks its calls of.
+  ///
+  /// ```swift
+  /// let book = try await container.stack("books").answer(.book(id: 1))
+  /// ```
+  public func stack(_ key: String) throws -> ServiceStack {
+    try resolve(ServiceStack.self, tag: Tag(key))
   }
 }

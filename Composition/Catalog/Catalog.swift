@@ -271,6 +271,21 @@ public struct Catalog: Sendable {
     parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
   }
 
+  /// A service whose calls carry their requests (`ServiceCall(_:entities:local:stored:)`): the
+  /// config stacks it per profile under `key` (`books: [logging, "cache(networkFirst)", api]`,
+  /// `offline: {books: [store]}`), and `Composed.stack(_:)` gives the profile's `ServiceStack`,
+  /// which answers and watches any of them. Nothing is registered per call.
+  ///
+  /// ```swift
+  /// catalog.service("books")
+  /// ```
+  public mutating func service(_ key: String) {
+    service(key, ServiceStack.self, source: ApiClient.self, tag: key) { stack in
+      stack.api { $0 }
+      stack.layered { ServiceStack(base: $0, layers: $1) }
+    }
+  }
+
   /// A write service the config stacks per profile under `key`: `[outbox, api]` sends each
   /// write at once and keeps it in the outbox when the api cannot take it, `[outbox]` keeps
   /// every write, `[api]` sends or fails (see `Writer`). `make` builds the service over the

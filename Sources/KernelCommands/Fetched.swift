@@ -93,6 +93,19 @@ extension Invocation {
     try await fetch(early: early) { composed in try await body(try composed.service(type)) }
   }
 
+  /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `fetch`
+  /// runs it: due writes sent first, the answer's origin noted.
+  ///
+  /// ```swift
+  /// let book = try await invocation.answer(.book(id: 1), from: "books")
+  /// ```
+  public func answer<Value: Sendable>(
+    _ call: ServiceCall<Value>, from service: String,
+    early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil
+  ) async throws -> Fetched<Value> {
+    try await fetch(early: early) { composed in try await composed.stack(service).answer(call) }
+  }
+
   /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
   /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
   public func sayQueued(_ write: PendingWrite) throws {

@@ -8,24 +8,11 @@ import Layers
 
 // snippet: books-app
 struct Book: Codable, Sendable, Equatable { let id: Int, title: String }
-protocol BookService: Sendable {
-  func book(id: Int) async throws -> Book
-}
-/// The api source: request values, sent through Kernel's client; each answer a `Response`.
-struct ApiBookService {
-  let client: ApiClient
-  func book(id: Int) async throws -> Response<Book> {
-    try await client.response(.init(.get("books/\(id)")))
-  }
-}
-
-/// The layered form: one call description; every layer, and the `store` source, come with it.
-struct LayeredBookService: BookService, LayeredService {
-  let base: Source<ApiBookService>?
-  var layers: LayerStack
-  func book(id: Int) async throws -> Book {
-    let call = ServiceCall<Book>(name: "book", key: "books/\(id)", summary: "book \(id)")
-    return try await answer(call) { try await $0.book(id: id) }
+/// The one call, declared once: its request, its key (`books/7`, from the route) and how it is
+/// kept (whole, as JSON); every layer, and the `store` source, come with it.
+extension ServiceCall where Value == Book {
+  static func book(id: Int) -> Self {
+    ServiceCall(.init(.get("books/\(id)")), summary: "book \(id)")
   }
 }
 
@@ -51,10 +38,7 @@ struct RateLimitRetrier: RequestRetrier {
 /// What the books config may name.
 struct BooksAssembly: Assembly {
   func assemble(into catalog: inout Catalog) {
-    catalog.service("books", (any BookService).self, source: ApiBookService.self) { books in
-      books.api { ApiBookService(client: $0) }
-      books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
-    }
+    catalog.service("books")
     catalog.adapter(
       "apiKey", parameters: { try $0.string("header", at: 0, default: "X-Api-Key") },
       build: { header, _ in ApiKeyAdapter(header: header) })

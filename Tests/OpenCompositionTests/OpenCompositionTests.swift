@@ -40,12 +40,12 @@ import Testing
   static func books(
     _ app: KernelApp, _ yaml: String, profile: String, data: URL,
     variables: [String: String] = [:], log: @escaping @Sendable (String) -> Void = { _ in }
-  ) throws -> (any BookService, KernelConfig) {
+  ) throws -> (ServiceStack, KernelConfig) {
     // snippet: books-compose
     let config = try app.document(yaml: yaml, file: "Config/books.yaml", variables: variables)
       .resolve(profile: profile)  // or app.load(path:workingDirectory:variables:flags:)
     let composed = try app.compose(config: config, runtime: Runtime(dataDirectory: data, log: log))
-    let books = try composed.service((any BookService).self)  // validated: graph, doctor know it
+    let books = try composed.stack("books")  // validated: graph, doctor know it
     // end snippet
     return (books, config)
   }
@@ -69,7 +69,7 @@ import Testing
 
     let (layered, config) = try Self.books(
       app, yaml, profile: "layered", data: data.url, variables: variables)
-    #expect(try await layered.book(id: 7) == Book(id: 7, title: "Dune"))
+    #expect(try await layered.answer(.book(id: 7)) == Book(id: 7, title: "Dune"))
     #expect(cards.all == ["k-variable", "k-variable"])
     #expect(config.string("shelf") == "to-read")
     let shown = config.settings.first { $0.key == "environments.staging.apiKey" }
@@ -81,10 +81,10 @@ import Testing
     // The server is gone: the offline profile answers from what the layered one stored,
     // and builds no api side at all.
     let (offline, _) = try Self.books(app, yaml, profile: "offline", data: data.url)
-    #expect(try await offline.book(id: 7).title == "Dune")
-    await #expect(throws: CacheMiss.self) { try await offline.book(id: 8) }
+    #expect(try await offline.answer(.book(id: 7)).title == "Dune")
+    await #expect(throws: CacheMiss.self) { try await offline.answer(.book(id: 8)) }
     let (api, _) = try Self.books(app, yaml, profile: "api", data: data.url)
-    await #expect(throws: ApiError.self) { try await api.book(id: 7) }
+    await #expect(throws: ApiError.self) { try await api.answer(.book(id: 7)) }
   }
 
   @Test func theSecretHeaderReachesItsOriginAndNeverTheOneARedirectLeadsTo() async throws {
@@ -114,7 +114,7 @@ import Testing
       Self.app(), Self.yaml(staging: first.baseURL, other: second.baseURL), profile: "api",
       data: data.url, log: { trace.append($0) })
 
-    #expect(try await books.book(id: 9).title == "Emma")
+    #expect(try await books.answer(.book(id: 9)).title == "Emma")
     // A retry (a connection the pool had kept and the system closed) may send it again: always
     // to its own origin, with its header; never to the one the redirect leads to.
     #expect(!seenFirst.all.isEmpty && seenFirst.all.allSatisfy { $0 == "k-staging" })

@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 
@@ -22,6 +23,12 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   /// How the store answers it when it was never stored: a query over the stored entities of its
   /// type (a list call's; nil: nothing stored is nothing to answer).
   public let local: LocalQuery?
+  /// What the api is sent for it (nil: a call only the store answers, or one a service's own
+  /// `fetch` closure answers).
+  public let route: Route?
+  /// Its request sent through the client the stack's `api` source gives (every page when it
+  /// pages); nil when it has no `route`.
+  let fetch: (@Sendable (ApiClient) async throws -> any Validated<Value>)?
 
   /// A call of these parts; `codec` nil for a call never cached.
   public init(
@@ -34,6 +41,44 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     self.codec = codec
     self.entities = entities
     self.local = local
+    route = nil
+    fetch = nil
+  }
+
+  /// A call the api answers with `request`, stored as `codec`, `entities` and `local` say. Its
+  /// key is the entity's for an item call (`Movie/3`), else the route's path and query
+  /// (`movies/topGrossing/2016`), unless `key` names one; `summary` defaults to the route.
+  init(
+    _ request: ApiRequest<Value>, name: String?, key: String?, summary: String?,
+    codec: CacheCodec<Value>?, entities: EntityShape<Value>?, local: LocalQuery?,
+    fetch: (@Sendable (ApiClient) async throws -> any Validated<Value>)? = nil
+  ) {
+    let route = request.route
+    if let entities, let id = entities.itemID {
+      // An item call is named for its entity: `book`, keyed `Book/3`, said `book 3`.
+      let type = entities.type.prefix(1).lowercased() + entities.type.dropFirst()
+      self.name = name ?? type
+      self.key = key ?? entities.key(of: id)
+      self.summary = summary ?? "\(type) \(id)"
+    } else {
+      self.name = name ?? "\(route.method)"
+      self.key = key ?? Self.key(of: route)
+      self.summary = summary ?? route.description
+    }
+    self.codec = codec
+    self.entities = entities
+    self.local = local
+    self.route = route
+    self.fetch = fetch ?? { client in try await client.response(request) }
+  }
+
+  /// The key a route's answer is stored under: its path, then its query as sent
+  /// (`movies/topRated/2016`, `books?author=le-guin`); the method first for any but GET
+  /// (`POST books`).
+  static func key(of route: Route) -> String {
+    let query = route.query.map { item in item.name + (item.value.map { "=" + $0 } ?? "") }
+    let path = query.isEmpty ? route.path : route.path + "?" + query.joined(separator: "&")
+    return route.method == .get ? path : "\(route.method) \(path)"
   }
 }
 
@@ -69,6 +114,46 @@ extension ServiceCall where Value: Codable {
   ) {
     self.init(
       name: name, key: key, summary: summary, codec: .json, entities: entities, local: local)
+  }
+}
+
+extension ServiceCall where Value: Codable {
+  /// A call the api answers with `request`, its answer kept as `entities` say (an item or a
+  /// list of entities, `local` answering a list never stored), else whole; `stored: false`, never
+  /// kept (a write's answer). Declared once, it is answered, watched and kept offline by any
+  /// profile's stack (`ServiceStack`):
+  ///
+  /// ```swift
+  /// extension ServiceCall where Value == Book {
+  ///   static func book(id: Int) -> Self {
+  ///     ServiceCall(.init(.get("books/\(id)"), mapping: library), entities: .item(Book.self, id: id))
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Its key is derived from the request (see `init(_:name:key:summary:entities:local:stored:)`),
+  /// so no path is written twice; `name` (logs) defaults to the method, `summary` (sentences) to
+  /// the route.
+  public init(
+    _ request: ApiRequest<Value>, name: String? = nil, key: String? = nil,
+    summary: String? = nil, entities: EntityShape<Value>? = nil, local: LocalQuery? = nil,
+    stored: Bool = true
+  ) {
+    self.init(
+      request, name: name, key: key, summary: summary, codec: stored ? .json : nil,
+      entities: stored ? entities : nil, local: local)
+  }
+
+  /// A list the api answers a page at a time: every page of `request`, each found by `paging`
+  /// from the one before, is one answer.
+  public init<Element: Sendable>(
+    _ request: ApiRequest<Value>, paging: Paging, name: String? = nil, key: String? = nil,
+    summary: String? = nil, entities: EntityShape<Value>? = nil, local: LocalQuery? = nil
+  ) where Value == [Element] {
+    self.init(
+      request, name: name, key: key, summary: summary, codec: .json, entities: entities,
+      local: local,
+      fetch: { client in WithoutValidators(try await client.all(request, paging: paging)) })
   }
 }
 

@@ -22,43 +22,30 @@ public struct NewBook: Codable, Sendable {
   public init(title: String, author: String) { (self.title, self.author) = (title, author) }
 }
 
-/// What the app asks for; the profile's stack answers it.
-public protocol BookService: Sendable {
-  func book(id: Int) async throws -> Book
-  func shelf() async throws -> [Book]
-  func add(_ book: NewBook) async throws -> Book
-}
-
-/// The library's api: `{"data": …, "meta": {"next_page": 2}}`, snake_case, no decoding code.
+/// Where the library's answers keep their data (`{"data": …}`), in its spelling (`added_at`).
 let library = JSONMapping(keyPath: "data", keys: .snakeCase)
 
-/// Every profile's service: its layers over the api's client, or the cache alone (`store`).
-struct LayeredBookService: BookService, LayeredService {
-  let base: Source<ApiClient>?
-  var layers: LayerStack
-
-  func book(id: Int) async throws -> Book {
-    try await answer(.item(Book.self, id: id)) {
-      try await $0.response(.init(.get("books/\(id)"), mapping: library))
-    }
+/// Each call of the app, declared once: its request, and how its answer is kept offline. Any
+/// profile's stack for `books` answers and watches them (`composed.stack("books")`).
+extension ServiceCall where Value == Book {
+  /// `GET books/{id}`, kept as the entity `Book/{id}` whichever answer stored it.
+  public static func book(id: Int) -> Self {
+    ServiceCall(.init(.get("books/\(id)"), mapping: library), entities: .item(Book.self, id: id))
   }
 
-  func shelf() async throws -> [Book] {
-    let call = ServiceCall<[Book]>(
-      name: "shelf", key: "books", summary: "the shelf", entities: .list(Book.self))
-    return try await answer(call) { client in
-      let books: [Book] = try await client.all(
-        .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"))
-      return WithoutValidators(books)
-    }
+  /// `POST books`: the book the library made of `book`, never kept.
+  public static func add(_ book: NewBook) throws -> Self {
+    let body = try RequestBody.json(book, encoder: library.encoder())
+    return ServiceCall(
+      .init(.post("books", body: body), mapping: library), summary: "a new book", stored: false)
   }
+}
 
-  func add(_ book: NewBook) async throws -> Book {
-    try await answer(.init(name: "add", key: "books/new", summary: "a new book", codec: nil)) {
-      try await $0.response(
-        .init(.post("books", body: .json(book, encoder: library.encoder())), mapping: library))
-    }
-  }
+extension ServiceCall where Value == [Book] {
+  /// `GET books`, every page, kept as the ids of its books.
+  public static let shelf = ServiceCall(
+    .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"),
+    summary: "the shelf", entities: .list(Book.self))
 }
 // end snippet
 
@@ -67,11 +54,9 @@ struct LayeredBookService: BookService, LayeredService {
 public struct BooksAssembly: Assembly {
   public init() {}
 
+  /// The `books` service: its stack per profile comes from the config (`books: [api]`).
   public func assemble(into catalog: inout Catalog) {
-    catalog.service("books", (any BookService).self, source: ApiClient.self) { books in
-      books.api { $0 }
-      books.layered { LayeredBookService(base: $0, layers: LayerStack($1)) }
-    }
+    catalog.service("books")
     catalog.setting(
       AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
   }

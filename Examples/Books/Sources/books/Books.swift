@@ -28,9 +28,8 @@ struct Get: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    let id = id
-    let books = try await invocation.fetch((any BookService).self) { [try await $0.book(id: id)] }
-    try invocation.show(books, as: "books", one: "book")
+    let book = try await invocation.answer(.book(id: id), from: "books")
+    try invocation.show(book.map { [$0] }, as: "books", one: "book")
   }
 }
 // end snippet
@@ -42,7 +41,7 @@ struct Shelf: AsyncParsableCommand {
   func run() async throws {
     let invocation = try Invocation(global)
     let perPage = invocation.config.integer("perPage") ?? .max  // --per-page 5, BOOKS_PER_PAGE
-    let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
+    let books = try await invocation.answer(.shelf, from: "books")
     try invocation.show(books.map { Array($0.prefix(perPage)) }, as: "books", one: "book")
   }
 }
@@ -55,8 +54,8 @@ struct Add: AsyncParsableCommand {
 
   func run() async throws {
     let invocation = try Invocation(global)
-    let book = NewBook(title: title, author: author)
-    let added = try await invocation.fetch((any BookService).self) { [try await $0.add(book)] }
-    try invocation.show(added, as: "books", one: "book")
+    let added = try await invocation.answer(
+      .add(NewBook(title: title, author: author)), from: "books")
+    try invocation.show(added.map { [$0] }, as: "books", one: "book")
   }
 }

@@ -74,7 +74,7 @@ import Testing
     #expect(shown.json?["dataDir"] as? String == books.dataDirectory.path)
     let graph = try await books.run(["graph"], variables: ["BOOKS_PROFILE": "offline"])
     #expect(
-      graph.status == 0 && graph.stdout.contains("BookService")
+      graph.status == 0 && graph.stdout.contains("ServiceStack tagged \"books\"")
         && !graph.stdout.contains("ApiClient"))
     #expect(try await books.run(["doctor"]).status == 0)
     #expect(try await books.run(["env", "use", "staging"]).status == 0)

@@ -27,14 +27,14 @@ import Testing
   /// The `api` profile's book service over a transport answering `book` in the library's
   /// envelope, the transport, and the data dir to remove.
   static func api(answering book: String) throws -> (
-    any BookService, RecordingTransport, TemporaryDirectory
+    ServiceStack, RecordingTransport, TemporaryDirectory
   ) {
     let data = try TemporaryDirectory("books")
     let transport = Self.answering(#"{"data": \#(book)}"#)
     let container = try composedContainer(
       app: .books, config: try Self.config("api"), dataDirectory: data.url
     ) { try $0.register((any Transport).self) { _ in transport } }
-    return (try container.resolve((any BookService).self), transport, data)
+    return (try container.stack("books"), transport, data)
   }
 
   @Test func aSwappedTransportSeesTheEnvironmentsKeyOnEveryRequest() async throws {
@@ -43,7 +43,7 @@ import Testing
         #"{"id": 7, "title": "Dune", "author": "Frank Herbert", "added_at": "2026-01-05T09:30:00.250Z"}"#
     )
     defer { data.remove() }
-    let dune = try await books.book(id: 7)
+    let dune = try await books.answer(.book(id: 7))
     #expect(dune.title == "Dune" && dune.author == "Frank Herbert")
     #expect(dune.addedAt == Date(timeIntervalSince1970: 1_767_605_400.25))
     let sent = try #require(transport.requests.all.first)
@@ -57,7 +57,7 @@ import Testing
         #"{"id": 4, "title": "Middlemarch", "author": "George Eliot", "added_at": "2026-11-25T19:00:00.123Z"}"#
     )
     defer { data.remove() }
-    let added = try await books.add(NewBook(title: "Middlemarch", author: "George Eliot"))
+    let added = try await books.answer(.add(NewBook(title: "Middlemarch", author: "George Eliot")))
     #expect(added.id == 4)
     let sent = try #require(transport.requests.all.first)
     #expect(sent.method == .post && sent.value(of: "Content-Type") == "application/json")
@@ -79,7 +79,7 @@ import Testing
       try child.register((any Transport).self) { _ in transport }
       try child.register((any CacheStore).self) { _ in store }
     }
-    let shelf = try await layered.resolve((any BookService).self).shelf()
+    let shelf = try await layered.stack("books").answer(.shelf)
     #expect(shelf.map(\.title) == ["Emma"])
 
     let offline = try composedContainer(
@@ -87,14 +87,14 @@ import Testing
     ) { child in
       try child.register((any CacheStore).self) { _ in store }
     }
-    #expect(try await offline.resolve((any BookService).self).shelf() == shelf)
+    #expect(try await offline.stack("books").answer(.shelf) == shelf)
     // The cache alone: no api client was registered, and nothing more was sent.
     #expect(throws: (any Error).self) { try offline.resolve(ApiClient.self) }
     #expect(transport.requests.all.count == 1)
     // Book 2 was on the shelf: stored once, it answers its own call; a book never seen does not.
-    #expect(try await offline.resolve((any BookService).self).book(id: 2).title == "Emma")
+    #expect(try await offline.stack("books").answer(.book(id: 2)).title == "Emma")
     await #expect(throws: CacheMiss.self) {
-      try await offline.resolve((any BookService).self).book(id: 9)
+      try await offline.stack("books").answer(.book(id: 9))
     }
   }
 }

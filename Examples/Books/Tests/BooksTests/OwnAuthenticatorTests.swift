@@ -78,7 +78,7 @@ struct LibraryCardAuthenticator: Authenticator {
       app: Self.app, config: try Self.config(auth: "libraryCard(header: X-Library)", in: folder),
       dataDirectory: folder.url
     ) { try $0.register((any Transport).self) { _ in transport } }
-    _ = try await container.resolve((any BookService).self).book(id: 1)
+    _ = try await container.stack("books").answer(.book(id: 1))
     #expect(transport.requests.all.first?.value(of: "X-Library") == "card 4711")
     #expect(try container.resolve(ApiClient.self).secretHeaders.contains("x-library"))
   }

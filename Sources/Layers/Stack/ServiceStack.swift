@@ -1,0 +1,64 @@
+import Api
+import Domain
+
+/// The profile's stack for one service: its layers over the api client the config gives it (or
+/// over nothing: the store alone), running any call that carries its request. Nothing is
+/// written per call: a call declared once (`ServiceCall(_:entities:local:stored:)`) is answered
+/// and watched by whichever stack the profile names for its service.
+///
+/// ```swift
+/// let books = try composed.stack("books")  // [logging, "cache(networkFirst)", api]
+/// let book = try await books.answer(.book(id: 1))
+/// for await element in books.watch(.shelf) ?? AsyncStream { $0.finish() } { … }
+/// ```
+///
+/// A service protocol is optional: an app that wants one for test doubles writes a small
+/// struct over its stack; doubles may also sit at the transport (`InProcessTransport`).
+public struct ServiceStack: LayeredService {
+  /// The api client under the layers (offered each call's stored validators), or nil: a
+  /// store-only stack (the offline profile), where a call no layer answers is a `CacheMiss`.
+  public let base: Source<ApiClient>?
+  /// The layers the profile names.
+  public var layers: LayerStack
+
+  /// `layers` over `base`.
+  public init(base: Source<ApiClient>?, layers: [any ServiceLayer]) {
+    self.base = base
+    self.layers = LayerStack(layers)
+  }
+
+  /// `call`'s value, through the layers down to its request when none answers it. A call that
+  /// carries no request is answered by the layers alone (the store), as under the offline
+  /// profile.
+  public func answer<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Value {
+    try await layers.answer(call, from: base(for: call)) { client in
+      try await Self.fetch(call, client)
+    }
+  }
+
+  /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
+  /// api once when `refresh` and the stack has one; nil when the stack stores nothing (no
+  /// caching layer: an api-only profile), so there is nothing to watch.
+  public func watch<Value: Sendable & Equatable>(
+    _ call: ServiceCall<Value>, refresh: Bool = true
+  ) -> AsyncStream<Watched<Value>>? {
+    guard layers.layers.contains(where: { $0 is CachingLayer }) else { return nil }
+    return layers.watch(call, from: base(for: call), refresh: refresh) { client in
+      try await Self.fetch(call, client)
+    }
+  }
+
+  /// The api under the layers for `call`: none for a call that carries no request.
+  private func base<Value: Sendable>(for call: ServiceCall<Value>) -> Source<ApiClient>? {
+    call.fetch == nil ? nil : base
+  }
+
+  private static func fetch<Value: Sendable>(_ call: ServiceCall<Value>, _ client: ApiClient)
+    async throws -> any Validated<Value>
+  {
+    guard let fetch = call.fetch else {
+      throw CacheMiss(what: call.summary, cachable: call.codec != nil)
+    }
+    return try await fetch(client)
+  }
+}

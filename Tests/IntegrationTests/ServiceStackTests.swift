@@ -1,0 +1,168 @@
+import Api
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import SampleApi
+import Store
+import Synchronization
+import Testing
+
+/// An app's note, as its api sends it.
+private struct Note: Codable, Sendable, Equatable, Identifiable {
+  let id: Int
+  var text: String
+  var pinned: Bool
+}
+
+/// What the server holds, which a test changes.
+private final class Notes: Sendable {
+  let all: Mutex<[Note]>
+  init(_ notes: [Note]) { all = Mutex(notes) }
+}
+
+/// The app's calls, each declared once with its request: no service type, no method per call,
+/// no watch code.
+extension ServiceCall where Value == Note {
+  fileprivate static func note(id: Int) -> Self {
+    ServiceCall(.init(.get("notes/\(id)")), entities: .item(Note.self, id: id))
+  }
+}
+
+extension ServiceCall where Value == [Note] {
+  fileprivate static func notes(pinned: Bool) -> Self {
+    ServiceCall(
+      .init(.get("notes", query: [URLQueryItem(name: "pinned", value: "\(pinned)")])),
+      entities: .list(Note.self),
+      local: LocalQuery(
+        filters: [.init("pinned", equals: .boolean(pinned))], order: [.init("id")],
+        summary: "stored notes"))
+  }
+
+  /// Never asks the api (it has no route for it): the stored notes, pinned or not.
+  fileprivate static let storedNotes = ServiceCall(
+    name: "storedNotes", key: "notes/stored", summary: "the stored notes",
+    entities: .list(Note.self), local: LocalQuery(order: [.init("id")], summary: "stored notes"))
+}
+
+/// One runner for every call: a `ServiceStack` answers and watches calls that carry their
+/// requests, over real loopback HTTP and a real SQLite file, and the store alone answers them
+/// offline.
+@Suite struct ServiceStackTests {
+  /// A server of notes: `GET notes/{id}` and `GET notes?pinned=`, from `notes`; it counts what
+  /// it is asked.
+  private static func server(_ notes: Notes, asked: Counter) async throws -> FixtureServer {
+    let server = try await FixtureServer.start(routes: FixtureRoutes())
+    let json: @Sendable (any Encodable) -> SampleResponse = { value in
+      SampleResponse(status: 200, body: (try? JSONEncoder().encode(value)) ?? Data())
+    }
+    server.handle("GET", "/api/notes/{id}") { request in
+      asked.increment()
+      let id = Int(request.parameters["id"] ?? "") ?? 0
+      guard let note = notes.all.withLock({ $0.first { $0.id == id } }) else {
+        return SampleResponse(status: 404)
+      }
+      return json(note)
+    }
+    server.handle("GET", "/api/notes") { request in
+      asked.increment()
+      let pinned = request.query["pinned"] == "true"
+      return json(notes.all.withLock { $0.filter { $0.pinned == pinned } })
+    }
+    return server
+  }
+
+  private static func stack(
+    _ server: FixtureServer?, _ store: SQLiteCacheStore, _ policy: CachePolicy
+  )
+    throws -> ServiceStack
+  {
+    let base = try server.map { server in
+      Source<ApiClient>.api(
+        ApiClient(
+          context: InMemoryApiContext(
+            environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
+          transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
+      ) { $0 }
+    }
+    return ServiceStack(base: base, layers: [CachingLayer(store: store, policy: policy)])
+  }
+
+  /// `body` with a layered stack over a server holding one note, milk, on a new SQLite file.
+  private static func withMilk(
+    _ body: (ServiceStack, Notes, Counter) async throws -> Void
+  ) async throws {
+    let folder = try TemporaryDirectory("stack")
+    defer { folder.remove() }
+    let notes = Notes([Note(id: 1, text: "milk", pinned: true)])
+    let asked = Counter()
+    let server = try await Self.server(notes, asked: asked)
+    let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    do {
+      try await body(try Self.stack(server, store, .networkFirst), notes, asked)
+    } catch {
+      await server.stop()
+      throw error
+    }
+    await server.stop()
+  }
+
+  @Test func aCallsKeyComesFromItsRequest() {
+    #expect(ServiceCall<Note>.note(id: 3).key == "Note/3")
+    #expect(ServiceCall<Note>.note(id: 3).summary == "note 3")
+    #expect(ServiceCall<[Note]>.notes(pinned: true).key == "notes?pinned=true")
+    #expect(ServiceCall<[Note]>.notes(pinned: true).summary == "GET notes")
+    let post = ServiceCall<Note>(.init(.post("notes", body: .bytes(Data()))), stored: false)
+    #expect(post.key == "POST notes" && post.codec == nil)
+    #expect(ServiceCall<[Note]>.storedNotes.route == nil)
+  }
+
+  @Test func theLayeredStackStoresWhatTheStoreAloneThenAnswers() async throws {
+    let folder = try TemporaryDirectory("stack")
+    defer { folder.remove() }
+    let notes = Notes([
+      Note(id: 1, text: "milk", pinned: true), Note(id: 2, text: "eggs", pinned: false),
+    ])
+    let asked = Counter()
+    let server = try await Self.server(notes, asked: asked)
+    let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    let layered = try Self.stack(server, store, .networkFirst)
+    #expect(try await layered.answer(.notes(pinned: true)).map(\.text) == ["milk"])
+    #expect(try await layered.answer(.note(id: 2)).text == "eggs")
+    await server.stop()
+
+    let offline = try Self.stack(nil, store, .cacheOnly)
+    #expect(try await offline.answer(.notes(pinned: true)).map(\.text) == ["milk"])
+    // Note 1 came in the list: stored once, it answers its own call.
+    #expect(try await offline.answer(.note(id: 1)).text == "milk")
+    // Never asked, the unpinned list is what its local query finds among the stored notes.
+    #expect(try await offline.answer(.notes(pinned: false)).map(\.id) == [2])
+    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
+    #expect(asked.value == 2)
+  }
+
+  @Test func aCallWithNoRequestIsAnsweredByTheStoreAndNeverAsksTheApi() async throws {
+    try await Self.withMilk { layered, notes, asked in
+      await #expect(throws: CacheMiss.self) { try await layered.answer(.storedNotes) }
+      _ = try await layered.answer(.note(id: 1))
+      #expect(try await layered.answer(.storedNotes).map(\.text) == ["milk"])
+      #expect(asked.value == 1)
+    }
+  }
+
+  @Test func anyCallIsWatchedWithNoWatchCode() async throws {
+    try await Self.withMilk { layered, notes, asked in
+      let watch = try #require(layered.watch(.notes(pinned: true), refresh: false))
+      var elements = watch.makeAsyncIterator()
+      #expect(await elements.next() == .nothingStored)
+      _ = try await layered.answer(.notes(pinned: true))
+      #expect(await elements.next()?.value?.map(\.text) == ["milk"])
+      // Another call's answer holds the same note: the watched list shows it.
+      notes.all.withLock { $0[0].text = "oat milk" }
+      _ = try await layered.answer(.note(id: 1))
+      #expect(await elements.next()?.value?.map(\.text) == ["oat milk"])
+      // A stack that stores nothing has nothing to watch.
+      #expect(ServiceStack(base: nil, layers: []).watch(.notes(pinned: true)) == nil)
+    }
+  }
+}
