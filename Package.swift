@@ -189,7 +189,7 @@ let package = Package(
     .testTarget(
       name: "LayersTests",
       dependencies: [
-        "MoviesKit", "MoviesTesting", "Layers", "Domain", "KernelTesting",
+        "MoviesKit", "MoviesTesting", "Layers", "Domain", "Api", "KernelTesting", "SampleApi",
       ]),
     // The policy matrix runs on both cache stores, so it lives here with the SQLite one.
     .testTarget(

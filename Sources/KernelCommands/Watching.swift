@@ -53,24 +53,23 @@ public enum WatchElement<Value: Sendable>: Sendable {
 }
 
 extension Invocation {
-  /// Resolves the profile's `Service`, watches what `watch` names on it, and hands `show` each
-  /// element (`first` for the first), clearing a terminal's screen before each after the first
-  /// when the output is text, until interrupted: Ctrl-C (or SIGTERM) exits 0. A watch that
-  /// cannot go on (the store's file deleted or replaced) throws its one sentence. A service whose
-  /// stack stores nothing (`watch` answers nil) cannot be watched: a usage error (exit 64)
-  /// naming the profile.
-  public func watch<Service: Sendable, Value: Sendable & Equatable>(
-    _ type: Service.Type,
-    _ watch: @escaping @Sendable (Service) -> AsyncStream<Watched<Value>>?,
+  /// Watches `call` on the profile's stack for `service` (`ServiceStack.watch`, refreshed from
+  /// the api once where the stack has one), and hands `show` each element (`first` for the
+  /// first), clearing a terminal's screen before each after the first when the output is text,
+  /// until interrupted: Ctrl-C (or SIGTERM) exits 0. A watch that cannot go on (the store's file
+  /// deleted or replaced) throws its one sentence. A stack that stores nothing (an api-only
+  /// profile) cannot be watched: a usage error (exit 64) naming the profile.
+  public func watch<Value: Sendable & Equatable>(
+    _ call: ServiceCall<Value>, from service: String,
     show: @escaping @Sendable (_ element: WatchElement<Value>, _ first: Bool) throws -> Void
   ) async throws {
     let composed = try services()
     await settleKeptWrites(composed)
-    let service = try composed.service(type)
-    guard let elements = await composed.makeCurrent({ watch(service) }) else {
+    let stack = try composed.stack(service)
+    guard let elements = await composed.makeCurrent({ stack.watch(call) }) else {
       throw UsageError(
         "--watch needs a profile that stores answers, and the \(config.profile) profile's stack for"
-          + " this command stores nothing to watch; run it with --profile layered or offline, or"
+          + " \(service) stores nothing to watch; run it with --profile layered or offline, or"
           + " without --watch.")
     }
     let interrupted = Self.exitOnInterrupt()

@@ -5,19 +5,16 @@ import Foundation
 import Layers
 import SampleApi
 
-/// The bundled example: the `movies` service (sources `api` and `store`, every layer) and the
-/// `sample` transport that answers the bundled movie API in process. Registered exactly as an
-/// app registers its own service.
+/// The bundled example: the `movies` service (its calls in MovieCalls.swift; sources `api` and
+/// `store`, every layer), its writes, and the `sample` transport that answers the bundled movie
+/// API in process. Registered exactly as an app registers its own service.
 public struct MoviesAssembly: Assembly {
   /// The movie example's parts.
   public init() {}
 
   /// Registers `movies`, `movieWrites` and the `sample` transport.
   public func assemble(into catalog: inout Catalog) {
-    catalog.service("movies", (any MovieService).self, source: (any MovieSource).self) { movies in
-      movies.api { client in ApiMovieService(client: client) }
-      movies.layered { base, layers in LayeredMovieService(base: base, layers: layers) }
-    }
+    catalog.service("movies")
     catalog.writes("movieWrites", (any MovieWrites).self) { writer in MovieWriter(writer: writer) }
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
@@ -55,42 +52,6 @@ extension WriteCall where Value == Rating {
       summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
       optimistic: [.update(movie) { $0.rating = Double(score) }],
       precondition: ifUnchanged ? movie.key : nil)
-  }
-}
-
-/// The movie lists watched as their stored movies change (`kernel movies top-grossing
-/// --watch`): each over the profile's stack, refreshed once from its api when it has one; nil
-/// when the stack stores nothing (an api-only profile).
-public enum MovieWatches {
-  /// A list watched over a service: nil when its stack stores nothing to watch.
-  public typealias Watch<Value: Sendable> =
-    @Sendable (any MovieService) -> AsyncStream<Watched<Value>>?
-
-  /// The year's top-grossing list.
-  public static func topGrossing(year: Int) -> Watch<[Movie]> {
-    { service in
-      (service as? LayeredMovieService)?.watch(.topGrossingMovies(year: year), refresh: true) {
-        try await $0.topGrossingMovies(year: year)
-      }
-    }
-  }
-
-  /// Movie `id`, as a list of one: the commands print lists.
-  public static func movie(id: Int) -> Watch<[Movie]> {
-    { service in
-      (service as? LayeredMovieService)?.watch(.movie(id: id), refresh: true) {
-        try await $0.movie(id: id)
-      }?.map { [$0] }
-    }
-  }
-
-  /// The year's top-rated list.
-  public static func topRated(year: Int) -> Watch<[Movie]> {
-    { service in
-      (service as? LayeredMovieService)?.watch(.topRatedMovies(year: year), refresh: true) {
-        try await $0.topRatedMovies(year: year)
-      }
-    }
   }
 }
 

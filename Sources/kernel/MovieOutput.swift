@@ -9,7 +9,7 @@ import Synchronization
 /// JSON: `{"origin": …, "movies": [{"id", "name", "year", "releaseDate", "grossing", "rating",
 /// "cast": [{"name"}]}]}`.
 enum MovieOutput {
-  /// Starts the run, resolves the profile's `MovieService`, and prints what `fetch` gets from it.
+  /// Starts the run, and prints what `fetch` gets from the profile's stack for `movies`.
   ///
   /// Under `cacheThenNetwork` a command of one call prints the cached answer as soon as it is
   /// read, then the fresh one only when it differs (JSON: one object per answer, one per line).
@@ -17,14 +17,14 @@ enum MovieOutput {
   /// stale-while-revalidate cache started behind its answer, so they are stored before exit.
   static func show(
     _ options: GlobalOptions, oneCall: Bool = true,
-    _ fetch: @escaping @Sendable (any MovieService) async throws -> [Movie]
+    _ fetch: @escaping @Sendable (Composed) async throws -> [Movie]
   ) async throws {
     let invocation = try Invocation(options)
     let early = EarlyPrint(invocation.format)
     let fetched = try await invocation.fetch(
-      (any MovieService).self, early: oneCall ? early.print : nil
-    ) { service -> ([Movie], MissingMovies?) in
-      do { return (try await fetch(service), nil) } catch let partial as MissingMovies {
+      early: oneCall ? early.print : nil
+    ) { composed -> ([Movie], MissingMovies?) in
+      do { return (try await fetch(composed), nil) } catch let partial as MissingMovies {
         return (partial.movies, partial)
       }
     }
@@ -44,19 +44,18 @@ enum MovieOutput {
     if let missing { throw missing }
   }
 
-  /// Prints the watched list at once and again at each change, until interrupted: the table
+  /// How a watch of movies is shown (`Invocation.watch(_:from:show:)`): the list (`list` makes
+  /// one of the call's value) at once and again at each change, until interrupted: the table
   /// with its footer (a terminal redraws it in place), or one JSON object per line; nothing
   /// stored yet says so (JSON: no movies, origin `none`); a failed refresh is a warning.
-  static func watch(
-    _ options: GlobalOptions, _ watch: @escaping MovieWatches.Watch<[Movie]>
-  ) async throws {
-    let invocation = try Invocation(options)
-    let format = invocation.format
-    try await invocation.watch((any MovieService).self, watch) { element, _ in
+  static func watched<Value: Sendable>(
+    _ format: OutputFormat, movies list: @escaping @Sendable (Value) -> [Movie]
+  ) -> @Sendable (WatchElement<Value>, Bool) throws -> Void {
+    { element, _ in
       switch (element, format) {
-      case (.answer(let fetched), .json): try printJSON(fetched.value, origin: fetched.origin)
+      case (.answer(let fetched), .json): try printJSON(list(fetched.value), origin: fetched.origin)
       case (.answer(let fetched), _):
-        let movies = fetched.value
+        let movies = list(fetched.value)
         try Terminal.print(table(movies))
         try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
       case (.nothingStored, .json): try printJSON([], origin: "none")

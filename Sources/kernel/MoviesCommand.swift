@@ -21,9 +21,14 @@ struct MoviesCommand: AsyncParsableCommand {
     func run() async throws {
       let year = year.year
       guard !watching.watch else {
-        return try await MovieOutput.watch(global, MovieWatches.topGrossing(year: year))
+        let invocation = try Invocation(global)
+        return try await invocation.watch(
+          .topGrossingMovies(year: year), from: "movies",
+          show: MovieOutput.watched(invocation.format) { $0 })
       }
-      try await MovieOutput.show(global) { try await $0.topGrossingMovies(year: year) }
+      try await MovieOutput.show(global) {
+        try await $0.stack("movies").answer(.topGrossingMovies(year: year))
+      }
     }
   }
 
@@ -37,9 +42,14 @@ struct MoviesCommand: AsyncParsableCommand {
     func run() async throws {
       let year = year.year
       guard !watching.watch else {
-        return try await MovieOutput.watch(global, MovieWatches.topRated(year: year))
+        let invocation = try Invocation(global)
+        return try await invocation.watch(
+          .topRatedMovies(year: year), from: "movies",
+          show: MovieOutput.watched(invocation.format) { $0 })
       }
-      try await MovieOutput.show(global) { try await $0.topRatedMovies(year: year) }
+      try await MovieOutput.show(global) {
+        try await $0.stack("movies").answer(.topRatedMovies(year: year))
+      }
     }
   }
 
@@ -82,7 +92,9 @@ struct MoviesCommand: AsyncParsableCommand {
         guard let id = ids.first, ids.count == 1 else {
           throw ValidationError("--watch follows one movie; name one id, not \(ids.count).")
         }
-        return try await MovieOutput.watch(global, MovieWatches.movie(id: id))
+        let invocation = try Invocation(global)
+        return try await invocation.watch(
+          .movie(id: id), from: "movies", show: MovieOutput.watched(invocation.format) { [$0] })
       }
       let limit = concurrency
       try await MovieOutput.show(global, oneCall: ids.count == 1) {
@@ -92,9 +104,10 @@ struct MoviesCommand: AsyncParsableCommand {
 
     /// Fetches `ids` with at most `limit` in flight, keeping their order. An id that fails does
     /// not stop the others: when any failed, `MissingMovies` carries the ones that arrived.
-    static func fetch(_ ids: [Int], limit: Int, from service: any MovieService) async throws
+    static func fetch(_ ids: [Int], limit: Int, from composed: Composed) async throws
       -> [Movie]
     {
+      let movies = try composed.stack("movies")
       var found = [Movie?](repeating: nil, count: ids.count)
       var failures: [(index: Int, error: any Error)] = []
       let progress = Terminal.showsProgress && ids.count > 1
@@ -110,7 +123,7 @@ struct MoviesCommand: AsyncParsableCommand {
           next += 1
           group.addTask {
             do {
-              return OneMovie(index: index, movie: try await service.movie(id: ids[index]))
+              return OneMovie(index: index, movie: try await movies.answer(.movie(id: ids[index])))
             } catch {
               return OneMovie(index: index, error: error)
             }

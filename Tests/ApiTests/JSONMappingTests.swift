@@ -21,7 +21,8 @@ import Testing
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
       do {
         return .success(
-          try await ApiMovieService(client: harness.client, mapping: mapping).movie(id: 1).value)
+          try await harness.client.send(ApiRequest<ApiMovie>(.movie(id: 1), mapping: mapping))
+            .convert())
       } catch let error as ApiError {
         return .failure(error)
       }

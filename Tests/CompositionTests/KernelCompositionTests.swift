@@ -23,10 +23,10 @@ import Testing
 
   /// What `body` got from the container's movie service, and where it came from.
   private func traced<T>(
-    _ container: Container, _ body: (any MovieService) async throws -> T
+    _ container: Container, _ body: (ServiceStack) async throws -> T
   ) async throws -> (T, String?) {
     let recorder = Provenance.Recorder()
-    let value = try await body(recorder.observing(try container.resolve((any MovieService).self)))
+    let value = try await body(recorder.observing(try container.stack("movies")))
     return (value, recorder.origin)
   }
 
@@ -37,7 +37,7 @@ import Testing
     let layered = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
       .container
     let (online, onlineOrigin) = try await traced(layered) {
-      try await $0.topGrossingMovies(year: 2016)
+      try await $0.answer(.topGrossingMovies(year: 2016))
     }
     #expect(online.count == 10)
     #expect(onlineOrigin == "network")
@@ -46,7 +46,7 @@ import Testing
       config: try .builtIn(.kernel), profile: "offline", runtime: runtime()
     ).container
     let (cached, cachedOrigin) = try await traced(offline) {
-      try await $0.topGrossingMovies(year: 2016)
+      try await $0.answer(.topGrossingMovies(year: 2016))
     }
     #expect(cached == online)
     #expect(cachedOrigin == "cache")
@@ -60,12 +60,12 @@ import Testing
         try child.register(WallClock.self, scope: .singleton) { _ in wall.wallClock }
       }
     }
-    _ = try await profile("layered").resolve((any MovieService).self).movie(id: 1)
+    _ = try await profile("layered").stack("movies").answer(.movie(id: 1))
     wall.advance(90)
     let recorder = Provenance.Recorder()
     let movie = try await recorder.observing(
-      try profile("offline").resolve((any MovieService).self)
-    ).movie(id: 1)
+      try profile("offline").stack("movies")
+    ).answer(.movie(id: 1))
     #expect(movie.id == 1)
     #expect(recorder.all == [Provenance(origin: .cache, age: 90)])
   }
@@ -79,7 +79,7 @@ import Testing
     #expect(!services.contains("Transport"))
     #expect(!services.contains("ApiClient"))
     #expect(!services.contains("AuthService"))
-    #expect(services.contains("MovieService"))
+    #expect(services.contains("ServiceStack tagged \"movies\""))
     #expect(!offline.graph.rendered(as: .text).contains("Transport"))
   }
 
@@ -127,12 +127,13 @@ import Testing
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
       .container
-    let movies = try #require(layered.registrations.first { $0.service == "MovieService" })
+    let movies = try #require(
+      layered.registrations.first { $0.service == "ServiceStack tagged \"movies\"" })
     // [logging, dedupe, cache(networkFirst)] over the api source: one stack, applied once per
     // call, made with the service; nothing decorates it.
     #expect(movies.decorators == 0)
     let graph = layered.graph.rendered(as: .text)
-    #expect(graph.contains("MovieService [session]"))
+    #expect(graph.contains("ServiceStack tagged \"movies\" [session]"))
     #expect(graph.contains("CacheStore"))
     #expect(graph.contains("Transport"))
   }
@@ -145,7 +146,7 @@ import Testing
       runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString)
     ).container
     let (movies, origin) = try await traced(api) {
-      try await $0.topRatedMovies(year: 2016)
+      try await $0.answer(.topRatedMovies(year: 2016))
     }
     await server.stop()
     #expect(movies.first?.name == "Zootopia")
@@ -166,7 +167,7 @@ import Testing
       try child.register(RandomSource.self, scope: .singleton) { _ in .fixed(0) }
     }
     await #expect(throws: ApiError.self) {
-      try await test.resolve((any MovieService).self).movie(id: 1)
+      try await test.stack("movies").answer(.movie(id: 1))
     }
     // The first try and the configured two retries, after the backoff waits the container's
     // clock was asked for: 200 ms and 400 ms at the lowest jitter (0.5).
@@ -176,7 +177,7 @@ import Testing
     let real = try KernelApp.kernel.compose(
       config: try .builtIn(.kernel), profile: "api", runtime: runtime()
     ).container
-    #expect(try await real.resolve((any MovieService).self).movie(id: 1).name == "Finding Dory")
+    #expect(try await real.stack("movies").answer(.movie(id: 1)).name == "Finding Dory")
   }
 
   @Test(arguments: [

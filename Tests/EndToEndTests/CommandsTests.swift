@@ -69,7 +69,7 @@ import Testing
     defer { kernel.cleanUp() }
     let offline = try await kernel.run(["--profile", "offline", "graph"])
     #expect(offline.status == 0, "\(offline)")
-    #expect(offline.stdout.contains("MovieService"))
+    #expect(offline.stdout.contains("ServiceStack tagged \"movies\""))
     #expect(!offline.stdout.contains("Transport") && !offline.stdout.contains("ApiClient"))
     let layered = try await kernel.run(["graph", "--format", "mermaid"])
     #expect(layered.stdout.hasPrefix("graph"))

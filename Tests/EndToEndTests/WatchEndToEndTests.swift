@@ -17,7 +17,7 @@ import Testing
     #expect(run.status == 64, "\(run)")
     #expect(run.stdout.isEmpty, "\(run)")
     #expect(
-      run.stderr.contains("the api profile's stack for this command stores nothing to watch"),
+      run.stderr.contains("the api profile's stack for movies stores nothing to watch"),
       "\(run)")
   }
 

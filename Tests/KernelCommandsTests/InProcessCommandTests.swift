@@ -77,14 +77,14 @@ import Testing
   @Test func graphDrawsTheProfilesServices() async {
     let ran = await kernel("graph", "--profile", "layered")
     #expect(ran.code == 0)
-    #expect(ran.output.contains("MovieService [session]"))
+    #expect(ran.output.contains("ServiceStack tagged \"movies\" [session]"))
     #expect(ran.output.contains("Transport"))
   }
 
   @Test func graphOfTheOfflineProfileHasNoTransport() async {
     let ran = await kernel("graph", "--profile", "offline", "--format", "mermaid")
     #expect(ran.code == 0)
-    #expect(ran.output.contains("MovieService"))
+    #expect(ran.output.contains("ServiceStack"))
     #expect(!ran.output.contains("Transport"))
   }
 

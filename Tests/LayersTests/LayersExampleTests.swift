@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 import KernelTesting
@@ -8,15 +9,15 @@ import Testing
 
 /// The README's layer stack, verbatim between the snippet markers: logging outside, dedupe,
 /// then the cache over the base.
-@Suite(.timeLimit(.minutes(1))) struct LayersExampleTests {
+@Suite struct LayersExampleTests {
   @Test func theReadmeStackLogsSharesAndCaches() async throws {
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
-    let apiMovies = ScriptedMovieService([try Movie.fixture(1, "Finding Dory")])
+    let api = try await LoopbackApi.start(routes: .sampleMovies())
     let cache = InMemoryCacheStore()
     // snippet: layers
-    let movies = LayeredMovieService(
-      base: .plain(apiMovies),
+    let movies = ServiceStack(
+      client: api.client,
       layers: [
         LoggingLayer(log: { print($0) }),
         DedupeLayer(),  // concurrent identical calls share one
@@ -24,12 +25,12 @@ import Testing
         CachingLayer(store: cache, policy: .networkFirst),
       ])
     // end snippet
-    #expect(try await movies.movie(id: 1).name == "Finding Dory")
-    apiMovies.fail(.unreachable)
-    #expect(try await movies.movie(id: 1).name == "Finding Dory")
+    #expect(try await movies.answer(.movie(id: 3)).name == "Captain America: Civil War")
+    await api.server.stop()
+    #expect(try await movies.answer(.movie(id: 3)).name == "Captain America: Civil War")
     #expect(output.all.count == 2)
-    #expect(output.all.first?.hasPrefix("movie Movie/1: from network in ") == true)
-    #expect(output.all.last?.hasPrefix("movie Movie/1: from cache in ") == true)
+    #expect(output.all.first?.hasPrefix("movie Movie/3: from network in ") == true)
+    #expect(output.all.last?.hasPrefix("movie Movie/3: from cache in ") == true)
   }
 }
 
@@ -39,27 +40,27 @@ extension LayersExampleTests {
   @Test func theReadmeSourceOfTruthAnswersFromStoredMovies() async throws {
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
-    let apiMovies = ScriptedMovieService([
-      try Movie.fixture(1, "Finding Dory", rating: 74),
-      try Movie.fixture(3, "Zootopia", rating: 80),
-    ])
     let cache = InMemoryCacheStore()
+    try await withLoopbackApi(routes: .sampleMovies()) { api in
+      // snippet: source-of-truth
+      // Each movie of a list is stored once; the list keeps their ids.
+      let layered = ServiceStack(
+        client: api.client, layers: [CachingLayer(store: cache, policy: .networkFirst)])
+      _ = try await layered.answer(.topGrossingMovies(year: 2016))
+      // end snippet
+    }
     // snippet: source-of-truth
-    // Each movie of a list is stored once; the list keeps their ids.
-    let layered = LayeredMovieService(
-      base: .plain(apiMovies), layers: [CachingLayer(store: cache, policy: .networkFirst)])
-    _ = try await layered.topGrossingMovies(year: 2016)
-
-    let offline = LayeredMovieService(
-      base: nil, layers: [CachingLayer(store: cache, policy: .cacheOnly)])
+    let offline = ServiceStack(
+      client: nil, layers: [CachingLayer(store: cache, policy: .cacheOnly)])
     let recorder = Provenance.Recorder()
     // An item call names its entity: movie 3 is answered from the row the list stored.
-    print(try await recorder.observing(offline).movie(id: 3).name)  // Zootopia
+    let movie = try await recorder.observing(offline).answer(.movie(id: 3))
+    print(movie.name)  // Captain America: Civil War
     // Never fetched: its local query runs over the stored movies of 2016, by rating.
-    let rated = try await recorder.observing(offline).topRatedMovies(year: 2016)
-    print(rated.map(\.name).joined(separator: ", "))  // Zootopia, Finding Dory
+    let rated = try await recorder.observing(offline).answer(.topRatedMovies(year: 2016))
+    print(rated.prefix(2).map(\.name).joined(separator: ", "))  // Zootopia, Finding Dory
     print(recorder.all.map(\.origin.rawValue).joined(separator: ", "))  // cache, local
     // end snippet
-    #expect(output.all == ["Zootopia", "Zootopia, Finding Dory", "cache, local"])
+    #expect(output.all == ["Captain America: Civil War", "Zootopia, Finding Dory", "cache, local"])
   }
 }

@@ -33,6 +33,17 @@ public struct ApiRequest<Response>: Sendable, CustomStringConvertible {
   }
 
   public var description: String { route.description }
+
+  /// The same request, its decoded response turned into another value by `transform` (the
+  /// api's wire type into the app's own).
+  public func map<Other>(_ transform: @escaping @Sendable (Response) throws -> Other)
+    -> ApiRequest<Other>
+  {
+    let decode = decode
+    return ApiRequest<Other>(
+      route, decode: { data, route in try transform(try decode(data, route)) },
+      readFailure: readFailure)
+  }
 }
 
 extension ApiRequest where Response: Decodable & Sendable {

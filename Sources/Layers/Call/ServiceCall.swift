@@ -72,6 +72,13 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     self.fetch = fetch ?? { client in try await client.response(request) }
   }
 
+  /// The call sent once through `client`, under no layer: its value with the validators it came
+  /// with. A call that carries no request is a `CacheMiss`: only a store answers it.
+  public func response(from client: ApiClient) async throws -> any Validated<Value> {
+    guard let fetch else { throw CacheMiss(what: summary, cachable: codec != nil) }
+    return try await fetch(client)
+  }
+
   /// The key a route's answer is stored under: its path, then its query as sent
   /// (`movies/topRated/2016`, `books?author=le-guin`); the method first for any but GET
   /// (`POST books`).

@@ -27,13 +27,17 @@ public struct ServiceStack: LayeredService {
     self.layers = LayerStack(layers)
   }
 
+  /// `layers` over `client` (each call offered its stored copy's validators), or over nothing:
+  /// `client` nil is the store alone.
+  public init(client: ApiClient?, layers: [any ServiceLayer]) {
+    self.init(base: client.map { client in .api(client) { $0 } }, layers: layers)
+  }
+
   /// `call`'s value, through the layers down to its request when none answers it. A call that
   /// carries no request is answered by the layers alone (the store), as under the offline
   /// profile.
   public func answer<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Value {
-    try await layers.answer(call, from: base(for: call)) { client in
-      try await Self.fetch(call, client)
-    }
+    try await layers.answer(call, from: base(for: call)) { try await call.response(from: $0) }
   }
 
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
@@ -43,22 +47,13 @@ public struct ServiceStack: LayeredService {
     _ call: ServiceCall<Value>, refresh: Bool = true
   ) -> AsyncStream<Watched<Value>>? {
     guard layers.layers.contains(where: { $0 is CachingLayer }) else { return nil }
-    return layers.watch(call, from: base(for: call), refresh: refresh) { client in
-      try await Self.fetch(call, client)
+    return layers.watch(call, from: base(for: call), refresh: refresh) {
+      try await call.response(from: $0)
     }
   }
 
   /// The api under the layers for `call`: none for a call that carries no request.
   private func base<Value: Sendable>(for call: ServiceCall<Value>) -> Source<ApiClient>? {
     call.fetch == nil ? nil : base
-  }
-
-  private static func fetch<Value: Sendable>(_ call: ServiceCall<Value>, _ client: ApiClient)
-    async throws -> any Validated<Value>
-  {
-    guard let fetch = call.fetch else {
-      throw CacheMiss(what: call.summary, cachable: call.codec != nil)
-    }
-    return try await fetch(client)
   }
 }

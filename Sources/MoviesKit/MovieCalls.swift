@@ -1,0 +1,49 @@
+import Api
+import Domain
+import Layers
+
+/// The movie api's reads, each declared once: its request, and how its answer is kept offline.
+/// Whichever stack the profile names for `movies` answers and watches them
+/// (`composed.stack("movies")`); nothing else is written per call.
+extension ServiceCall where Value == Movie {
+  /// `GET movies/{id}`: the entity `Movie/{id}`, answered from its row whichever answer stored it.
+  public static func movie(id: Int) -> Self {
+    ServiceCall(
+      ApiRequest<ApiMovie>(.get("movies/\(id)")).map { $0.convert() },
+      entities: .item(Movie.self, id: id))
+  }
+}
+
+extension ServiceCall where Value == [Movie] {
+  /// `GET movies/topGrossing/{year}`, kept as the ids of its movies; never stored, the stored
+  /// movies of that year by grossing (the talk's Realm `filter("year == 2016")`), ten at most.
+  public static func topGrossingMovies(year: Int) -> Self {
+    list(
+      "topGrossingMovies", .get("movies/topGrossing/\(year)"), year: year, by: "grossing",
+      summary: "the top-grossing movies of \(year)")
+  }
+
+  /// `GET movies/topRated/{year}`, kept as the ids of its movies; never stored, the stored movies
+  /// of that year by rating, ten at most.
+  public static func topRatedMovies(year: Int) -> Self {
+    list(
+      "topRatedMovies", .get("movies/topRated/\(year)"), year: year, by: "rating",
+      summary: "the top-rated movies of \(year)")
+  }
+
+  private static func list(
+    _ name: String, _ route: Route, year: Int, by field: String, summary: String
+  ) -> Self {
+    ServiceCall(
+      ApiRequest<[ApiMovie]>(route).map { $0.map { $0.convert() } }, name: name,
+      summary: summary, entities: .list(Movie.self),
+      local: LocalQuery(
+        filters: [.init("year", equals: .integer(year))], order: [.init(field, descending: true)],
+        limit: 10, summary: "stored movies of \(year), by \(field)"))
+  }
+}
+
+extension Route {
+  /// `GET movies/{id}/poster`: the movie's poster, downloaded to a file (`kernel movies poster`).
+  public static func moviePoster(id: Int) -> Route { .get("movies/\(id)/poster") }
+}
