@@ -74,7 +74,9 @@ let package = Package(
     // Call descriptions (each carrying its api request), the layer stack and the runner over it,
     // logging / dedupe / memory / caching layers, cache policies, the cache-store protocol and its
     // in-memory twin: above Api, so a call carries its own request; no SQLite.
-    .target(name: "Layers", dependencies: ["Domain", "Api"]),
+    .target(
+      name: "Layers",
+      dependencies: ["Domain", "Api", .product(name: "HTTPTypes", package: "swift-http-types")]),
     // The SQLite cache store (GRDB on the system libsqlite3): the only module importing GRDB.
     .target(
       name: "Store",

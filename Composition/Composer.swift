@@ -39,7 +39,7 @@ struct Composer {
 
   private var catalog: Catalog { app.catalog }
 
-  /// The profile's registrations, whether they include the api side, and whether a write stack
+  /// The profile's registrations, whether they include the api side, and whether a stack
   /// keeps an outbox.
   func compose(profile: String?) throws -> (container: Container, hasApi: Bool, hasOutbox: Bool) {
     let name = profile ?? config.profile

@@ -138,7 +138,7 @@ public struct Composed: Sendable {
   // MARK: The outbox
 
   /// The writes the outbox keeps, oldest first: `[]` when it has none yet (no file is made to
-  /// say so), nil when no write stack of the profile names `outbox`.
+  /// say so), nil when no stack of the profile names `outbox`.
   public func keptWrites() async throws -> [PendingWrite]? {
     guard profileHasOutbox else { return nil }
     guard FileManager.default.fileExists(atPath: composer.outboxFile.path) else { return [] }

@@ -61,6 +61,13 @@ public struct KernelAssembly: Assembly {
       "cache", needs: .cache, usage: "cache(<policy>)", parameters: Self.policy,
       build: { policy, r in try Self.cache(policy, r) })
     catalog.store { r in try Self.cache(.cacheOnly, r) }
+    // Writes kept for the environment in use, in the cache's partition; reads pass through.
+    catalog.layer("outbox", needs: [.outbox, .cache]) { r in
+      OutboxLayer(
+        outbox: try r.resolve(Outbox.self),
+        origin: try r.resolve((any ApiContext).self).environment.origin.description,
+        partition: try r.cachePartition(), warn: try r.resolve(Runtime.self).warn)
+    }
 
     catalog.context("memory") { r in InMemoryApiContext(environment: try r.resolve()) }
     catalog.context("persistent", persists: true) { r in

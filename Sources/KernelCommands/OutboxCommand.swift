@@ -10,8 +10,9 @@ struct OutboxCommand: AsyncParsableCommand {
     commandName: "outbox",
     abstract: "Writes kept until the api takes them: list, sync, retry, resolve or drop them.",
     discussion: """
-      A write stack [outbox, api] sends each write at once and keeps it here when the api \
-      cannot be reached (or answers 5xx, 408, 429); [outbox] keeps every write. Kept writes \
+      A stack with an outbox over the api ([..., outbox, api]) sends each write at once and \
+      keeps it here when the api cannot be reached (or answers 5xx, 408, 429); over the store \
+      ([outbox, store]) it keeps every write. Kept writes \
       are sent in the order they were made, each with its own Idempotency-Key, by `outbox \
       sync` and at the start of every run of a profile that reaches the api. A write the api \
       answers 409 (or 412) is kept as a conflict, one it refuses (another 4xx) as rejected: \
@@ -124,12 +125,13 @@ struct OutboxCommand: AsyncParsableCommand {
     }
   }
 
-  /// The kept writes, or a usage error when no write stack of the profile keeps an outbox.
+  /// The kept writes, or a usage error when no stack of the profile keeps an outbox.
   static func writes(_ invocation: Invocation) async throws -> [PendingWrite] {
     guard let writes = try await invocation.services().keptWrites() else {
       throw UsageError(
-        "No write stack of the \(invocation.config.profile) profile names outbox in"
-          + " \(invocation.config.file); choose a profile whose writes stack [outbox, api].")
+        "No stack of the \(invocation.config.profile) profile names outbox in"
+          + " \(invocation.config.file); choose a profile whose stack keeps one ([..., outbox, api])."
+      )
     }
     return writes
   }

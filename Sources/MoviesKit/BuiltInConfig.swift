@@ -92,18 +92,16 @@ enum BuiltInConfig {
     #   networkFirst, cacheFirst, cacheOnly, networkOnly, staleWhileRevalidate (kernel waits for
     #   the refresh to be stored before it exits), cacheThenNetwork (kernel prints the cached
     #   answer, then the api's when it differs). Both list forms work: [cache(cacheFirst, 300), api]
-    # Writes (movieWrites) stack [outbox, api] (sent at once; kept in the outbox when the api
-    #   cannot be reached, sent by `outbox sync` or the next run), [outbox] (always kept) or [api].
+    # Writes go through the same stack: an `outbox` layer over the api keeps a write the api cannot
+    #   take now (sent by `outbox sync` or the next run), over the store keeps every write; a stack
+    #   with no outbox sends each write or fails.
     # A profile may also set any key above for itself, e.g. `context: memory`.
     profiles:
       api:
         movies: [api]
-        movieWrites: [api]
       offline:
-        movies: [store]
-        movieWrites: [outbox]
+        movies: [outbox, store]
       layered:
-        movies: [logging, dedupe, cache(networkFirst), api]
-        movieWrites: [outbox, api]
+        movies: [logging, dedupe, cache(networkFirst), outbox, api]
     """#
 }

@@ -5,34 +5,20 @@ import Foundation
 import Layers
 import SampleApi
 
-/// The bundled example: the `movies` service (its calls in MovieCalls.swift; sources `api` and
-/// `store`, every layer), its writes, and the `sample` transport that answers the bundled movie
-/// API in process. Registered exactly as an app registers its own service.
+/// The bundled example: the `movies` service (its calls in MovieCalls.swift, its one write below;
+/// sources `api` and `store`, every layer and the outbox), and the `sample` transport that
+/// answers the bundled movie API in process. Registered exactly as an app registers its own
+/// service.
 public struct MoviesAssembly: Assembly {
   /// The movie example's parts.
   public init() {}
 
-  /// Registers `movies`, `movieWrites` and the `sample` transport.
+  /// Registers `movies` (its reads and writes) and the `sample` transport.
   public func assemble(into catalog: inout Catalog) {
     catalog.service("movies")
-    catalog.writes("movieWrites", (any MovieWrites).self) { writer in MovieWriter(writer: writer) }
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
     }
-  }
-}
-
-/// The movie example's writes over whatever stack the profile names: each write described once
-/// (`WriteCall.rate`), sent or kept by the `Writer`.
-public struct MovieWriter: MovieWrites {
-  /// The write stack the profile names.
-  public let writer: Writer
-
-  /// Writes through `writer`.
-  public init(writer: Writer) { self.writer = writer }
-
-  public func rate(movie id: Int, score: Int, ifUnchanged: Bool) async throws -> Written<Rating> {
-    try await writer.write(try .rate(movie: id, score: score, ifUnchanged: ifUnchanged))
   }
 }
 

@@ -214,10 +214,11 @@ extension MoviesCommand {
     static let configuration = CommandConfiguration(
       commandName: "rate", abstract: "Rate a movie from 1 to 100.",
       discussion: """
-        Sends POST movies/ID/ratings with {"score": SCORE} through the profile's movieWrites \
-        stack. With [outbox, api], a rating the api cannot take now (unreachable, 5xx) is kept \
-        in the outbox and sent later by `outbox sync` or the next run that reaches the api; \
-        with [outbox] (the offline profile) every rating is kept. A kept rating exits 0. \
+        Sends POST movies/ID/ratings with {"score": SCORE} through the profile's movies stack. \
+        With an outbox over the api ([..., outbox, api]), a rating the api cannot take now \
+        (unreachable, 5xx) is kept in the outbox and sent later by `outbox sync` or the next run \
+        that reaches the api; over the store ([outbox, store], the offline profile) every rating \
+        is kept; with no outbox it is sent or fails. A kept rating exits 0. \
         With --if-unchanged the rating is sent with If-Match, the ETag of the movie as \
         `movies get ID` stored it, and the api refuses it (a conflict, exit 65) if the movie \
         changed since; a movie seen only in a list has no ETag stored, so the rating is \
@@ -241,8 +242,8 @@ extension MoviesCommand {
     func run() async throws {
       let invocation = try Invocation(global)
       let (id, score, ifUnchanged) = (id, score, ifUnchanged)
-      let written = try await invocation.fetch((any MovieWrites).self) {
-        try await $0.rate(movie: id, score: score, ifUnchanged: ifUnchanged)
+      let written = try await invocation.fetch {
+        try await $0.stack("movies").write(.rate(movie: id, score: score, ifUnchanged: ifUnchanged))
       }
       switch written.value {
       case .queued(let write): try invocation.sayQueued(write)

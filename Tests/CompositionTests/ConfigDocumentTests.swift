@@ -35,7 +35,10 @@ import Testing
         == "https://danielsaidi.com/demo_Alamofire_AlamofireObjectMapper_Realm/api/")
     #expect(builtIn.environments["local"]?.baseURL == "http://127.0.0.1:8080/api/")
     #expect(builtIn.profiles["layered"]?.stacks["movies"]?.entries.last == "api")
-    #expect(builtIn.profiles["offline"]?.stacks["movies"]?.entries == ["store"])
+    #expect(builtIn.profiles["offline"]?.stacks["movies"]?.entries == ["outbox", "store"])
+    // One stack per service for its reads and writes: no second stack for the writes.
+    #expect(builtIn.profiles["layered"]?.stacks["movies"]?.entries.contains("outbox") == true)
+    #expect(builtIn.profiles.values.allSatisfy { Set($0.stacks.keys) == ["movies"] })
   }
 
   static let small = """

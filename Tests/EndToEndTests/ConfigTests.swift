@@ -51,6 +51,17 @@ import Testing
       .status == 69)
   }
 
+  /// The built-in config names one stack per service, its reads and writes alike.
+  @Test func theBuiltInConfigHasOneStackForTheMoviesReadsAndWrites() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let shown = try await kernel.run(["config", "show", "--format", "json"])
+    let keys = (shown.json?["settings"] as? [[String: String]])?.compactMap { $0["key"] } ?? []
+    #expect(keys.contains("movies") && !keys.contains("movieWrites"), "\(shown)")
+    let movies = (shown.json?["settings"] as? [[String: String]])?.first { $0["key"] == "movies" }
+    #expect(movies?["value"]?.contains("outbox") == true, "\(shown)")
+  }
+
   @Test(arguments: [
     (
       "profile: layered\nprofiles:\n  api:\n    movies: [api]\n", [String](),

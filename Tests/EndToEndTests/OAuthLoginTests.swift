@@ -177,8 +177,8 @@ extension OAuthLoginTests {
       """
       profile: layered
       profiles:
-        layered: {movies: ["cache(networkFirst)", api], movieWrites: [outbox, api]}
-        offline: {movies: [store], movieWrites: [outbox]}
+        layered: {movies: ["cache(networkFirst)", outbox, api]}
+        offline: {movies: [outbox, store]}
       environment: local
       environments:
         local: {baseURL: "\(server.baseURL.absoluteString)", auth: "oauth2(grant: password, clientId: kernel)"}

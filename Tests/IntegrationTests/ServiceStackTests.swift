@@ -165,4 +165,57 @@ extension ServiceCall where Value == [Note] {
       #expect(ServiceStack(base: nil, layers: []).watch(.notes(pinned: true)) == nil)
     }
   }
+
+  /// Reads and writes in one stack: an `OutboxLayer` over the store keeps the write and shows
+  /// its edit; over the api the same stack sends it; with neither there is nothing to write to.
+  @Test func theStacksOutboxKeepsAWriteOfflineAndItsApiSendsIt() async throws {
+    let folder = try TemporaryDirectory("stack")
+    defer { folder.remove() }
+    let notes = Notes([Note(id: 1, text: "milk", pinned: true)])
+    let asked = Counter()
+    let server = try await Self.server(notes, asked: asked)
+    server.handle("PUT", "/api/notes/{id}") { request in
+      SampleResponse(status: 200, body: request.body)
+    }
+    let cache = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    let outbox = Outbox(
+      store: try SQLiteOutboxStore.open(at: folder.url.appendingPathComponent("outbox.sqlite")))
+    let origin = "\(server.baseURL.scheme ?? "")://127.0.0.1:\(server.baseURL.port ?? 0)"
+    let kept = OutboxLayer(outbox: outbox, origin: origin, partition: "p")
+    let layered = try Self.stack(server, cache, .networkFirst)
+    _ = try await ServiceStack(
+      base: layered.base,
+      layers: [CachingLayer(store: cache, policy: .networkFirst, partition: "p")]
+    ).answer(.note(id: 1))
+    let edit = try WriteCall<Note>(
+      "editNote", route: .put("notes/1", body: .json(Note(id: 1, text: "oat milk", pinned: true))),
+      summary: "an edit of note 1", ordering: "Note/1",
+      optimistic: [.update(ServiceCall<Note>.note(id: 1)) { $0.text = "oat milk" }])
+
+    let offline = ServiceStack(
+      client: nil, layers: [kept, CachingLayer(store: cache, policy: .cacheOnly, partition: "p")])
+    guard case .queued = try await offline.write(edit) else {
+      Issue.record("the stack over the store did not keep the write")
+      await server.stop()
+      return
+    }
+    #expect(try await offline.answer(.note(id: 1)).text == "oat milk")
+    #expect(try await outbox.store.writes().count == 1)
+
+    let online = ServiceStack(
+      base: layered.base,
+      layers: [kept, CachingLayer(store: cache, policy: .networkFirst, partition: "p")])
+    guard case .sent(let sent) = try await online.write(edit) else {
+      Issue.record("the stack over the api did not send the write")
+      await server.stop()
+      return
+    }
+    #expect(sent.text == "oat milk")
+    // The kept write of the same note went first, in order.
+    #expect(try await outbox.store.writes().isEmpty)
+    await server.stop()
+    await #expect(throws: CacheMiss.self) {
+      try await ServiceStack(client: nil, layers: []).write(edit)
+    }
+  }
 }

@@ -52,6 +52,31 @@ public struct ServiceStack: LayeredService {
     }
   }
 
+  /// `call` written through this stack: sent through the api at once, or kept in the outbox
+  /// when the api cannot take it (a stack with an `OutboxLayer` over the api), or kept (an
+  /// outbox over the store alone), or sent or failed (no outbox); see `Writer`. Its optimistic
+  /// edits show in the stack's cache as it is kept.
+  public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
+    try await writer.write(call)
+  }
+
+  /// The writer this stack is: its outbox layer's outbox, its api, its caching layer's store.
+  public var writer: Writer {
+    let kept: OutboxLayer? = layers.layers.lazy.compactMap { $0 as? OutboxLayer }.first
+    let cache: CachingLayer? = layers.layers.lazy.compactMap { $0 as? CachingLayer }.first
+    let client: ApiClient? = base?.make(nil)
+    let send: WriteSender? = client.map { WriteSender.api($0) }
+    let origin = kept?.origin ?? client.map { "\($0.context.environment.origin)" } ?? ""
+    let partition = kept?.partition ?? cache?.partition ?? ""
+    guard let kept else {
+      return Writer(
+        origin: origin, partition: partition, send: send, outbox: nil, cache: cache?.store)
+    }
+    return Writer(
+      origin: origin, partition: partition, send: send, outbox: kept.outbox, cache: cache?.store,
+      warn: kept.warn)
+  }
+
   /// The api under the layers for `call`: none for a call that carries no request.
   private func base<Value: Sendable>(for call: ServiceCall<Value>) -> Source<ApiClient>? {
     call.fetch == nil ? nil : base

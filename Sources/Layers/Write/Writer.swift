@@ -1,16 +1,16 @@
 import Domain
 import Foundation
 
-/// A profile's stack for writes, as its config names it (`bookWrites: [outbox, api]`): sends a
-/// write at once when the stack has the api, keeps it in the outbox when the api cannot take it
-/// now (unreachable, a timeout, 5xx, 408, 429) or when the stack has no api, and answers
-/// `.queued` then. An app's write service holds one and describes each write as a `WriteCall`.
+/// How a service's stack writes, as its config names it (`books: [cache(networkFirst), outbox,
+/// api]`; `ServiceStack.writer`): sends a write at once when the stack has the api, keeps it in
+/// the outbox when the api cannot take it now (unreachable, a timeout, 5xx, 408, 429) or when the
+/// stack has no api, and answers `.queued` then. Each write is described as a `WriteCall`.
 ///
 /// | stack | the api answers | the api cannot be reached |
 /// |---|---|---|
-/// | `[api]` | `.sent` | the error |
-/// | `[outbox, api]` | `.sent` | `.queued` |
-/// | `[outbox]` | — | `.queued` |
+/// | `[…, api]` | `.sent` | the error |
+/// | `[…, outbox, api]` | `.sent` | `.queued` |
+/// | `[outbox, store]` | — | `.queued` |
 public struct Writer: Sendable {
   /// The api origin writes go to (the environment in use).
   public let origin: String
