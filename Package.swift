@@ -27,7 +27,7 @@ let package = Package(
     // build the runtime.
     .library(name: "KernelOpenAPI", targets: ["KernelOpenAPI"]),
     // The movie example, built on the products above as any app is: its domain, api mapping,
-    // layered service, assembly, built-in config and sample api; and its test support.
+    // calls, assembly, built-in config and sample api; and its test support.
     .library(name: "MoviesKit", targets: ["MoviesKit"]),
     .library(name: "MoviesTesting", targets: ["MoviesTesting"]),
     .executable(name: "kernel", targets: ["kernel"]),
@@ -155,7 +155,7 @@ let package = Package(
     .target(
       name: "KernelOpenAPI",
       dependencies: [
-        "Api", "Domain", "Layers", "Composition",
+        "Api", "Domain", "Layers",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]),

@@ -48,20 +48,13 @@ struct Composer {
         file: config.file, key: "profile", name: name, valid: config.profiles.keys.sorted())
     }
     var plans: [(recipe: AnyServiceRecipe, plan: StackPlan)] = []
-    var writes: [(register: @Sendable (WritePlan, Container) throws -> Void, plan: WritePlan)] = []
     for key in catalog.services.keys.sorted() {
       guard let recipe = catalog.services[key], let written = chosen.stacks[key] else { continue }
-      if let register = recipe.registerWrites {
-        writes.append(
-          (register, try WritePlan(written.entries, file: config.file, key: written.key)))
-        continue
-      }
       let plan = try StackPlan(
         written.entries, for: recipe, in: catalog, file: config.file, key: written.key)
       plans.append((recipe, plan))
     }
     let needs = plans.reduce(into: Needs()) { $0.formUnion($1.plan.needs) }
-      .union(writes.reduce(into: Needs()) { $0.formUnion($1.plan.needs) })
     let container = try base()
     // The cache is partitioned by the environment's origin, so a stack on the store alone
     // knows the environment too.
@@ -75,7 +68,6 @@ struct Composer {
     for (recipe, plan) in plans {
       try recipe.register(plan.source, plan.layers, plan.storeLayer, container)
     }
-    for (register, plan) in writes { try register(plan, container) }
     return (container, needs.contains(.api), needs.contains(.outbox))
   }
 

@@ -56,7 +56,7 @@ public struct Composed: Sendable {
   }
 
   /// The profile's `Service` registered under `tag` (a service the catalog took with a tag: one
-  /// of several of the same type, as `OpenAPIAssembly` registers an api's operations).
+  /// of several of the same type, as `Catalog.service(_:)` registers each `ServiceStack`).
   public func service<Service: Sendable>(_ type: Service.Type, tag: String) throws -> Service {
     observing(try container.resolve(type, tag: Tag(tag)))
   }
@@ -69,6 +69,14 @@ public struct Composed: Sendable {
   /// ```
   public func stack(_ key: String) throws -> ServiceStack {
     try service(ServiceStack.self, tag: key)
+  }
+
+  /// The stacks the profile names among `keys`, by key: those a generated client's operations
+  /// have of their own (`KernelTransport(_:operations:)`); a key it does not stack is left out.
+  public func stacks(named keys: [String]) throws -> [String: ServiceStack] {
+    var found: [String: ServiceStack] = [:]
+    for key in keys where stacks(key) { found[key] = try stack(key) }
+    return found
   }
 
   /// This graph, its services noting where each of their answers came from in `recorder` (a

@@ -286,27 +286,6 @@ public struct Catalog: Sendable {
     }
   }
 
-  /// A write service the config stacks per profile under `key`: `[outbox, api]` sends each
-  /// write at once and keeps it in the outbox when the api cannot take it, `[outbox]` keeps
-  /// every write, `[api]` sends or fails (see `Writer`). `make` builds the service over the
-  /// profile's `Writer`.
-  ///
-  /// ```swift
-  /// catalog.writes("bookWrites", (any BookWrites).self) { writer in BookWriter(writer: writer) }
-  /// ```
-  ///
-  /// With a `tag`, it is registered under it (several write services of one type). `sender`
-  /// says how the stack's `api` sends a write and what its answer's bytes are (`.api`: the
-  /// body).
-  public mutating func writes<Service: Sendable>(
-    _ key: String, _ type: Service.Type, tag: String? = nil,
-    sender: @escaping @Sendable (ApiClient) -> WriteSender = { .api($0) },
-    _ make: @escaping @Sendable (Writer) -> Service
-  ) {
-    parts.services[key] = AnyServiceRecipe(
-      writes: key, tag: tag.map { Tag($0) }, sender: sender, make)
-  }
-
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
   /// `config show`: at the top level (and in any profile), or in every environment.
   public mutating func setting(_ setting: AppSetting) {
@@ -337,6 +316,6 @@ public struct Needs: OptionSet, Sendable, Hashable {
   public static let api = Needs(rawValue: 1)
   /// The cache store.
   public static let cache = Needs(rawValue: 2)
-  /// The outbox beside the cache (a write stack names `outbox`).
+  /// The outbox beside the cache (a stack names the `outbox` layer).
   public static let outbox = Needs(rawValue: 4)
 }

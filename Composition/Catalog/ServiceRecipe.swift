@@ -78,8 +78,6 @@ struct AnyServiceRecipe: Sendable {
   let register:
     @Sendable (_ source: String, _ layers: [PlannedLayer], _ storeLayer: PlannedLayer?, Container)
       throws -> Void
-  /// For a write service (`Catalog.writes`): registers it over the `Writer` its stack names.
-  var registerWrites: (@Sendable (WritePlan, Container) throws -> Void)? = nil
 
   init<Service: Sendable, Base: Sendable>(
     _ recipe: ServiceRecipe<Service, Base>, tag: Tag? = nil
@@ -111,25 +109,6 @@ struct AnyServiceRecipe: Sendable {
         try container.register(Service.self, scope: .session, tag: tag) { r in
           wrap(nil, try build(r))
         }
-      }
-    }
-  }
-}
-
-extension AnyServiceRecipe {
-  /// A write service: its stack is `[outbox, api]`, `[outbox]` or `[api]` (see `Writer`).
-  init<Service: Sendable>(
-    writes key: String, tag: Tag?, sender: @escaping @Sendable (ApiClient) -> WriteSender,
-    _ make: @escaping @Sendable (Writer) -> Service
-  ) {
-    self.key = key
-    sourceNames = WritePlan.entries
-    isLayered = false
-    sourceNeeds = { WritePlan.needs[$0] }
-    register = { _, _, _, _ in }
-    registerWrites = { plan, container in
-      try container.register(Service.self, scope: .session, tag: tag) { r in
-        make(try plan.writer(r, sender: sender))
       }
     }
   }

@@ -30,10 +30,7 @@ public enum ConfigReference {
       )
     }
     for service in app.catalog.serviceKeys {
-      let stack =
-        app.catalog.services[service]?.registerWrites == nil
-        ? "the \(service) service's stack: layers, then a source"
-        : "the \(service) write stack: [outbox, api], [outbox] or [api]"
+      let stack = "the \(service) service's stack: layers, then a source"
       lines.append(
         "| `\(service)` | the profile's | `\(ConfigFlag.variable([service], prefix: app.variablePrefix))` | `\(ConfigFlag.name([service]))` | \(stack) (by flag or variable, split on commas) |"
       )

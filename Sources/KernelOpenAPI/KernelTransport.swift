@@ -1,20 +1,22 @@
 import Api
-import Composition
 import Domain
 import Foundation
 import HTTPTypes
+import Layers
 import OpenAPIRuntime
 
-/// A generated client's `ClientTransport` that sends through Kernel: each operation through the
-/// stack the profile's config names for it (`getMovie: [cache(networkFirst), api]`), else
-/// through the stack of the whole api (`movieOperations: [logging, api]`). The document's
-/// server URL is not used: the environment in use gives the base URL.
+/// A generated client's `ClientTransport` that runs each operation as one of Kernel's calls, on
+/// the stack the profile's config names for it (`getMovie: [cache(networkFirst), api]`), else on
+/// the stack of the whole api (`movieOperations: [logging, api]`): a GET is answered (kept,
+/// watched and answered offline by the same store as any call), any other method is written
+/// (sent, or kept by the stack's outbox: a `202` with `Kernel-Outbox: queued; id=N`). The
+/// document's server URL is not used: the environment in use gives the base URL.
 ///
 /// ```swift
 /// let client = Client(
-///   serverURL: try Servers.Server1.url(),
-///   transport: try KernelTransport(composed, key: "movieOperations", operations: ["getMovie"]))
-/// let movie = try await client.getMovie(path: .init(id: 1)).ok.body.html
+///   serverURL: try Servers.Server1.url(), configuration: .kernel,
+///   transport: KernelTransport(try composed.stack("movieOperations")))
+/// let movie = try await client.getMovie(path: .init(id: 1)).ok.body.json
 /// ```
 ///
 /// A refusal (4xx, 5xx after the retriers) is handed to the generated client as the response
@@ -22,33 +24,24 @@ import OpenAPIRuntime
 /// deadline, a cache miss) are thrown, with Kernel's one-sentence descriptions.
 public struct KernelTransport: ClientTransport {
   /// The stack for every operation without one of its own.
-  public let sender: any OperationSender
+  public let stack: ServiceStack
   /// Stacks of their own, by operation id.
-  public let operations: [String: any OperationSender]
+  public let operations: [String: ServiceStack]
   /// The most a request body may hold: it is read whole, to be sent, retried or kept.
   public let maxRequestBytes: Int
 
-  /// Sends every operation through `sender`, and those named in `operations` through their own;
-  /// bodies up to `maxRequestBytes` (64 MiB).
+  /// The header of a write's `202` answer when the stack's outbox kept it: `queued; id=7`.
+  public static let outboxHeader = HTTPField.Name("Kernel-Outbox")
+
+  /// Runs every operation on `stack`, and those named in `operations` on their own
+  /// (`composed.stacks(named:)`); bodies up to `maxRequestBytes` (64 MiB).
   public init(
-    _ sender: any OperationSender, operations: [String: any OperationSender] = [:],
+    _ stack: ServiceStack, operations: [String: ServiceStack] = [:],
     maxRequestBytes: Int = 64 << 20
   ) {
-    self.sender = sender
+    self.stack = stack
     self.operations = operations
     self.maxRequestBytes = maxRequestBytes
-  }
-
-  /// The profile's stacks: `key`'s for every operation, and those of the `operations` and
-  /// `writes` the profile stacks on their own (see `OpenAPIAssembly`).
-  public init(
-    _ composed: Composed, key: String, operations: [String] = [], writes: [String] = []
-  ) throws {
-    var own: [String: any OperationSender] = [:]
-    for operation in operations + writes where composed.stacks(operation) {
-      own[operation] = try composed.service((any OperationSender).self, tag: operation)
-    }
-    self.init(try composed.service((any OperationSender).self, tag: key), operations: own)
   }
 
   public func send(
@@ -59,9 +52,10 @@ public struct KernelTransport: ClientTransport {
     let call = OperationCall(
       operationID: operationID, method: request.method, path: request.path ?? "",
       headerFields: request.headerFields, body: data)
+    let stack = operations[operationID] ?? stack
     let answer: OperationAnswer
     do {
-      answer = try await (operations[operationID] ?? sender).send(call)
+      answer = try await call.isRead ? stack.answer(call.serviceCall) : write(call, on: stack)
     } catch ApiError.status(let failure) {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)
@@ -74,14 +68,34 @@ public struct KernelTransport: ClientTransport {
       HTTPBody(answer.body)
     )
   }
+
+  /// A write: the api's answer, or `202` when the stack kept it.
+  private func write(_ call: OperationCall, on stack: ServiceStack) async throws
+    -> OperationAnswer
+  {
+    switch try await stack.write(try call.writeCall()) {
+    case .sent(let answer): return answer
+    case .applied(let problem):
+      // The operation's answer is its whole response, so this cannot happen; said if it does.
+      throw OperationWriteApplied(operation: call.operationID, problem: problem)
+    case .queued(let kept):
+      var fields = HTTPFields()
+      if let name = Self.outboxHeader { fields[name] = "queued; id=\(kept.id)" }
+      return OperationAnswer(status: 202, headerFields: fields)
+    }
+  }
 }
 
-/// A generated client wraps what its transport threw in a `ClientError`: the command front and
-/// `ServiceFailure.of` report the cause (a cache miss, an unreachable api), with its sentence
-/// and exit code. A body the generated code could not decode is bad data from the api (65),
-/// said as the client's own decoding errors are, naming the operation and the field:
-/// `GET movies/1 answered data that does not fit at cast[0].name: expected a string, found
-/// another type (getMovie).`
+/// A write the api took whose answer could not be read.
+struct OperationWriteApplied: Error, CustomStringConvertible {
+  let operation: String
+  let problem: String
+  var description: String {
+    "\(operation) was applied by the api, but its answer could not be read (\(problem)); do not"
+      + " send it again."
+  }
+}
+
 extension ClientError: WrappingError {
   /// The error a command reports: the underlying one, or a decoding error said as the api's bad
   /// data.

@@ -92,4 +92,30 @@ extension ReadmeTests {
     }
     #expect(imported.subtracting(allowed).isEmpty, "\(imported.subtracting(allowed))")
   }
+
+  /// The module edges a reader expects: a generated client's transport runs on the layers, not
+  /// the composition; the generic commands serve no sample api; the movie example's calls know no
+  /// command line.
+  @Test func theModulesImportWhatTheirPlaceAllows() throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+    func imports(_ module: String) throws -> Set<String> {
+      let folder = sources.appendingPathComponent(module)
+      let files =
+        FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+        .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+      var found: Set<String> = []
+      for file in files {
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        where line.hasPrefix("import ") || line.hasPrefix("@_exported import ") {
+          found.insert(String(line.split(separator: " ").last ?? ""))
+        }
+      }
+      return found
+    }
+    #expect(try imports("KernelOpenAPI").isDisjoint(with: ["Composition", "Store", "Injection"]))
+    #expect(try imports("KernelOpenAPI").isSuperset(of: ["Layers", "Api"]))
+    #expect(try !imports("KernelCommands").contains("SampleApi"))
+    #expect(try imports("MoviesKit").isDisjoint(with: ["KernelCommands", "ArgumentParser"]))
+  }
 }

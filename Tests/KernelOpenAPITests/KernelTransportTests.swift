@@ -45,9 +45,17 @@ import Testing
     """
   }
 
+  /// The services `keys`: the whole api's stack and those of operations of their own.
+  struct Operations: Assembly {
+    let keys: [String]
+    func assemble(into catalog: inout Catalog) {
+      for key in keys { catalog.service(key) }
+    }
+  }
+
   /// The movie operations' app composed for `profile` from `yaml`, its data in `data`.
   static func composed(
-    _ assembly: OpenAPIAssembly, _ yaml: String, _ profile: String, data: URL
+    _ assembly: Operations, _ yaml: String, _ profile: String, data: URL
   ) throws -> Composed {
     var app = KernelApp(name: "movies-openapi")
     app.add(assembly)
@@ -60,7 +68,7 @@ import Testing
     let ratings = SampleRatings()
     try await withLoopbackApi(routes: .sampleMovies(ratings: ratings), authentication: nil) {
       api in
-      let transport = KernelTransport(ApiOperationSender(client: api.client))
+      let transport = KernelTransport(ServiceStack(client: api.client, layers: []))
       let found = try await Self.send(transport, "getMovie", "/movies/1")
       #expect(found.status == 200)
       #expect(found.body.contains("Finding Dory"))
@@ -81,7 +89,7 @@ import Testing
     var options = SampleApiResponder.Options()
     options.requireAuth = true
     try await withLoopbackApi(routes: .sampleMovies(), options: options) { api in
-      let transport = KernelTransport(ApiOperationSender(client: api.client))
+      let transport = KernelTransport(ServiceStack(client: api.client, layers: []))
       #expect(try await Self.send(transport, "getMovie", "/movies/1").status == 200)
       #expect(api.responder.tokensIssued == 1)
       // Every token expires: 20 calls at once are refused, one refresh serves them all.
@@ -106,7 +114,7 @@ import Testing
     let server = try await FixtureServer.start(routes: .sampleMovies())
     let data = try TemporaryDirectory()
     defer { data.remove() }
-    let assembly = OpenAPIAssembly(key: "movieOperations", operations: ["getTopGrossing"])
+    let assembly = Operations(keys: ["movieOperations", "getTopGrossing"])
     let yaml = Self.yaml(
       server.baseURL,
       profiles: """
@@ -114,9 +122,10 @@ import Testing
         offline: {movieOperations: [store], getTopGrossing: [store]}
         """)
     func transport(_ profile: String) throws -> KernelTransport {
-      try KernelTransport(
-        try Self.composed(assembly, yaml, profile, data: data.url), key: "movieOperations",
-        operations: ["getMovie", "getTopGrossing"])
+      let composed = try Self.composed(assembly, yaml, profile, data: data.url)
+      return KernelTransport(
+        try composed.stack("movieOperations"),
+        operations: try composed.stacks(named: ["getMovie", "getTopGrossing"]))
     }
     let layered = try transport("layered")
     #expect(layered.operations.keys.sorted() == ["getTopGrossing"])
@@ -145,12 +154,12 @@ import Testing
     defer { Task { await server.stop() } }
     let data = try TemporaryDirectory()
     defer { data.remove() }
-    let assembly = OpenAPIAssembly(key: "movieOperations", writes: ["rateMovie"])
+    let assembly = Operations(keys: ["movieOperations", "rateMovie"])
     let yaml = Self.yaml(
       server.baseURL,
       profiles: """
         layered: {movieOperations: [api], rateMovie: [outbox, api]}
-        offline: {movieOperations: [store], rateMovie: [outbox]}
+        offline: {movieOperations: [store], rateMovie: [outbox, store]}
         """)
     func composed(_ profile: String) throws -> Composed {
       try Self.composed(assembly, yaml, profile, data: data.url)
@@ -158,8 +167,12 @@ import Testing
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
     headers[HTTPField.Name("Idempotency-Key")!] = "rate-4-once"
-    let offline = try KernelTransport(
-      try composed("offline"), key: "movieOperations", writes: ["rateMovie"])
+    func transport(_ composed: Composed) throws -> KernelTransport {
+      KernelTransport(
+        try composed.stack("movieOperations"), operations: try composed.stacks(named: ["rateMovie"])
+      )
+    }
+    let offline = try transport(try composed("offline"))
     let kept = try await Self.send(
       offline, "rateMovie", "/movies/4/ratings", method: .post, body: #"{"score": 44}"#,
       headers: headers)
@@ -174,7 +187,7 @@ import Testing
     #expect(ratings.applied(to: 4).map(\.score) == [44])
     // Sent at once when the api answers: the api's own response, the key honoured.
     let sent = try await Self.send(
-      try KernelTransport(layered, key: "movieOperations", writes: ["rateMovie"]), "rateMovie",
+      try transport(layered), "rateMovie",
       "/movies/4/ratings", method: .post, body: #"{"score": 44}"#, headers: headers)
     #expect(sent.status == 201)
     #expect(ratings.applied(to: 4).count == 1)

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import HTTPTypes
 import KernelOpenAPI
+import Layers
 import MoviesKit
 import MoviesTesting
 import OpenAPIRuntime
@@ -77,7 +78,7 @@ enum HttpBench {
     ]
     // A generated client's transport through Kernel (KernelOpenAPI), on the same route and
     // client: its request read, sent, the answer handed back as a body and decoded alike.
-    let openAPI = KernelTransport(ApiOperationSender(client: client))
+    let openAPI = KernelTransport(ServiceStack(client: client, layers: []))
     let generated = HTTPRequest(
       method: .get, scheme: nil, authority: nil, path: "/movies/topGrossing/2016")
     contenders["openapi"] = {

@@ -43,7 +43,7 @@ enum OutboxBench {
           _ = try await outbox.keep(
             WriteCall<Data>(
               name: "rateMovie", summary: "a rating of movie \(id)", request: try route.recorded(),
-              orderingKey: "movies/\(id)", decode: { $0 }),
+              orderingKey: "movies/\(id)", decode: { $0.body }),
             origin: origin, partition: origin)
         }
       }

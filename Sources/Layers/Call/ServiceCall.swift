@@ -72,6 +72,28 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     self.fetch = fetch ?? { client in try await client.response(request) }
   }
 
+  /// A call the api answers with `route`, its value made of the whole answer (status, header
+  /// fields and body, as a generated client reads it), kept whole by `codec` (nil: never kept);
+  /// its validators are the answer's own.
+  public init(
+    _ route: Route, name: String, key: String, summary: String, codec: CacheCodec<Value>?,
+    answer: @escaping @Sendable (ApiResponse) throws -> Value
+  ) {
+    self.name = name
+    self.key = key
+    self.summary = summary
+    self.codec = codec
+    entities = nil
+    local = nil
+    self.route = route
+    fetch = { client in
+      let response = try await client.response(for: route)
+      return Response(
+        value: try answer(response), status: response.status,
+        headerFields: response.headerFields, body: response.body)
+    }
+  }
+
   /// The call sent once through `client`, under no layer: its value with the validators it came
   /// with. A call that carries no request is a `CacheMiss`: only a store answers it.
   public func response(from client: ApiClient) async throws -> any Validated<Value> {

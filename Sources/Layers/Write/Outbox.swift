@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 import Synchronization
@@ -315,24 +316,25 @@ final class StopReason: Sendable {
 
 /// How a stack's `api` sends a kept write: its request bytes with its idempotency key and the
 /// `If-Match` it was made with, through the whole pipeline (authenticator, adapters, retriers,
-/// deadline); returns the answer's body, or throws the failure (an `AnsweredFailure` when the
-/// api answered).
+/// deadline); returns the api's answer (status, header fields, body), or throws the failure (an
+/// `AnsweredFailure` when the api answered).
 public struct WriteSender: Sendable {
   let body:
-    @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?) async throws -> Data
+    @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?) async throws
+      -> ApiResponse
 
   /// Sends by `send`.
   public init(
     _ send:
       @escaping @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?)
-      async throws -> Data
+      async throws -> ApiResponse
   ) {
     body = send
   }
 
-  /// Sends `request` with `idempotencyKey` and `ifMatch`; returns the answer's body.
+  /// Sends `request` with `idempotencyKey` and `ifMatch`; returns the api's answer.
   public func callAsFunction(_ request: Data, idempotencyKey: String, ifMatch: String? = nil)
-    async throws -> Data
+    async throws -> ApiResponse
   {
     try await body(request, idempotencyKey, ifMatch)
   }

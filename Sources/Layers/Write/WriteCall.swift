@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 
@@ -32,8 +33,9 @@ public struct WriteCall<Value: Sendable>: Sendable {
   /// The keys of the calls whose cached answers it changes (`ServiceCall.key`): dropped when
   /// it is sent, so the next read asks the api.
   public let invalidates: [String]
-  /// How its answer's body becomes its value.
-  public let decode: @Sendable (Data) throws -> Value
+  /// How the api's answer (its body, or the whole of it: status and header fields too) becomes
+  /// its value.
+  public let decode: @Sendable (ApiResponse) throws -> Value
   /// How it changes cached answers while it waits in the outbox: the copies an app shows,
   /// marked pending, until the api's answer replaces them.
   public var optimistic: [OptimisticEdit]
@@ -47,7 +49,7 @@ public struct WriteCall<Value: Sendable>: Sendable {
   public init(
     name: String, summary: String, request: Data, idempotencyKey: String = UUID().uuidString,
     orderingKey: String, invalidates: [String] = [], optimistic: [OptimisticEdit] = [],
-    decode: @escaping @Sendable (Data) throws -> Value
+    decode: @escaping @Sendable (ApiResponse) throws -> Value
   ) {
     self.name = name
     self.summary = summary

@@ -5,24 +5,16 @@ import HTTPTypes
 extension WriteSender {
   /// Sends a kept write's request (a `Route` it `recorded()`) through `client` — environment,
   /// authenticator, adapters, retriers, deadline — with its key as `Idempotency-Key`, which also
-  /// makes it safe for backoff to retry. Its answer's bytes are the body. A refusal is thrown as
+  /// makes it safe for backoff to retry, and returns the api's answer. A refusal is thrown as
   /// the `HTTPFailure` it is.
   public static func api(_ client: ApiClient) -> WriteSender {
-    sending(client) { $0.body }
-  }
-
-  /// As `api`, with the answer's bytes made by `answer` from the whole response (KernelOpenAPI
-  /// keeps status and header fields too).
-  public static func sending(
-    _ client: ApiClient, answer: @escaping @Sendable (ApiResponse) throws -> Data
-  ) -> WriteSender {
     WriteSender { request, idempotencyKey, ifMatch in
       var route = try Route(recorded: request)
       if let name = HTTPField.Name("Idempotency-Key") { route.headerFields[name] = idempotencyKey }
       if let ifMatch { route.headerFields[.ifMatch] = ifMatch }
       route.isIdempotent = true
       do {
-        return try answer(try await client.response(for: route))
+        return try await client.response(for: route)
       } catch ApiError.status(let failure) {
         throw failure
       }
@@ -41,7 +33,7 @@ extension WriteCall where Value: Decodable {
     self.init(
       name: name, summary: summary, request: try route.recorded(), orderingKey: ordering,
       invalidates: invalidates, optimistic: optimistic,
-      decode: { data in try mapping.decode(Value.self, from: data, route: route) })
+      decode: { answer in try mapping.decode(Value.self, from: answer.body, route: route) })
     self.precondition = precondition
   }
 }

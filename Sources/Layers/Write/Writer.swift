@@ -1,3 +1,4 @@
+import Api
 import Domain
 import Foundation
 
@@ -53,16 +54,17 @@ public struct Writer: Sendable {
         return .queued(try await keep(call, in: outbox, ifMatch: validator))
       }
     }
-    let body: Data
+    let answer: ApiResponse
     do {
-      body = try await send(call.request, idempotencyKey: call.idempotencyKey, ifMatch: validator)
+      answer = try await send(
+        call.request, idempotencyKey: call.idempotencyKey, ifMatch: validator)
     } catch {
       guard let outbox, Self.canWait(error) else { throw error }
       return .queued(try await keep(call, in: outbox, ifMatch: validator))
     }
     await invalidate(call.invalidates)
     // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
-    do { return .sent(try call.decode(body)) } catch { return .applied(problem: "\(error)") }
+    do { return .sent(try call.decode(answer)) } catch { return .applied(problem: "\(error)") }
   }
 
   /// Sends what the outbox keeps for this origin (see `Outbox.sync`); nil when the stack has no

@@ -7,27 +7,32 @@ import OpenAPIRuntime
 // snippet: openapi-app
 extension KernelApp {
   /// The movies-openapi app: `MOVIES_OPENAPI_*` variables, `Config/movies-openapi.yaml`, data dir
-  /// `movies-openapi`; its generated client's operations in the catalog.
+  /// `movies-openapi`; its generated client's operations as services the config stacks.
   public static var moviesOpenAPI: KernelApp {
     var app = KernelApp(name: "movies-openapi")
-    app.add(
-      OpenAPIAssembly(
-        key: "movieOperations", operations: MoviesAPI.operations, writes: MoviesAPI.writes))
+    app.add(MoviesAPI.Operations())
     return app
   }
 }
 
-/// The generated client, over the stacks the profile names for its operations.
+/// The generated client, each operation run as one of Kernel's calls on the stack the profile
+/// names for it (`movieOperations` for the rest).
 public enum MoviesAPI {
-  /// The operations the config may stack on their own, and the writes (`[outbox, api]`).
-  public static let operations = ["getMovie", "getTopGrossing"]
-  public static let writes = ["rateMovie"]
+  /// The operations the config may stack on their own (a write with an outbox among its layers).
+  public static let operations = ["getMovie", "getTopGrossing", "rateMovie"]
+
+  /// `movieOperations` and each operation, a service of the config.
+  struct Operations: Assembly {
+    func assemble(into catalog: inout Catalog) {
+      for key in ["movieOperations"] + operations { catalog.service(key) }
+    }
+  }
 
   public static func client(_ composed: Composed) throws -> Client {
     Client(
       serverURL: try Servers.Server1.url(), configuration: .kernel,
-      transport: try KernelTransport(
-        composed, key: "movieOperations", operations: operations, writes: writes))
+      transport: KernelTransport(
+        try composed.stack("movieOperations"), operations: try composed.stacks(named: operations)))
   }
 }
 // end snippet
