@@ -3,34 +3,37 @@ import Composition
 import Domain
 import Foundation
 import HTTPTypes
+import Layers
 import Synchronization
 
 extension Invocation {
-  /// Downloads `route` (relative to the environment's base URL: `.get("books/3/cover")`, a
-  /// route the app declares beside its others) to `file` through the profile's api client (`ApiClient.download`: streamed to disk, resumed
-  /// from a partial file, through authentication, retriers and redirects), with a progress bar
-  /// on standard error when it is a terminal and nothing there otherwise; `what` names it there
-  /// and in errors. A profile that does not ask the api (`offline`) refuses it with exit 69,
-  /// sending nothing. The answer: its status, header fields and the bytes the file holds (or,
-  /// for a device or a pipe, the bytes written to it).
-  public func download(_ route: Route, to file: URL, what: String) async throws -> (
-    status: Int, headerFields: HTTPFields, bytes: Int64
-  ) {
+  /// Downloads `call` (a call the app declares beside its others, carrying its request:
+  /// `ServiceCall<Data>.cover(id:)`) to `file` on the profile's stack for `service`
+  /// (`ServiceStack.download`: streamed to disk, resumed from a partial file, through
+  /// authentication, retriers and redirects), with a progress bar on standard error when it is a
+  /// terminal and nothing there otherwise; the call's summary names it there and in errors. A
+  /// stack that does not ask the api (`offline`) refuses it with exit 69, sending nothing. The
+  /// answer: its status, header fields and the bytes the file holds (or, for a device or a pipe,
+  /// the bytes written to it).
+  public func download<Value: Sendable>(
+    _ call: ServiceCall<Value>, from service: String, to file: URL
+  ) async throws -> (status: Int, headerFields: HTTPFields, bytes: Int64) {
     let composed = try services()
-    guard composed.reachesApi else {
-      throw OfflineDownload(what: what, profile: composed.profile)
-    }
-    let client = try composed.api().service(ApiClient.self)
+    let stack = try composed.stack(service)
+    let what = call.summary
     Phases.mark("service")
     let shows = Terminal.showsProgress
     // The last progress told is the bytes written: it is always told at the end.
     let last = Mutex(Int64(0))
     defer { if shows { Terminal.endProgress() } }
-    let response = try await composed.makeCurrent {
-      try await client.download(route, to: file) { done in
+    let answer = try await composed.makeCurrent {
+      try await stack.download(call, to: file) { done in
         last.withLock { $0 = done.completed }
         if shows { Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
       }
+    }
+    guard let response = answer else {
+      throw OfflineDownload(what: what, profile: composed.profile)
     }
     Phases.mark("answer")
     return (response.status, response.headerFields, last.withLock { $0 })

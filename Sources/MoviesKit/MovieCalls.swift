@@ -1,5 +1,6 @@
 import Api
 import Domain
+import Foundation
 import Layers
 
 /// The movie api's reads, each declared once: its request, and how its answer is kept offline.
@@ -43,7 +44,11 @@ extension ServiceCall where Value == [Movie] {
   }
 }
 
-extension Route {
-  /// `GET movies/{id}/poster`: the movie's poster, downloaded to a file (`kernel movies poster`).
-  public static func moviePoster(id: Int) -> Route { .get("movies/\(id)/poster") }
+extension ServiceCall where Value == Data {
+  /// `GET movies/{id}/poster`: the movie's poster, downloaded to a file (`kernel movies poster`),
+  /// never kept by the layers.
+  public static func moviePoster(id: Int) -> Self {
+    ServiceCall(
+      .data(.get("movies/\(id)/poster")), summary: "the poster of movie \(id)", stored: false)
+  }
 }

@@ -298,8 +298,7 @@ extension MoviesCommand {
     func run() async throws {
       let invocation = try Invocation(global)
       let file = URL(fileURLWithPath: output)
-      let response = try await invocation.download(
-        .moviePoster(id: id), to: file, what: "the poster of movie \(id)")
+      let response = try await invocation.download(.moviePoster(id: id), from: "movies", to: file)
       let fields: [String: any Sendable] = [
         "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
       ]

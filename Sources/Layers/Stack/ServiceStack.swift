@@ -1,5 +1,6 @@
 import Api
 import Domain
+import Foundation
 
 /// The profile's stack for one service: its layers over the api client the config gives it (or
 /// over nothing: the store alone), running any call that carries its request. Nothing is
@@ -58,6 +59,18 @@ public struct ServiceStack: LayeredService {
   /// edits show in the stack's cache as it is kept.
   public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
     try await writer.write(call)
+  }
+
+  /// `call`'s answer streamed to `file` through the stack's api client (`ApiClient.download`:
+  /// to a partial file beside it, resumed, moved into place when whole), `progress` told as it
+  /// comes; nil when the stack has no api (the store alone keeps no downloads) or the call
+  /// carries no request. The layers keep no file: a download is never cached.
+  public func download<Value: Sendable>(
+    _ call: ServiceCall<Value>, to file: URL,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) async throws -> Response<URL>? {
+    guard let route = call.route, let base else { return nil }
+    return try await base.make(nil).download(route, to: file, progress: progress)
   }
 
   /// The writer this stack is: its outbox layer's outbox, its api, its caching layer's store.
