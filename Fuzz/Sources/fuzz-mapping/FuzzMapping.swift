@@ -18,11 +18,11 @@ public func fuzzMapping(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   ]
   for mapping in mappings {
     expectApiError {
-      _ = try mapping.decode([ApiMovie].self, from: body, route: .topGrossingMovies(year: 2016))
+      _ = try mapping.decode([ApiMovie].self, from: body, route: .get("movies/topGrossing/2016"))
         .map { $0.convert() }
     }
     expectApiError {
-      _ = try mapping.decode(ApiMovie.self, from: body, route: .movie(id: 1)).convert()
+      _ = try mapping.decode(ApiMovie.self, from: body, route: .get("movies/1")).convert()
     }
     expectApiError { _ = try mapping.decode(String.self, from: body, route: .auth) }
   }
