@@ -3,9 +3,10 @@ import Domain
 import Foundation
 import Layers
 
-/// The movie api's reads, each declared once: its request, and how its answer is kept offline.
-/// Whichever stack the profile names for `movies` answers and watches them
-/// (`composed.stack("movies")`); nothing else is written per call.
+/// The movie api's calls, each declared once: its request, and how its answer is kept offline (a
+/// write: its order, edits and precondition). Whichever stack the profile names for `movies`
+/// answers, watches, writes and downloads them (`composed.stack("movies")`); nothing else is
+/// written per call.
 extension ServiceCall where Value == Movie {
   /// `GET movies/{id}`: the entity `Movie/{id}`, answered from its row whichever answer stored it.
   public static func movie(id: Int) -> Self {
@@ -41,6 +42,25 @@ extension ServiceCall where Value == [Movie] {
       local: LocalQuery(
         filters: [.init("year", equals: .integer(year))], order: [.init(field, descending: true)],
         limit: 10, summary: "stored movies of \(year), by \(field)"))
+  }
+}
+
+extension WriteCall where Value == Rating {
+  /// `POST movies/{id}/ratings` with `{"score": N}`: a movie's ratings go in the order they were
+  /// made; sent, the cached movie is dropped (the api's rating changes); kept, the cached movie
+  /// shows the score as its rating, marked pending. `ifUnchanged`: sent with `If-Match`, the
+  /// ETag of the stored movie as its own answer gave it, so the api refuses it (412) if the
+  /// movie changed since; with no such ETag stored (the movie seen only in a list) it is
+  /// refused before anything is sent or kept (`UnknownVersion`).
+  public static func rate(movie id: Int, score: Int, ifUnchanged: Bool = false) throws
+    -> WriteCall
+  {
+    let movie = ServiceCall<Movie>.movie(id: id)
+    return try WriteCall(
+      "rateMovie", route: .post("movies/\(id)/ratings", body: try .json(["score": score])),
+      summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
+      optimistic: [.update(movie) { $0.rating = Double(score) }],
+      precondition: ifUnchanged ? movie.key : nil)
   }
 }
 

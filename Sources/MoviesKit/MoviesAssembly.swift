@@ -1,14 +1,10 @@
 import Api
 import Composition
-import Domain
-import Foundation
-import Layers
 import SampleApi
 
-/// The bundled example: the `movies` service (its calls in MovieCalls.swift, its one write below;
-/// sources `api` and `store`, every layer and the outbox), and the `sample` transport that
-/// answers the bundled movie API in process. Registered exactly as an app registers its own
-/// service.
+/// The bundled example: the `movies` service (its calls in MovieCalls.swift; sources `api` and
+/// `store`, every layer and the outbox), and the `sample` transport that answers the bundled
+/// movie API in process. Registered exactly as an app registers its own service.
 public struct MoviesAssembly: Assembly {
   /// The movie example's parts.
   public init() {}
@@ -19,25 +15,6 @@ public struct MoviesAssembly: Assembly {
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
     }
-  }
-}
-
-extension WriteCall where Value == Rating {
-  /// `POST movies/{id}/ratings` with `{"score": N}`: a movie's ratings go in the order they were
-  /// made; sent, the cached movie is dropped (the api's rating changes); kept, the cached movie
-  /// shows the score as its rating, marked pending. `ifUnchanged`: sent with `If-Match`, the
-  /// ETag of the stored movie as its own answer gave it, so the api refuses it (412) if the
-  /// movie changed since; with no such ETag stored (the movie seen only in a list) it is
-  /// refused before anything is sent or kept (`UnknownVersion`).
-  public static func rate(movie id: Int, score: Int, ifUnchanged: Bool = false) throws
-    -> WriteCall
-  {
-    let movie = ServiceCall<Movie>.movie(id: id)
-    return try WriteCall(
-      "rateMovie", route: .post("movies/\(id)/ratings", body: try .json(["score": score])),
-      summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
-      optimistic: [.update(movie) { $0.rating = Double(score) }],
-      precondition: ifUnchanged ? movie.key : nil)
   }
 }
 
