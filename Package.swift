@@ -240,7 +240,9 @@ let package = Package(
         "MoviesKit", "MoviesTesting",
         "kernel", "SampleApi", "KernelTesting", "Domain",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ],
+      // A user's data folder made by an earlier Kernel (scripts/make-upgrade-fixture).
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

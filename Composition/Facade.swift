@@ -172,17 +172,20 @@ public struct Composed: Sendable {
       cache: try? container.resolve((any CacheStore).self), force: force, progress: progress)
   }
 
-  /// Undoes the edits of stored copies that no kept write stands behind (the outbox file was
-  /// removed, or replaced by an older copy): they show the api's copy again, not "changes not
-  /// yet sent" forever (`Outbox.undoOrphanedEdits`). The keys put back; none when the profile
-  /// keeps no outbox or no cache, or no copy has an edit pending (one indexed read, the outbox
-  /// not opened).
-  public func undoOrphanedEdits() async throws -> [String] {
-    guard profileHasOutbox, let cache = try? container.resolve((any CacheStore).self),
-      try await !cache.pendingKeys().isEmpty
-    else { return [] }
+  /// Makes the stored copies show what the kept writes make of the api's copies
+  /// (`Outbox.reconcile`): an edit no kept write stands behind is undone (the outbox file was
+  /// removed, or replaced by an older copy), and a kept write's edit a stopped run did not store
+  /// is made again. The keys undone and redone; none when the profile keeps no outbox or no
+  /// cache, or there is neither an outbox file nor a copy with an edit pending (an indexed read
+  /// and a `stat`: the outbox is opened only when there is one).
+  public func reconcileEdits() async throws -> (undone: [String], redone: [String]) {
+    guard profileHasOutbox, let cache = try? container.resolve((any CacheStore).self) else {
+      return ([], [])
+    }
+    let hasOutbox = FileManager.default.fileExists(atPath: composer.outboxFile.path)
+    if !hasOutbox, try await cache.pendingKeys().isEmpty { return ([], []) }
     let kept = try await keptWrites() ?? []
-    return try await container.resolve(Outbox.self).undoOrphanedEdits(in: cache, writes: kept)
+    return try await container.resolve(Outbox.self).reconcile(cache, writes: kept)
   }
 
   /// Sends the kept writes that are due, when the profile's stacks reach the api and keep an

@@ -121,22 +121,30 @@ extension Invocation {
     }
   }
 
-  /// Before the command's own calls: undoes the edits no kept write stands behind
-  /// (`Composed.undoOrphanedEdits`), then sends the writes the outbox keeps that are due, when
-  /// the profile reaches the api and keeps an outbox; says on stderr what it undid and sent,
+  /// Before the command's own calls: makes the stored copies show what the kept writes make of
+  /// them (`Composed.reconcileEdits`), then sends the writes the outbox keeps that are due, when
+  /// the profile reaches the api and keeps an outbox; says on stderr what it undid, redid and sent,
   /// and warns, never fails, when the sync could not: the command goes on. The sync takes at most
   /// `syncSlice` of the call deadline: 2,000 kept writes must not hold up the read the user
   /// asked for (what is left waits for `outbox sync` or the next run; a write cut off mid-send
   /// is sent again with its idempotency key).
   func settleKeptWrites(_ composed: Composed) async {
     // A cache that cannot be read is said by the command that reads it, once: not here too.
-    let undone = (try? await composed.undoOrphanedEdits()) ?? []
+    let (undone, redone) = (try? await composed.reconcileEdits()) ?? ([], [])
+    let names = { (keys: [String]) in
+      keys.map { $0.split(separator: " ").last.map(String.init) ?? $0 }.joined(separator: ", ")
+    }
     if !undone.isEmpty {
       Terminal.warn(
         "\(undone.count) cached \(undone.count == 1 ? "copy showed an edit" : "copies showed edits")"
           + " no kept write stands behind (the outbox file was removed or replaced): "
-          + undone.map { $0.split(separator: " ").last.map(String.init) ?? $0 }
-          .joined(separator: ", ") + " now \(undone.count == 1 ? "shows" : "show") the api's copy.")
+          + names(undone) + " now \(undone.count == 1 ? "shows" : "show") the api's copy.")
+    }
+    if !redone.isEmpty {
+      Terminal.warn(
+        "\(redone.count) cached \(redone.count == 1 ? "copy" : "copies") did not show kept writes"
+          + " (a run was stopped while keeping one): " + names(redone) + " now"
+          + " \(redone.count == 1 ? "shows" : "show") them.")
     }
     // Nothing to send: no deadline's timer and task either (a tenth of a millisecond of every
     // offline run).

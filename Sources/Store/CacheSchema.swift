@@ -39,7 +39,7 @@ extension SQLiteCacheStore {
           """)
     }
     // The copies with an edit pending, found without reading the rest: each run checks that a
-    // kept write still stands behind each (`Composed.undoOrphanedEdits`).
+    // kept write still stands behind each (`Composed.reconcileEdits`).
     migrator.registerMigration("v9: pending edits") { db in
       try db.execute(
         sql: "CREATE INDEX cache_entry_pending ON cache_entry(key) WHERE pending = 1")

@@ -121,7 +121,7 @@ import Testing
   /// A copy that came from a list has no ETag of its own: its list's validator is never taken
   /// for it.
   @Test func aCopyFromAListIsNeverConditionedOnTheListsETag() async throws {
-    let cache = InMemoryCacheStore()
+    let cache = InMemoryStore()
     try await cache.store(
       CacheEntry(
         key: "p Movie/7", payload: Data("{}".utf8), storedAt: Date(),

@@ -13,7 +13,7 @@ import Testing
 /// the other makes of the api's copy, and an edit no kept write stands behind is undone.
 extension OutboxTests {
   /// Movie 9 stored from the api: its rating, and the key of its stored copy.
-  private func stored(_ setup: Setup) async throws -> (rating: Double, key: String) {
+  func stored(_ setup: Setup) async throws -> (rating: Double, key: String) {
     let cached = LayeredMovieService(
       base: .plain(ApiMovieService(client: setup.api.client)),
       layers: [CachingLayer(store: setup.cache, policy: .networkFirst, partition: setup.origin)])
@@ -28,9 +28,11 @@ extension OutboxTests {
     return (movie?.rating, entry?.isPending)
   }
 
-  @Test(arguments: [0, 1])
-  func droppingOneOfTwoKeptEditsShowsWhatTheOtherMakesOfTheApisCopy(dropped: Int) async throws {
-    try await withSetup { setup in
+  @Test(arguments: [0, 1], Kept.allCases)
+  func droppingOneOfTwoKeptEditsShowsWhatTheOtherMakesOfTheApisCopy(dropped: Int, keptIn kept: Kept)
+    async throws
+  {
+    try await withSetup(keptIn: kept) { setup in
       let (apiRating, key) = try await stored(setup)
       let keeping = setup.writer(api: false)
       var kept: [PendingWrite] = []
@@ -45,8 +47,9 @@ extension OutboxTests {
     }
   }
 
-  @Test func aWriteTheApiTookLeavesTheOtherKeptEditShowing() async throws {
-    try await withSetup { setup in
+  @Test(arguments: Kept.allCases)
+  func aWriteTheApiTookLeavesTheOtherKeptEditShowing(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
       let (_, key) = try await stored(setup)
       let keeping = setup.writer(api: false)
       let second = Counter()
@@ -67,17 +70,21 @@ extension OutboxTests {
     }
   }
 
-  @Test func anEditNoKeptWriteStandsBehindIsUndone() async throws {
-    try await withSetup { setup in
+  @Test(arguments: Kept.allCases)
+  func anEditNoKeptWriteStandsBehindIsUndoneAndALostOneMadeAgain(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
       let (apiRating, key) = try await stored(setup)
       _ = try await setup.writer(api: false).write(try .rate(movie: 9, score: 80))
       let kept = try await setup.outbox.store.writes()
-      #expect(try await setup.outbox.undoOrphanedEdits(in: setup.cache, writes: kept).isEmpty)
+      #expect(try await setup.outbox.reconcile(setup.cache, writes: kept) == ([], []))
       #expect(try await shown(setup, key) == (80, true))
       // The outbox's file gone: no write stands behind the edit.
-      #expect(try await setup.outbox.undoOrphanedEdits(in: setup.cache, writes: []) == [key])
+      #expect(try await setup.outbox.reconcile(setup.cache, writes: []).undone == [key])
       #expect(try await shown(setup, key) == (apiRating, false))
       #expect(try await setup.cache.pendingKeys().isEmpty)
+      // The write still kept, its edit not stored (a run stopped between the two): made again.
+      #expect(try await setup.outbox.reconcile(setup.cache, writes: kept) == ([], [key]))
+      #expect(try await shown(setup, key) == (80, true))
     }
   }
 }

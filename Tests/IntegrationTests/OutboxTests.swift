@@ -34,7 +34,7 @@ import Testing
   struct Setup {
     let api: LoopbackApi
     let outbox: Outbox
-    let cache: SQLiteCacheStore
+    let cache: any CacheStore
     let clock: TestWallClock
     let ratings: SampleRatings
     let flaky = Flaky()
@@ -53,29 +53,37 @@ import Testing
     }
   }
 
+  /// Where a setup keeps its stored copies and writes: the SQLite files apps keep on disk, or
+  /// the in-memory twin (one `InMemoryStore` for both). The outbox's rules hold on either.
+  enum Kept: String, CaseIterable, Sendable { case files, twin }
+
   func withSetup(
-    conflicts: Set<Int> = [], _ body: (Setup) async throws -> Void
+    conflicts: Set<Int> = [], keptIn kept: Kept = .files, _ body: (Setup) async throws -> Void
   ) async throws {
     try await withTemporaryDirectory { folder in
       let ratings = SampleRatings(conflicts: conflicts)
       try await withLoopbackApi(routes: .sampleMovies(ratings: ratings), authentication: nil) {
         api in
         let clock = TestWallClock()
+        let twin = InMemoryStore()
         let setup = Setup(
           api: api,
           outbox: Outbox(
-            store: try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")),
+            store: kept == .twin
+              ? twin : try SQLiteOutboxStore.open(at: folder.appending("outbox.sqlite")),
             clock: clock.wallClock),
-          cache: try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")), clock: clock,
-          ratings: ratings)
+          cache: kept == .twin
+            ? twin : try SQLiteCacheStore.open(at: folder.appending("cache.sqlite")),
+          clock: clock, ratings: ratings)
         setup.flaky.install(on: api.responder)
         try await body(setup)
       }
     }
   }
 
-  @Test func aWriteTheApiTakesIsSentAtOnceAndOneItCannotIsKept() async throws {
-    try await withSetup { setup in
+  @Test(arguments: Kept.allCases)
+  func aWriteTheApiTakesIsSentAtOnceAndOneItCannotIsKept(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
       let sent = try await setup.writer().write(try .rate(movie: 3, score: 70))
       #expect(sent.value?.score == 70)
       #expect(try await setup.outbox.store.writes().isEmpty)
@@ -115,8 +123,8 @@ import Testing
     }
   }
 
-  @Test func everyStateOfAKeptWrite() async throws {
-    try await withSetup(conflicts: [5]) { setup in
+  @Test(arguments: Kept.allCases) func everyStateOfAKeptWrite(keptIn kept: Kept) async throws {
+    try await withSetup(conflicts: [5], keptIn: kept) { setup in
       let keeping = setup.writer(api: false)
       let done = try #require(try await keeping.write(try .rate(movie: 3, score: 70)).kept)
       let conflict = try #require(try await keeping.write(try .rate(movie: 5, score: 50)).kept)
@@ -161,8 +169,9 @@ import Testing
     }
   }
 
-  @Test func aConflictResolvedWithTheServersVersionIsSentInItsPlace() async throws {
-    try await withSetup(conflicts: [5]) { setup in
+  @Test(arguments: Kept.allCases)
+  func aConflictResolvedWithTheServersVersionIsSentInItsPlace(keptIn kept: Kept) async throws {
+    try await withSetup(conflicts: [5], keptIn: kept) { setup in
       let writer = setup.writer(api: false)
       let conflict = try #require(try await writer.write(try .rate(movie: 5, score: 50)).kept)
       let behind = try #require(try await writer.write(try .rate(movie: 5, score: 51)).kept)
@@ -181,8 +190,9 @@ import Testing
     }
   }
 
-  @Test func writesOfOneKeyGoInTheOrderTheyWereMade() async throws {
-    try await withSetup { setup in
+  @Test(arguments: Kept.allCases)
+  func writesOfOneKeyGoInTheOrderTheyWereMade(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
       let keeping = setup.writer(api: false)
       for score in [10, 20, 30] { _ = try await keeping.write(try .rate(movie: 7, score: score)) }
       _ = try await keeping.write(try .rate(movie: 8, score: 80))
@@ -233,9 +243,9 @@ import Testing
 extension OutboxTests {
   /// A kept write that is dropped, or that the api refuses, takes its optimistic edit with it:
   /// the copy it edited no longer shows it pending.
-  @Test(arguments: ["dropped", "rejected"])
-  func aDroppedOrRejectedWritesEditIsUndone(ending: String) async throws {
-    try await withSetup { setup in
+  @Test(arguments: ["dropped", "rejected"], Kept.allCases)
+  func aDroppedOrRejectedWritesEditIsUndone(ending: String, keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
       let key = setup.origin + " " + ServiceCall<Movie>.movie(id: 9).key
       let cached = LayeredMovieService(
         base: .plain(ApiMovieService(client: setup.api.client)),
@@ -307,5 +317,32 @@ extension Written {
   var kept: PendingWrite? {
     if case .queued(let write) = self { return write }
     return nil
+  }
+}
+
+extension OutboxTests {
+  /// Two syncs at once never take one write, nor a write behind one the other holds; a lease
+  /// that ran out lets another sync take the write.
+  @Test(arguments: Kept.allCases)
+  func aLeasedWriteIsTakenByOneSyncUntilItsLeaseEnds(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
+      let keeping = setup.writer(api: false)
+      let first = try #require(try await keeping.write(try .rate(movie: 3, score: 30)).kept)
+      _ = try #require(try await keeping.write(try .rate(movie: 3, score: 31)).kept)
+      let other = try #require(try await keeping.write(try .rate(movie: 4, score: 40)).kept)
+      let store = setup.outbox.store
+      let now = setup.clock.now
+      let lease = { (at: Date) in
+        try await store.lease(origin: setup.origin, now: at, until: at.addingTimeInterval(60))
+      }
+      #expect(try await lease(now)?.id == first.id)
+      #expect(try await lease(now)?.id == other.id)
+      #expect(try await lease(now) == nil)
+      #expect(try await lease(now.addingTimeInterval(61))?.id == first.id)
+      // Sent, it leaves the outbox, and the write behind it is due.
+      try await store.settle(first.id, .sent)
+      #expect(try await lease(now.addingTimeInterval(61))?.summary == "a rating of movie 3")
+      #expect(try await store.writes().count == 2)
+    }
   }
 }

@@ -12,7 +12,7 @@ private final class FailingStore: CacheStore {
   struct Failure: Error, CustomStringConvertible {
     let description: String
   }
-  let inner = InMemoryCacheStore()
+  let inner = InMemoryStore()
   let failReads: Bool
   let writes = Counter()
 
@@ -100,7 +100,7 @@ private final class ValidatingSource: Sendable {
   @Test func aListIsNeverAnsweredFromWhatAnotherCallStored() async throws {
     let base = ScriptedMovieService([dory, civilWar])
     let layer = CachingLayer(
-      store: InMemoryCacheStore(), policy: .cacheFirst(maxAge: .seconds(300)))
+      store: InMemoryStore(), policy: .cacheFirst(maxAge: .seconds(300)))
     let service = LayeredMovieService(base: .plain(base), layers: [layer])
     _ = try await service.movie(id: 1)
     let (list, trace) = try await traced(service) { try await $0.topGrossingMovies(year: 2016) }
@@ -110,7 +110,7 @@ private final class ValidatingSource: Sendable {
   }
 
   @Test func onePartitionsCopyNeverAnswersForAnotherNorOffersItsValidators() async throws {
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     let staging = ValidatingSource([dory])
     let stagingLayer = CachingLayer(
       store: store, policy: .networkFirst, partition: "https://staging.example:443")
@@ -138,7 +138,7 @@ private final class ValidatingSource: Sendable {
     let clock = TestWallClock()
     let base = ScriptedMovieService([dory])
     let stack = LayerStack([
-      CachingLayer(store: InMemoryCacheStore(), policy: .cacheThenNetwork, clock: clock.wallClock)
+      CachingLayer(store: InMemoryStore(), policy: .cacheThenNetwork, clock: clock.wallClock)
     ])
     func updates() async throws -> [Answer<Movie>] {
       var all: [Answer<Movie>] = []
@@ -164,7 +164,7 @@ private final class ValidatingSource: Sendable {
 
   @Test func staleWhileRevalidateStoresItsRefreshOnceSettled() async throws {
     let clock = TestWallClock()
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     let base = ScriptedMovieService([dory])
     let layer = CachingLayer(
       store: store, policy: .staleWhileRevalidate(maxAge: .seconds(60)), clock: clock.wallClock)
@@ -237,7 +237,7 @@ private final class ValidatingSource: Sendable {
     let service = LayeredMovieService(
       base: base.source,
       layers: [
-        CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst, clock: clock.wallClock)
+        CachingLayer(store: InMemoryStore(), policy: .networkFirst, clock: clock.wallClock)
       ])
     _ = try await service.movie(id: 1)
     clock.advance(500)
@@ -249,7 +249,7 @@ private final class ValidatingSource: Sendable {
 
   @Test func aStoreOnlyStackWithNothingStoredIsACacheMiss() async throws {
     let offline = LayeredMovieService(
-      base: nil, layers: [CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst)])
+      base: nil, layers: [CachingLayer(store: InMemoryStore(), policy: .networkFirst)])
     let miss = await #expect(throws: CacheMiss.self) {
       try await offline.topRatedMovies(year: 2016)
     }
@@ -258,8 +258,8 @@ private final class ValidatingSource: Sendable {
 
   @Test func anAnswerACacheBelowGaveKeepsItsAgeAndIsNotStoredAsNew() async throws {
     let clock = TestWallClock()
-    let inner = InMemoryCacheStore()
-    let outer = InMemoryCacheStore()
+    let inner = InMemoryStore()
+    let outer = InMemoryStore()
     let below = LayeredMovieService(
       base: .plain(ScriptedMovieService([dory])),
       layers: [CachingLayer(store: inner, policy: .networkFirst, clock: clock.wallClock)])

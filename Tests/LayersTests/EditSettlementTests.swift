@@ -21,7 +21,7 @@ struct EditSettlementTests {
   }
 
   @Test func undoingOneOfTwoEditsShowsTheOtherOfTheApisCopy() async throws {
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     try await store.store(edited())
     try await store.settleEdit(
       of: "Movie/3", EditSettlement(taken: false, change: rated, remaining: [renamed]))
@@ -32,7 +32,7 @@ struct EditSettlementTests {
   }
 
   @Test func theLastEditUndonePutsTheApisCopyBack() async throws {
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     try await store.store(edited())
     try await store.settleEdit(of: "Movie/3", EditSettlement(taken: false, change: rated))
     let entry = try #require(try await store.entry(for: "Movie/3"))

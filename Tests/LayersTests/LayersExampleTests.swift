@@ -14,7 +14,7 @@ import Testing
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
     let api = try await LoopbackApi.start(routes: .sampleMovies())
-    let cache = InMemoryCacheStore()
+    let cache = InMemoryStore()
     // snippet: layers
     let movies = ServiceStack(
       client: api.client,
@@ -40,7 +40,7 @@ extension LayersExampleTests {
   @Test func theReadmeSourceOfTruthAnswersFromStoredMovies() async throws {
     let output = PrintedLines()
     @Sendable func print(_ text: String) { output.print(text) }
-    let cache = InMemoryCacheStore()
+    let cache = InMemoryStore()
     try await withLoopbackApi(routes: .sampleMovies()) { api in
       // snippet: source-of-truth
       // Each movie of a list is stored once; the list keeps their ids.

@@ -139,7 +139,7 @@ private final class GatedMovies: MovieSource {
       base: .plain(base),
       layers: [
         LoggingLayer(log: lines.append),
-        CachingLayer(store: InMemoryCacheStore(), policy: .networkFirst),
+        CachingLayer(store: InMemoryStore(), policy: .networkFirst),
       ])
     _ = try await service.movie(id: 1)
     base.fail(.rejected)

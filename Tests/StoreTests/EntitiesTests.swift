@@ -14,7 +14,7 @@ import Testing
   enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
 
   static func store(_ kind: Kind) throws -> any CacheStore {
-    kind == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+    kind == .memory ? InMemoryStore() : try SQLiteCacheStore.inMemory()
   }
 
   static func movies(rating two: Double) throws -> [Movie] {

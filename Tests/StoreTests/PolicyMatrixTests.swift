@@ -116,7 +116,7 @@ import Testing
   func policyMeansWhatItSays(_ c: Case) async throws {
     let clock = TestWallClock()
     let store: any CacheStore =
-      c.store == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+      c.store == .memory ? InMemoryStore() : try SQLiteCacheStore.inMemory()
     let old = [
       try Movie.fixture(1, "Old one", grossing: 20), try Movie.fixture(2, "Old two", grossing: 10),
     ]

@@ -18,11 +18,11 @@ import Testing
   enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
 
   static func store(_ kind: Kind) throws -> any CacheStore {
-    kind == .memory ? InMemoryCacheStore() : try SQLiteCacheStore.inMemory()
+    kind == .memory ? InMemoryStore() : try SQLiteCacheStore.inMemory()
   }
 
   static func watchers(_ store: any CacheStore) -> Int {
-    (store as? SQLiteCacheStore)?.watchers ?? (store as? InMemoryCacheStore)?.watchers ?? -1
+    (store as? SQLiteCacheStore)?.watchers ?? (store as? InMemoryStore)?.watchers ?? -1
   }
 
   static func movies(rating two: Double) throws -> [Movie] {
@@ -155,7 +155,7 @@ import Testing
 
   /// The model over a watch, as SwiftUI (or any `withObservationTracking` code) sees it.
   @MainActor @Test func anObservableModelFollowsTheWatch() async throws {
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     let api = ScriptedMovieService(try Self.movies(rating: 20))
     let service = EntitiesTests.layered(store, api)
     let model = LiveAnswer(Self.watch(service))
@@ -188,7 +188,7 @@ import Testing
   func aFreshCopyIsRefreshedOnlyWhereThePolicySaysSo(policy: CachePolicy, asks: Bool)
     async throws
   {
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     let api = ScriptedMovieService(try WatchTests.movies(rating: 20))
     _ = try await EntitiesTests.layered(store, api).topGrossingMovies(year: 2016)
     let layer = CachingLayer(store: store, policy: policy, partition: "p")

@@ -34,6 +34,22 @@ public struct CacheEntry: Sendable, Hashable {
     return entry
   }
 
+  /// This row showing `changes` (the kept writes' edits of it, oldest first) made of the api's
+  /// copy: pending, its `original` the api's copy; itself when it shows them already (as JSON);
+  /// nil when it is not JSON.
+  func showing(_ changes: [JSONValue]) -> CacheEntry? {
+    let base = isPending ? original ?? payload : payload
+    guard let value = try? JSONDecoder().decode(JSONValue.self, from: base) else { return nil }
+    let shown = changes.reduce(value) { $0.applying(mergePatch: $1) }
+    if isPending, (try? JSONDecoder().decode(JSONValue.self, from: payload)) == shown {
+      return self
+    }
+    var entry = self
+    guard let encoded = try? JSONEncoder().encode(shown) else { return nil }
+    (entry.payload, entry.original, entry.isPending) = (encoded, base, true)
+    return entry
+  }
+
   /// `payload` with `patches` applied in order (JSON Merge Patches); nil when it is not JSON.
   private static func patched(_ payload: Data, _ patches: [JSONValue]) -> Data? {
     guard let value = try? JSONDecoder().decode(JSONValue.self, from: payload) else { return nil }
@@ -81,7 +97,7 @@ public struct CacheEntry: Sendable, Hashable {
   }
 }
 
-/// Where a caching layer keeps answers, one entry per call key. `InMemoryCacheStore` is the
+/// Where a caching layer keeps answers, one entry per call key. `InMemoryStore` is the
 /// twin tests use; the Store module's SQLite database is the one apps keep on disk. A store
 /// reports its failures as errors whose description names the file and the cause.
 public protocol CacheStore: Sendable {

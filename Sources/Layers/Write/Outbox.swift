@@ -144,19 +144,34 @@ public struct Outbox: Sendable {
     }
   }
 
-  /// Undoes every edit of a stored copy that no kept write stands behind (its outbox file
-  /// removed, or replaced by an older copy): the copy shows the api's version again, not
-  /// "changes not yet sent" forever. The keys put back, in `cache`'s order.
-  public func undoOrphanedEdits(in cache: any CacheStore, writes kept: [PendingWrite]) async throws
-    -> [String]
+  /// Makes every stored copy show what the kept writes make of the api's copy, after a run
+  /// was stopped between its two files: an edit no kept write stands behind (the outbox file
+  /// removed or replaced by an older copy) is undone, and a kept write whose edit the copy does
+  /// not show (stopped after the write was kept, before its edit was stored) has its edit made
+  /// again from what the write keeps (`PendingWrite.edits`). The keys undone and the keys
+  /// edited again, in `cache`'s key order.
+  public func reconcile(_ cache: any CacheStore, writes kept: [PendingWrite]) async throws
+    -> (undone: [String], redone: [String])
   {
+    var edits: [String: [JSONValue]] = [:]
     var behind = Set<String>()
     for write in kept where write.state == .pending {
       for key in write.invalidates { behind.insert(Self.key(key, in: write.partition)) }
+      for (key, change) in write.edits {
+        edits[Self.key(key, in: write.partition), default: []].append(change)
+      }
     }
     let orphans = try await cache.pendingKeys().filter { !behind.contains($0) }
     for key in orphans { try await cache.settleEdit(of: key, EditSettlement(taken: false)) }
-    return orphans
+    var redone: [String] = []
+    for (key, changes) in edits.sorted(by: { $0.key < $1.key }) {
+      guard let entry = try await cache.entry(for: key), let edited = entry.showing(changes),
+        edited != entry
+      else { continue }
+      try await cache.store(edited)
+      redone.append(key)
+    }
+    return (orphans, redone)
   }
 
   /// Resolves the conflict of the kept write `id` in its favour: it is requeued as it is, its

@@ -157,8 +157,10 @@ public struct Writer: Sendable {
     }
     let kept = try await outbox.keep(
       call, origin: origin, partition: partition, ifMatch: ifMatch, edits: changes)
-    for (key, entry) in edited {
-      do { try await cache?.store(entry) } catch { unshown(key, call.summary, error) }
+    // After the write is kept, in one transaction: a run stopped between the two leaves a kept
+    // write whose edit is not shown, which the next run makes again (`Outbox.reconcile`).
+    do { try await cache?.store(edited.values.sorted { $0.key < $1.key }) } catch {
+      unshown(edited.keys.sorted().joined(separator: ", "), call.summary, error)
     }
     return kept
   }

@@ -69,7 +69,7 @@ import Testing
   @Test func theOfflineStackAnswersFromTheStoreTheLayeredOneFilled() async throws {
     let data = try TemporaryDirectory("books")
     defer { data.remove() }
-    let store = InMemoryCacheStore()
+    let store = InMemoryStore()
     let transport = Self.answering(
       #"{"data": [{"id": 2, "title": "Emma", "author": "Jane Austen", "added_at": "2026-02-11T17:04:12.007Z"}], "meta": {"next_page": null}}"#
     )

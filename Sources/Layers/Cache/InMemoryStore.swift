@@ -2,10 +2,15 @@ import Domain
 import Foundation
 import Synchronization
 
-/// A cache store in memory, behind the same protocol as the SQLite one: for tests, and for an
-/// app that wants a cache only for the life of the process.
-public final class InMemoryCacheStore: CacheStore, CacheMaintenance {
+/// The local store in memory — the stored answers and entities (`CacheStore`) and the kept
+/// writes (`OutboxStore`) — behind the same protocols as the Store module's SQLite files: the
+/// twin tests run the outbox's rules on (ordering, leases, conflicts, rollback), and a store for
+/// an app that keeps nothing past the life of the process.
+public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   private let entries = Mutex<[String: CacheEntry]>([:])
+  /// The kept writes by id, with the time each one's lease ends (nil: not held).
+  let kept = Mutex<(writes: [Int64: PendingWrite], leases: [Int64: Date], last: Int64)>(
+    ([:], [:], 0))
   private let notices = ChangeNotices()
 
   /// An empty store.
