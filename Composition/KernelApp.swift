@@ -8,7 +8,7 @@ import Injection
 ///
 /// ```swift
 /// var app = KernelApp(name: "books")   // BOOKS_* variables, Config/books.yaml, data dir "books"
-/// app.add(BooksAssembly())
+/// app.catalog.service("books")
 /// let document = try app.load(path: nil, workingDirectory: cwd, variables: env)
 /// let composed = try app.compose(config: try document.resolve(), runtime: runtime)
 /// ```

@@ -178,7 +178,7 @@ extension CommandLineApp {
 /// @main struct Books: CommandLineMain {
 ///   static func commandLine() -> CommandLineApp {
 ///     var app = KernelApp(name: "books")
-///     app.add(BooksAssembly())
+///     app.catalog.service("books")
 ///     return CommandLineApp(app, abstract: "Books from the api or the cache.",
 ///       commands: [BookCommand.self])
 ///   }

@@ -106,6 +106,25 @@ extension Invocation {
     try await fetch(early: early) { composed in try await composed.stack(service).answer(call) }
   }
 
+  /// Answers `call` by the profile's stack for `service` (`answer`) and prints it (`show`): the
+  /// whole `run()` of a command that shows a call.
+  ///
+  /// ```swift
+  /// try await Invocation(global).show(.shelf, from: "books", as: "books", one: "book")
+  /// ```
+  public func show<Element: Encodable & Sendable>(
+    _ call: ServiceCall<[Element]>, from service: String, as key: String, one: String
+  ) async throws {
+    try show(try await answer(call, from: service), as: key, one: one)
+  }
+
+  /// Answers `call`, a call of one value, and prints it as a list of one.
+  public func show<Value: Encodable & Sendable>(
+    _ call: ServiceCall<Value>, from service: String, as key: String, one: String
+  ) async throws {
+    try show(try await answer(call, from: service).map { [$0] }, as: key, one: one)
+  }
+
   /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
   /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
   public func sayQueued(_ write: PendingWrite) throws {

@@ -1,6 +1,5 @@
 import Api
 import Composition
-import Domain
 import Foundation
 import Layers
 
@@ -16,26 +15,19 @@ public struct Book: Codable, Sendable, Equatable, Identifiable, CustomStringConv
   }
 }
 
-/// A book to add: what the app posts.
-public struct NewBook: Codable, Sendable {
-  public let title, author: String
-  public init(title: String, author: String) { (self.title, self.author) = (title, author) }
-}
-
 /// Where the library's answers keep their data (`{"data": …}`), in its spelling (`added_at`).
 let library = JSONMapping(keyPath: "data", keys: .snakeCase)
 
-/// Each call of the app, declared once: its request, and how its answer is kept offline. Any
-/// profile's stack for `books` answers and watches them (`composed.stack("books")`).
+/// Each call, declared once: its request and how its answer is kept (`composed.stack("books")`).
 extension ServiceCall where Value == Book {
   /// `GET books/{id}`, kept as the entity `Book/{id}` whichever answer stored it.
   public static func book(id: Int) -> Self {
     ServiceCall(.init(.get("books/\(id)"), mapping: library), entities: .item(Book.self, id: id))
   }
 
-  /// `POST books`: the book the library made of `book`, never kept.
-  public static func add(_ book: NewBook) throws -> Self {
-    let body = try RequestBody.json(book, encoder: library.encoder())
+  /// `POST books` with `{"title", "author"}`: the book the library made of them, never kept.
+  public static func add(title: String, author: String) throws -> Self {
+    let body = try RequestBody.json(["title": title, "author": author])
     return ServiceCall(
       .init(.post("books", body: body), mapping: library), summary: "a new book", stored: false)
   }
@@ -50,23 +42,14 @@ extension ServiceCall where Value == [Book] {
 // end snippet
 
 // snippet: books-assembly
-/// Everything the books config may name, registered once.
-public struct BooksAssembly: Assembly {
-  public init() {}
-
-  /// The `books` service: its stack per profile comes from the config (`books: [api]`).
-  public func assemble(into catalog: inout Catalog) {
-    catalog.service("books")
-    catalog.setting(
-      AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
-  }
-}
-
 extension KernelApp {
-  /// The books app: `BOOKS_*` variables, `Config/books.yaml` or the copy built in (BooksConfig).
+  /// The books app (`BOOKS_*` variables, `Config/books.yaml` or BooksConfig) and what its config
+  /// names: the `books` service (its stack per profile, `books: [api]`), the `perPage` setting.
   public static var books: KernelApp {
     var app = KernelApp(name: "books", builtInConfig: (BooksConfig.name, BooksConfig.yaml))
-    app.add(BooksAssembly())
+    app.catalog.service("books")
+    app.catalog.setting(
+      AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
     return app
   }
 }

@@ -22,14 +22,9 @@ struct Get: AsyncParsableCommand {
   @OptionGroup var global: GlobalOptions
   @Argument(help: "The book's id, e.g. 1.") var id: Int
 
-  func validate() throws {
-    guard id > 0 else { throw ValidationError("A book's id is a positive number, not \(id).") }
-  }
-
   func run() async throws {
-    let invocation = try Invocation(global)
-    let book = try await invocation.answer(.book(id: id), from: "books")
-    try invocation.show(book.map { [$0] }, as: "books", one: "book")
+    guard id > 0 else { throw ValidationError("A book's id is a positive number, not \(id).") }
+    try await Invocation(global).show(.book(id: id), from: "books", as: "books", one: "book")
   }
 }
 // end snippet
@@ -53,9 +48,7 @@ struct Add: AsyncParsableCommand {
   @Option(help: "Its author.") var author: String
 
   func run() async throws {
-    let invocation = try Invocation(global)
-    let added = try await invocation.answer(
-      .add(NewBook(title: title, author: author)), from: "books")
-    try invocation.show(added.map { [$0] }, as: "books", one: "book")
+    try await Invocation(global).show(
+      try .add(title: title, author: author), from: "books", as: "books", one: "book")
   }
 }

@@ -57,7 +57,7 @@ import Testing
         #"{"id": 4, "title": "Middlemarch", "author": "George Eliot", "added_at": "2026-11-25T19:00:00.123Z"}"#
     )
     defer { data.remove() }
-    let added = try await books.answer(.add(NewBook(title: "Middlemarch", author: "George Eliot")))
+    let added = try await books.answer(.add(title: "Middlemarch", author: "George Eliot"))
     #expect(added.id == 4)
     let sent = try #require(transport.requests.all.first)
     #expect(sent.method == .post && sent.value(of: "Content-Type") == "application/json")
