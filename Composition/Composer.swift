@@ -47,7 +47,7 @@ struct Composer {
       throw ConfigError.unknownName(
         file: config.file, key: "profile", name: name, valid: config.profiles.keys.sorted())
     }
-    var plans: [(recipe: AnyServiceRecipe, plan: StackPlan)] = []
+    var plans: [(recipe: ServiceRecipe, plan: StackPlan)] = []
     for key in catalog.services.keys.sorted() {
       guard let recipe = catalog.services[key], let written = chosen.stacks[key] else { continue }
       let plan = try StackPlan(
@@ -288,7 +288,7 @@ struct StackPlan {
   static let maximumEntries = 32
 
   init(
-    _ written: [String], for recipe: AnyServiceRecipe, in catalog: Catalog, file: String,
+    _ written: [String], for recipe: ServiceRecipe, in catalog: Catalog, file: String,
     key: String
   ) throws {
     let entries = StackEntry.rejoined(written)
@@ -335,11 +335,6 @@ struct StackPlan {
       storeLayer = PlannedLayer(needs: .cache, make: store)
     } else {
       storeLayer = nil
-    }
-    if !layers.isEmpty && !recipe.isLayered {
-      throw ConfigError.malformed(
-        file: file, key: key, value: "[\(entries.joined(separator: ", "))]",
-        expected: "one source alone, as the service \(recipe.key) takes no layers")
     }
     self.needs = needs
   }

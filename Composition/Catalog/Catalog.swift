@@ -65,7 +65,7 @@ public struct Catalog: Sendable {
     var layers: [String: Component<any ServiceLayer>] = [:]
     var contexts: [String: Context] = [:]
     var transports: [String: TransportPart] = [:]
-    var services: [String: AnyServiceRecipe] = [:]
+    var services: [String: ServiceRecipe] = [:]
     var settings: [String: AppSetting] = [:]
     var store: Make<any ServiceLayer>?
   }
@@ -83,7 +83,7 @@ public struct Catalog: Sendable {
   var layers: [String: Component<any ServiceLayer>] { parts.layers }
   var contexts: [String: Context] { parts.contexts }
   var transports: [String: TransportPart] { parts.transports }
-  var services: [String: AnyServiceRecipe] { parts.services }
+  var services: [String: ServiceRecipe] { parts.services }
   var settings: [String: AppSetting] { parts.settings }
   /// The services' keys, each a key of the config holding the service's stack.
   public var serviceKeys: [String] { parts.services.keys.sorted() }
@@ -243,34 +243,6 @@ public struct Catalog: Sendable {
     parts.store = make
   }
 
-  /// A service the config stacks per profile under `key` (`profiles.offline.books: [store]`).
-  /// `describe` names its sources and how layers wrap it; `store` comes with `layered`.
-  /// With a `tag`, it is registered under it (`Composed.service(_:tag:)`), so several services
-  /// of one type can be stacked each on its own.
-  ///
-  /// `source` is what its sources make and its layers wrap: a type whose calls answer with
-  /// their validators (an api service returning `Response`s), which the layered form turns
-  /// into the `Service`.
-  public mutating func service<Service: Sendable, Base: Sendable>(
-    _ key: String, _ type: Service.Type, source: Base.Type, tag: String? = nil,
-    _ describe: (inout ServiceRecipe<Service, Base>) -> Void
-  ) {
-    var recipe = ServiceRecipe<Service, Base>(key: key, asService: nil)
-    describe(&recipe)
-    parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
-  }
-
-  /// A service whose sources make the service itself (its calls' values carry what a cache
-  /// keeps, as `OperationAnswer` does): a stack of no layers is its source alone.
-  public mutating func service<Service: Sendable>(
-    _ key: String, _ type: Service.Type, tag: String? = nil,
-    _ describe: (inout ServiceRecipe<Service, Service>) -> Void
-  ) {
-    var recipe = ServiceRecipe<Service, Service>(key: key, asService: { $0 })
-    describe(&recipe)
-    parts.services[key] = AnyServiceRecipe(recipe, tag: tag.map { Tag($0) })
-  }
-
   /// A service whose calls carry their requests (`ServiceCall(_:entities:local:stored:)`): the
   /// config stacks it per profile under `key` (`books: [logging, "cache(networkFirst)", api]`,
   /// `offline: {books: [store]}`), and `Composed.stack(_:)` gives the profile's `ServiceStack`,
@@ -280,10 +252,7 @@ public struct Catalog: Sendable {
   /// catalog.service("books")
   /// ```
   public mutating func service(_ key: String) {
-    service(key, ServiceStack.self, source: ApiClient.self, tag: key) { stack in
-      stack.api { $0 }
-      stack.layered { ServiceStack(base: $0, layers: $1) }
-    }
+    parts.services[key] = ServiceRecipe(key: key)
   }
 
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
