@@ -10,6 +10,8 @@ public enum ResultOrigin: String, Sendable, Hashable {
   /// Answered by a local query over stored entities, for a call never stored: the api may
   /// know more.
   case local
+  /// Gathered from answers of more than one origin (the api's and stored copies).
+  case mixed
 }
 
 /// The origin and age of one result: a cache answer is as old as its stored copy, a network

@@ -40,26 +40,42 @@ public struct Fetched<Value: Sendable>: Sendable {
 }
 
 extension Invocation {
-  /// The one way a command reaches the profile's services, reads and writes alike: sends the
-  /// writes the outbox keeps that are due (a new write goes behind them), runs `body` with the
-  /// profile's graph, whose services note where their answers came from, and returns its value
-  /// with that origin. Before returning (or throwing) it waits, bounded by
-  /// `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started behind
-  /// its answers, so they are stored before the process ends. `early` hears a
-  /// `cacheThenNetwork` cache's stored copy the moment it is read.
+  /// `answered` for a body whose value carries no origin (a generated client's typed answers,
+  /// a write's `Written`): the graph handed to `body` notes where its services' answers came
+  /// from, and the fetched value is from there. `early` hears a `cacheThenNetwork` cache's
+  /// stored copy the moment it is read.
   ///
   /// ```swift
-  /// let books = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
   /// let book = try await invocation.fetch { try await LibraryAPI.book(1, through: $0) }
   /// ```
   public func fetch<Value: Sendable>(
     early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
     _ body: @escaping @Sendable (Composed) async throws -> Value
   ) async throws -> Fetched<Value> {
+    let recorder = Provenance.Recorder(early: early)
+    let fetched = try await answered { composed in
+      Answer(value: try await body(composed.observed(by: recorder)), origin: .network)
+    }
+    return Fetched(
+      value: fetched.value, origin: recorder.origin ?? "network",
+      oldestCacheAge: recorder.oldestCacheAge, elapsed: fetched.elapsed)
+  }
+
+  /// The one way a command reaches the profile's services, reads and writes alike: sends the
+  /// writes the outbox keeps that are due (a new write goes behind them), runs `body` with the
+  /// profile's graph and returns the value of its answer (a stack's, or several gathered:
+  /// `Answer.gathered`), from where the answer says. Before returning (or throwing) it waits,
+  /// bounded by `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started
+  /// behind its answers, so they are stored before the process ends.
+  ///
+  /// ```swift
+  /// let shelf = try await invocation.answered { try await $0.stack("books").answer(.shelf) }
+  /// ```
+  public func answered<Value: Sendable>(
+    _ body: @escaping @Sendable (Composed) async throws -> Answer<Value>
+  ) async throws -> Fetched<Value> {
     let composed = try services()
     await settleKeptWrites(composed)
-    let recorder = Provenance.Recorder(early: early)
-    let observed = composed.observed(by: recorder)
     Phases.mark("service")
     let clock = ContinuousClock()
     let start = clock.now
@@ -70,9 +86,9 @@ extension Invocation {
         runtime.log("done in \(elapsed) ms; peak memory \(Terminal.peakMemoryMegabytes) MB")
       }
     }
-    let value: Value
+    let answer: Answer<Value>
     do {
-      value = try await composed.makeCurrent { try await body(observed) }
+      answer = try await composed.makeCurrent { try await body(composed) }
     } catch {
       await settle(composed)
       throw error
@@ -80,8 +96,8 @@ extension Invocation {
     await settle(composed)
     Phases.mark("answer")
     return Fetched(
-      value: value, origin: recorder.origin ?? "network", oldestCacheAge: recorder.oldestCacheAge,
-      elapsed: clock.now - start)
+      value: answer.value, origin: answer.origin.rawValue,
+      oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: clock.now - start)
   }
 
   /// `fetch` with the profile's `Service` resolved for `body`: a read, or a write whose
@@ -101,9 +117,9 @@ extension Invocation {
   /// ```
   public func answer<Value: Sendable>(
     _ call: ServiceCall<Value>, from service: String,
-    early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil
+    early: (@Sendable (Answer<Value>) -> Void)? = nil
   ) async throws -> Fetched<Value> {
-    try await fetch(early: early) { composed in try await composed.stack(service).answer(call) }
+    try await answered { composed in try await composed.stack(service).answer(call, early: early) }
   }
 
   /// Answers `call` by the profile's stack for `service` (`answer`) and prints it (`show`): the

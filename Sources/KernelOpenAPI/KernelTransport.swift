@@ -55,7 +55,7 @@ public struct KernelTransport: ClientTransport {
     let stack = operations[operationID] ?? stack
     let answer: OperationAnswer
     do {
-      answer = try await call.isRead ? stack.answer(call.serviceCall) : write(call, on: stack)
+      answer = try await call.isRead ? stack.answer(call.serviceCall).value : write(call, on: stack)
     } catch ApiError.status(let failure) {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)

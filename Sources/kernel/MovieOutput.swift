@@ -16,21 +16,23 @@ enum MovieOutput {
   /// Before returning it waits, bounded by the resource timeout, for refreshes a
   /// stale-while-revalidate cache started behind its answer, so they are stored before exit.
   static func show(
-    _ options: GlobalOptions, oneCall: Bool = true,
-    _ fetch: @escaping @Sendable (Composed) async throws -> [Movie]
+    _ options: GlobalOptions,
+    _ fetch:
+      @escaping @Sendable (Composed, _ early: @escaping @Sendable (Answer<[Movie]>) -> Void)
+      async throws -> Answer<[Movie]>
   ) async throws {
     let invocation = try Invocation(options)
     let early = EarlyPrint(invocation.format)
-    let fetched = try await invocation.fetch(
-      early: oneCall ? early.print : nil
-    ) { composed -> ([Movie], MissingMovies?) in
-      do { return (try await fetch(composed), nil) } catch let partial as MissingMovies {
-        return (partial.movies, partial)
+    let fetched = try await invocation.answered { composed -> Answer<([Movie], MissingMovies?)> in
+      do { return try await fetch(composed, early.print).map { ($0, nil) } } catch let partial
+        as MissingMovies
+      {
+        return partial.answer.map { ($0, partial) }
       }
     }
     if let failure = early.failure { throw failure }
     let (movies, missing) = fetched.value
-    if let missing, missing.movies.isEmpty { throw missing }
+    if let missing, missing.answer.value.isEmpty { throw missing }
     if let shown = early.shown, shown == movies {
       if invocation.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {
@@ -79,13 +81,8 @@ enum MovieOutput {
     /// returns, as the callback cannot throw.
     var failure: (any Error)? { failed.withLock { $0 } }
 
-    @Sendable func print(_ answer: Provenance.EarlyAnswer) {
-      let movies: [Movie]
-      switch answer.value {
-      case let list as [Movie]: movies = list
-      case let movie as Movie: movies = [movie]
-      default: return
-      }
+    @Sendable func print(_ answer: Answer<[Movie]>) {
+      let movies = answer.value
       let first = printed.withLock { printed in
         guard printed == nil else { return false }
         printed = movies
@@ -99,7 +96,7 @@ enum MovieOutput {
           let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
           try Terminal.print(MovieOutput.table(movies))
           try Terminal.print(
-            "\(what) from cache, \(Reply.age(answer.provenance.age)); asking the api for news")
+            "\(what) from cache, \(Reply.age(answer.age)); asking the api for news")
         }
       } catch {
         failed.withLock { $0 = error }

@@ -27,7 +27,7 @@ struct MoviesCommand: AsyncParsableCommand {
           show: MovieOutput.watched(invocation.format) { $0 })
       }
       try await MovieOutput.show(global) {
-        try await $0.stack("movies").answer(.topGrossingMovies(year: year))
+        try await $0.stack("movies").answer(.topGrossingMovies(year: year), early: $1)
       }
     }
   }
@@ -48,7 +48,7 @@ struct MoviesCommand: AsyncParsableCommand {
           show: MovieOutput.watched(invocation.format) { $0 })
       }
       try await MovieOutput.show(global) {
-        try await $0.stack("movies").answer(.topRatedMovies(year: year))
+        try await $0.stack("movies").answer(.topRatedMovies(year: year), early: $1)
       }
     }
   }
@@ -97,18 +97,22 @@ struct MoviesCommand: AsyncParsableCommand {
           .movie(id: id), from: "movies", show: MovieOutput.watched(invocation.format) { [$0] })
       }
       let limit = concurrency
-      try await MovieOutput.show(global, oneCall: ids.count == 1) {
-        try await Self.fetch(ids, limit: limit, from: $0)
+      try await MovieOutput.show(global) { composed, early in
+        try await Self.fetch(ids, limit: limit, from: composed, early: ids.count == 1 ? early : nil)
       }
     }
 
     /// Fetches `ids` with at most `limit` in flight, keeping their order. An id that fails does
     /// not stop the others: when any failed, `MissingMovies` carries the ones that arrived.
-    static func fetch(_ ids: [Int], limit: Int, from composed: Composed) async throws
-      -> [Movie]
-    {
+    static func fetch(
+      _ ids: [Int], limit: Int, from composed: Composed,
+      early: (@Sendable (Answer<[Movie]>) -> Void)? = nil
+    ) async throws -> Answer<[Movie]> {
       let movies = try composed.stack("movies")
-      var found = [Movie?](repeating: nil, count: ids.count)
+      let earlyOne = early.map { early in
+        { @Sendable (one: Answer<Movie>) in early(one.map { [$0] }) }
+      }
+      var found = [Answer<Movie>?](repeating: nil, count: ids.count)
       var failures: [(index: Int, error: any Error)] = []
       let progress = Terminal.showsProgress && ids.count > 1
       // The child's result is a struct, not a tuple holding `Result<Movie, any Error>`: Swift
@@ -123,7 +127,9 @@ struct MoviesCommand: AsyncParsableCommand {
           next += 1
           group.addTask {
             do {
-              return OneMovie(index: index, movie: try await movies.answer(.movie(id: ids[index])))
+              return OneMovie(
+                index: index,
+                movie: try await movies.answer(.movie(id: ids[index]), early: earlyOne))
             } catch {
               return OneMovie(index: index, error: error)
             }
@@ -143,16 +149,15 @@ struct MoviesCommand: AsyncParsableCommand {
       }
       if progress { Terminal.endProgress() }
       try Task.checkCancellation()
-      guard let first = failures.min(by: { $0.index < $1.index }) else {
-        return found.compactMap { $0 }
-      }
+      let answer = Answer.gathered(found.compactMap { $0 })
+      guard let first = failures.min(by: { $0.index < $1.index }) else { return answer }
       // A setup that cannot work (an unusable cache, a bad config) is one sentence of its own,
       // not a movie that could not be had.
       if failures.count == ids.count, ServiceFailure.of(first.error) == .configuration {
         throw first.error
       }
       throw MissingMovies(
-        movies: found.compactMap { $0 }, missing: failures.map { ids[$0.index] }.sorted(),
+        answer: answer, missing: failures.map { ids[$0.index] }.sorted(),
         requested: ids.count, cause: first.error)
     }
   }
@@ -162,10 +167,10 @@ struct MoviesCommand: AsyncParsableCommand {
 /// `Result<Movie, any Error>` is miscompiled under -O by Swift 6.3.1 (swiftlang/swift#81771).
 private struct OneMovie: Sendable {
   let index: Int
-  var movie: Movie?
+  var movie: Answer<Movie>?
   var error: (any Error)?
 
-  init(index: Int, movie: Movie) {
+  init(index: Int, movie: Answer<Movie>) {
     self.index = index
     self.movie = movie
   }
@@ -179,7 +184,8 @@ private struct OneMovie: Sendable {
 /// Some of the movies `movies get` asked for could not be had: the others are shown, then this
 /// is the failure, with the exit code of the first id's cause.
 struct MissingMovies: Error, ClassifiedError, CustomStringConvertible {
-  let movies: [Movie]
+  /// The movies that arrived, and from where.
+  let answer: Answer<[Movie]>
   let missing: [Int]
   let requested: Int
   let cause: any Error

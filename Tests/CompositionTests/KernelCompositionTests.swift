@@ -21,35 +21,22 @@ import Testing
     Runtime(dataDirectory: folder, environment: environment, baseURL: baseURL)
   }
 
-  /// What `body` got from the container's movie service, and where it came from.
-  private func traced<T>(
-    _ container: Container, _ body: (ServiceStack) async throws -> T
-  ) async throws -> (T, String?) {
-    let recorder = Provenance.Recorder()
-    let value = try await body(recorder.observing(try container.stack("movies")))
-    return (value, recorder.origin)
-  }
-
   @Test func theLayeredProfileAnswersFromTheSampleApiThenTheOfflineProfileFromTheCache()
     async throws
   {
     defer { try? FileManager.default.removeItem(at: folder) }
     let layered = try KernelApp.kernel.compose(config: try .builtIn(.kernel), runtime: runtime())
       .container
-    let (online, onlineOrigin) = try await traced(layered) {
-      try await $0.answer(.topGrossingMovies(year: 2016))
-    }
-    #expect(online.count == 10)
-    #expect(onlineOrigin == "network")
+    let online = try await layered.stack("movies").answer(.topGrossingMovies(year: 2016))
+    #expect(online.value.count == 10)
+    #expect(online.origin == .network)
 
     let offline = try KernelApp.kernel.compose(
       config: try .builtIn(.kernel), profile: "offline", runtime: runtime()
     ).container
-    let (cached, cachedOrigin) = try await traced(offline) {
-      try await $0.answer(.topGrossingMovies(year: 2016))
-    }
-    #expect(cached == online)
-    #expect(cachedOrigin == "cache")
+    let cached = try await offline.stack("movies").answer(.topGrossingMovies(year: 2016))
+    #expect(cached.value == online.value)
+    #expect(cached.origin == .cache)
   }
 
   @Test func cacheAgesAreMeasuredOnTheContainersWallClock() async throws {
@@ -62,12 +49,9 @@ import Testing
     }
     _ = try await profile("layered").stack("movies").answer(.movie(id: 1))
     wall.advance(90)
-    let recorder = Provenance.Recorder()
-    let movie = try await recorder.observing(
-      try profile("offline").stack("movies")
-    ).answer(.movie(id: 1))
-    #expect(movie.id == 1)
-    #expect(recorder.all == [Provenance(origin: .cache, age: 90)])
+    let movie = try await profile("offline").stack("movies").answer(.movie(id: 1))
+    #expect(movie.value.id == 1)
+    #expect(movie.origin == .cache && movie.age == 90)
   }
 
   @Test func theOfflineProfileBuildsNoTransportAtAll() throws {
@@ -145,13 +129,11 @@ import Testing
       config: try .builtIn(.kernel), profile: "api",
       runtime: runtime(environment: "local", baseURL: server.baseURL.absoluteString)
     ).container
-    let (movies, origin) = try await traced(api) {
-      try await $0.answer(.topRatedMovies(year: 2016))
-    }
+    let movies = try await api.stack("movies").answer(.topRatedMovies(year: 2016))
     await server.stop()
-    #expect(movies.first?.name == "Zootopia")
+    #expect(movies.value.first?.name == "Zootopia")
     // A stack without layers: the api's answers, and it says so.
-    #expect(origin == "network")
+    #expect(movies.origin == .network)
     #expect(server.responder.requests(to: "movies/topRated/2016") == 1)
   }
 
@@ -177,7 +159,7 @@ import Testing
     let real = try KernelApp.kernel.compose(
       config: try .builtIn(.kernel), profile: "api", runtime: runtime()
     ).container
-    #expect(try await real.stack("movies").answer(.movie(id: 1)).name == "Finding Dory")
+    #expect(try await real.stack("movies").answer(.movie(id: 1)).value.name == "Finding Dory")
   }
 
   @Test(arguments: [

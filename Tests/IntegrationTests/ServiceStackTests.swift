@@ -127,16 +127,16 @@ extension ServiceCall where Value == [Note] {
     let server = try await Self.server(notes, asked: asked)
     let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
     let layered = try Self.stack(server, store, .networkFirst)
-    #expect(try await layered.answer(.notes(pinned: true)).map(\.text) == ["milk"])
-    #expect(try await layered.answer(.note(id: 2)).text == "eggs")
+    #expect(try await layered.answer(.notes(pinned: true)).value.map(\.text) == ["milk"])
+    #expect(try await layered.answer(.note(id: 2)).value.text == "eggs")
     await server.stop()
 
     let offline = try Self.stack(nil, store, .cacheOnly)
-    #expect(try await offline.answer(.notes(pinned: true)).map(\.text) == ["milk"])
+    #expect(try await offline.answer(.notes(pinned: true)).value.map(\.text) == ["milk"])
     // Note 1 came in the list: stored once, it answers its own call.
-    #expect(try await offline.answer(.note(id: 1)).text == "milk")
+    #expect(try await offline.answer(.note(id: 1)).value.text == "milk")
     // Never asked, the unpinned list is what its local query finds among the stored notes.
-    #expect(try await offline.answer(.notes(pinned: false)).map(\.id) == [2])
+    #expect(try await offline.answer(.notes(pinned: false)).value.map(\.id) == [2])
     await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
     #expect(asked.value == 2)
   }
@@ -145,7 +145,7 @@ extension ServiceCall where Value == [Note] {
     try await Self.withMilk { layered, notes, asked in
       await #expect(throws: CacheMiss.self) { try await layered.answer(.storedNotes) }
       _ = try await layered.answer(.note(id: 1))
-      #expect(try await layered.answer(.storedNotes).map(\.text) == ["milk"])
+      #expect(try await layered.answer(.storedNotes).value.map(\.text) == ["milk"])
       #expect(asked.value == 1)
     }
   }
@@ -199,7 +199,7 @@ extension ServiceCall where Value == [Note] {
       await server.stop()
       return
     }
-    #expect(try await offline.answer(.note(id: 1)).text == "oat milk")
+    #expect(try await offline.answer(.note(id: 1)).value.text == "oat milk")
     #expect(try await outbox.store.writes().count == 1)
 
     let online = ServiceStack(

@@ -25,9 +25,9 @@ import Testing
         CachingLayer(store: cache, policy: .networkFirst),
       ])
     // end snippet
-    #expect(try await movies.answer(.movie(id: 3)).name == "Captain America: Civil War")
+    #expect(try await movies.answer(.movie(id: 3)).value.name == "Captain America: Civil War")
     await api.server.stop()
-    #expect(try await movies.answer(.movie(id: 3)).name == "Captain America: Civil War")
+    #expect(try await movies.answer(.movie(id: 3)).value.name == "Captain America: Civil War")
     #expect(output.all.count == 2)
     #expect(output.all.first?.hasPrefix("movie Movie/3: from network in ") == true)
     #expect(output.all.last?.hasPrefix("movie Movie/3: from cache in ") == true)
@@ -52,15 +52,14 @@ extension LayersExampleTests {
     // snippet: source-of-truth
     let offline = ServiceStack(
       client: nil, layers: [CachingLayer(store: cache, policy: .cacheOnly)])
-    let recorder = Provenance.Recorder()
     // An item call names its entity: movie 3 is answered from the row the list stored.
-    let movie = try await recorder.observing(offline).answer(.movie(id: 3))
-    print(movie.name)  // Captain America: Civil War
+    let movie = try await offline.answer(.movie(id: 3))
+    print("\(movie.value.name), \(movie.origin)")  // Captain America: Civil War, cache
     // Never fetched: its local query runs over the stored movies of 2016, by rating.
-    let rated = try await recorder.observing(offline).answer(.topRatedMovies(year: 2016))
-    print(rated.prefix(2).map(\.name).joined(separator: ", "))  // Zootopia, Finding Dory
-    print(recorder.all.map(\.origin.rawValue).joined(separator: ", "))  // cache, local
+    let rated = try await offline.answer(.topRatedMovies(year: 2016))
+    print(rated.value.prefix(2).map(\.name).joined(separator: ", "))  // Zootopia, Finding Dory
+    print(rated.origin.rawValue)  // local
     // end snippet
-    #expect(output.all == ["Captain America: Civil War", "Zootopia, Finding Dory", "cache, local"])
+    #expect(output.all == ["Captain America: Civil War, cache", "Zootopia, Finding Dory", "local"])
   }
 }

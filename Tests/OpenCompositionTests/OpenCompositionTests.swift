@@ -69,7 +69,7 @@ import Testing
 
     let (layered, config) = try Self.books(
       app, yaml, profile: "layered", data: data.url, variables: variables)
-    #expect(try await layered.answer(.book(id: 7)) == Book(id: 7, title: "Dune"))
+    #expect(try await layered.answer(.book(id: 7)).value == Book(id: 7, title: "Dune"))
     #expect(cards.all == ["k-variable", "k-variable"])
     #expect(config.string("shelf") == "to-read")
     let shown = config.settings.first { $0.key == "environments.staging.apiKey" }
@@ -81,7 +81,7 @@ import Testing
     // The server is gone: the offline profile answers from what the layered one stored,
     // and builds no api side at all.
     let (offline, _) = try Self.books(app, yaml, profile: "offline", data: data.url)
-    #expect(try await offline.answer(.book(id: 7)).title == "Dune")
+    #expect(try await offline.answer(.book(id: 7)).value.title == "Dune")
     await #expect(throws: CacheMiss.self) { try await offline.answer(.book(id: 8)) }
     let (api, _) = try Self.books(app, yaml, profile: "api", data: data.url)
     await #expect(throws: ApiError.self) { try await api.answer(.book(id: 7)) }
@@ -114,7 +114,7 @@ import Testing
       Self.app(), Self.yaml(staging: first.baseURL, other: second.baseURL), profile: "api",
       data: data.url, log: { trace.append($0) })
 
-    #expect(try await books.answer(.book(id: 9)).title == "Emma")
+    #expect(try await books.answer(.book(id: 9)).value.title == "Emma")
     // A retry (a connection the pool had kept and the system closed) may send it again: always
     // to its own origin, with its header; never to the one the redirect leads to.
     #expect(!seenFirst.all.isEmpty && seenFirst.all.allSatisfy { $0 == "k-staging" })

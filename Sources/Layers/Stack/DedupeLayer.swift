@@ -1,3 +1,4 @@
+import Domain
 import Synchronization
 
 /// Concurrent identical calls (same key) share one call to the layers below. A call with no

@@ -33,7 +33,7 @@ extension LayeredService {
     _ call: ServiceCall<Value>,
     _ fetch: @escaping @Sendable (Base) async throws -> any Validated<Value>
   ) async throws -> Value {
-    try await layers.answer(call, from: base, fetch)
+    try await layers.answer(call, from: base, fetch).value
   }
 
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the

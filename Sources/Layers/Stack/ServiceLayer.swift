@@ -62,14 +62,14 @@ public struct LayerStack: ServiceLayer {
   public func answer<Service: Sendable, Value: Sendable>(
     _ call: ServiceCall<Value>, from source: Source<Service>?,
     _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
-  ) async throws -> Value {
+  ) async throws -> Answer<Value> {
     if let observer, observer.wantsEarlyAnswers, let early = try? await stored(call) {
       observer.deliverEarly(
         Provenance.EarlyAnswer(key: call.key, value: early.value, provenance: early.provenance))
     }
     let answer = try await run(call, next: .base(call, source, fetch))
     observer?.record(answer.provenance)
-    return answer.value
+    return answer
   }
 
   /// The first stored answer a layer holds for `call` (see `ServiceLayer.stored(_:)`), or nil.

@@ -34,11 +34,23 @@ public struct ServiceStack: LayeredService {
     self.init(base: client.map { client in .api(client) { $0 } }, layers: layers)
   }
 
-  /// `call`'s value, through the layers down to its request when none answers it. A call that
-  /// carries no request is answered by the layers alone (the store), as under the offline
-  /// profile.
-  public func answer<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Value {
-    try await layers.answer(call, from: base(for: call)) { try await call.response(from: $0) }
+  /// `call`'s answer — its value, where it came from (`network`, `cache`, `pending`, `local`),
+  /// how old it is and its validators — through the layers down to its request when none
+  /// answers it. A call that carries no request is answered by the layers alone (the store), as
+  /// under the offline profile. `early` hears the stored copy first, the moment it is read
+  /// (a `cacheThenNetwork` command prints it while the api is asked).
+  ///
+  /// ```swift
+  /// let book = try await books.answer(.book(id: 1))
+  /// print(book.value.title, book.origin)  // Middlemarch cache
+  /// ```
+  public func answer<Value: Sendable>(
+    _ call: ServiceCall<Value>, early: (@Sendable (Answer<Value>) -> Void)? = nil
+  ) async throws -> Answer<Value> {
+    if let early, let stored = try? await layers.stored(call) { early(stored) }
+    return try await layers.answer(call, from: base(for: call)) {
+      try await call.response(from: $0)
+    }
   }
 
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the

@@ -43,7 +43,7 @@ import Testing
         #"{"id": 7, "title": "Dune", "author": "Frank Herbert", "added_at": "2026-01-05T09:30:00.250Z"}"#
     )
     defer { data.remove() }
-    let dune = try await books.answer(.book(id: 7))
+    let dune = try await books.answer(.book(id: 7)).value
     #expect(dune.title == "Dune" && dune.author == "Frank Herbert")
     #expect(dune.addedAt == Date(timeIntervalSince1970: 1_767_605_400.25))
     let sent = try #require(transport.requests.all.first)
@@ -57,7 +57,7 @@ import Testing
         #"{"id": 4, "title": "Middlemarch", "author": "George Eliot", "added_at": "2026-11-25T19:00:00.123Z"}"#
     )
     defer { data.remove() }
-    let added = try await books.answer(.add(title: "Middlemarch", author: "George Eliot"))
+    let added = try await books.answer(.add(title: "Middlemarch", author: "George Eliot")).value
     #expect(added.id == 4)
     let sent = try #require(transport.requests.all.first)
     #expect(sent.method == .post && sent.value(of: "Content-Type") == "application/json")
@@ -80,19 +80,20 @@ import Testing
       try child.register((any CacheStore).self) { _ in store }
     }
     let shelf = try await layered.stack("books").answer(.shelf)
-    #expect(shelf.map(\.title) == ["Emma"])
+    #expect(shelf.value.map(\.title) == ["Emma"] && shelf.origin == .network)
 
     let offline = try composedContainer(
       app: .books, config: try Self.config("offline"), dataDirectory: data.url
     ) { child in
       try child.register((any CacheStore).self) { _ in store }
     }
-    #expect(try await offline.stack("books").answer(.shelf) == shelf)
+    let stored = try await offline.stack("books").answer(.shelf)
+    #expect(stored.value == shelf.value && stored.origin == .cache)
     // The cache alone: no api client was registered, and nothing more was sent.
     #expect(throws: (any Error).self) { try offline.resolve(ApiClient.self) }
     #expect(transport.requests.all.count == 1)
     // Book 2 was on the shelf: stored once, it answers its own call; a book never seen does not.
-    #expect(try await offline.stack("books").answer(.book(id: 2)).title == "Emma")
+    #expect(try await offline.stack("books").answer(.book(id: 2)).value.title == "Emma")
     await #expect(throws: CacheMiss.self) {
       try await offline.stack("books").answer(.book(id: 9))
     }

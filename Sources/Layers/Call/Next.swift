@@ -1,36 +1,6 @@
 import Domain
 import Foundation
 
-/// A call's result as the layers pass it up: the value with where it came from, how old it is
-/// and the validators it came with. Layers read and return these as values; only the top of
-/// the stack records the provenance (once) for whoever asked.
-public struct Answer<Value: Sendable>: Sendable {
-  /// The value.
-  public var value: Value
-  /// Where it came from.
-  public var origin: ResultOrigin
-  /// Seconds since the value was fetched from the network.
-  public var age: TimeInterval
-  /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
-  public var validators: CacheValidators
-
-  /// An answer of `value` from `origin`, `age` seconds old, with its validators.
-  public init(
-    value: Value, origin: ResultOrigin, age: TimeInterval = 0,
-    validators: CacheValidators = CacheValidators()
-  ) {
-    self.value = value
-    self.origin = origin
-    self.age = age
-    self.validators = validators
-  }
-
-  /// Its origin and age.
-  public var provenance: Provenance { Provenance(origin: origin, age: age) }
-}
-
-extension Answer: Equatable where Value: Equatable {}
-
 /// What a layer calls to go on down the stack: the next layer, or the service underneath.
 /// A caching layer offers its stored copy's validators, so the service can ask "changed since?".
 public struct Next<Value: Sendable>: Sendable {

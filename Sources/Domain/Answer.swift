@@ -1,0 +1,47 @@
+import Foundation
+
+/// A call's answer, as the layers pass it up and the runner (`ServiceStack.answer`) gives it:
+/// the value with where it came from, how old it is and the validators it came with — a value,
+/// never a side channel.
+public struct Answer<Value: Sendable>: Sendable {
+  /// The value.
+  public var value: Value
+  /// Where it came from.
+  public var origin: ResultOrigin
+  /// Seconds since the value was fetched from the network.
+  public var age: TimeInterval
+  /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
+  public var validators: CacheValidators
+
+  /// An answer of `value` from `origin`, `age` seconds old, with its validators.
+  public init(
+    value: Value, origin: ResultOrigin, age: TimeInterval = 0,
+    validators: CacheValidators = CacheValidators()
+  ) {
+    self.value = value
+    self.origin = origin
+    self.age = age
+    self.validators = validators
+  }
+
+  /// Its origin and age.
+  public var provenance: Provenance { Provenance(origin: origin, age: age) }
+
+  /// The same answer with its value transformed (a movie as a list of one), from where it came.
+  public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Answer<T> {
+    Answer<T>(value: try transform(value), origin: origin, age: age, validators: validators)
+  }
+
+  /// The answers of several calls as one, in their order: of their one origin, or `mixed`; as
+  /// old as the oldest stored copy among them (new when all came from the api).
+  public static func gathered<Element>(_ answers: [Answer<Element>]) -> Answer<[Element]>
+  where Value == [Element] {
+    let origins = Set(answers.map(\.origin))
+    return Answer(
+      value: answers.map(\.value),
+      origin: origins.count > 1 ? .mixed : origins.first ?? .network,
+      age: answers.filter { $0.origin != .network }.map(\.age).max() ?? 0)
+  }
+}
+
+extension Answer: Equatable where Value: Equatable {}
