@@ -28,43 +28,16 @@ public struct Provenance: Sendable, Hashable {
     self.age = age
   }
 
-  /// An answer delivered before the call returns its final one: the call's key, the value (of
-  /// the call's result type) and where it came from.
-  public struct EarlyAnswer: Sendable {
-    /// The key of the call it answers.
-    public let key: String
-    /// The stored value.
-    public let value: any Sendable
-    /// Where it came from and how old it is.
-    public let provenance: Provenance
-
-    /// A stored answer to the call `key`.
-    public init(key: String, value: any Sendable, provenance: Provenance) {
-      self.key = key
-      self.value = value
-      self.provenance = provenance
-    }
-  }
-
   /// Where the answers a caller asked for came from: given to the service it asks (a layered
   /// service's `observed(by:)`), which notes each answer's provenance here as it returns it.
   public final class Recorder: Sendable {
     private let entries = Mutex<[Provenance]>([])
-    private let early: (@Sendable (EarlyAnswer) -> Void)?
 
-    /// `early` hears the stored answer a call has before its final one (a `cacheThenNetwork`
-    /// cache's copy), handed over by the top of the observed stack; without it they are not
-    /// looked for.
-    public init(early: (@Sendable (EarlyAnswer) -> Void)? = nil) { self.early = early }
+    /// A recorder with nothing noted yet.
+    public init() {}
 
     /// Notes the provenance of an answer given to the caller.
     public func record(_ provenance: Provenance) { entries.withLock { $0.append(provenance) } }
-
-    /// Whether someone listens for early answers.
-    public var wantsEarlyAnswers: Bool { early != nil }
-
-    /// Hands an answer that comes before the final one to whoever listens.
-    public func deliverEarly(_ answer: EarlyAnswer) { early?(answer) }
 
     /// Every provenance noted so far, in order.
     public var all: [Provenance] { entries.withLock { $0 } }

@@ -42,17 +42,15 @@ public struct Fetched<Value: Sendable>: Sendable {
 extension Invocation {
   /// `answered` for a body whose value carries no origin (a generated client's typed answers,
   /// a write's `Written`): the graph handed to `body` notes where its services' answers came
-  /// from, and the fetched value is from there. `early` hears a `cacheThenNetwork` cache's
-  /// stored copy the moment it is read.
+  /// from, and the fetched value is from there.
   ///
   /// ```swift
   /// let book = try await invocation.fetch { try await LibraryAPI.book(1, through: $0) }
   /// ```
   public func fetch<Value: Sendable>(
-    early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
     _ body: @escaping @Sendable (Composed) async throws -> Value
   ) async throws -> Fetched<Value> {
-    let recorder = Provenance.Recorder(early: early)
+    let recorder = Provenance.Recorder()
     let fetched = try await answered { composed in
       Answer(value: try await body(composed.observed(by: recorder)), origin: .network)
     }
@@ -98,15 +96,6 @@ extension Invocation {
     return Fetched(
       value: answer.value, origin: answer.origin.rawValue,
       oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: clock.now - start)
-  }
-
-  /// `fetch` with the profile's `Service` resolved for `body`: a read, or a write whose
-  /// `Written` value says whether it was sent or kept in the outbox.
-  public func fetch<Service: Sendable, Value: Sendable>(
-    _ type: Service.Type, early: (@Sendable (Provenance.EarlyAnswer) -> Void)? = nil,
-    _ body: @escaping @Sendable (Service) async throws -> Value
-  ) async throws -> Fetched<Value> {
-    try await fetch(early: early) { composed in try await body(try composed.service(type)) }
   }
 
   /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `fetch`

@@ -12,7 +12,7 @@ import Logging
 ///
 /// ```swift
 /// let invocation = try Invocation(global)
-/// let shelf = try await invocation.fetch((any BookService).self) { try await $0.shelf() }
+/// let shelf = try await invocation.answer(.shelf, from: "books")
 /// ```
 public struct Invocation: Sendable {
   /// The app being run (`CommandLineApp.current.app`).

@@ -266,28 +266,6 @@ import Testing
 
   // MARK: The cache
 
-  protocol TicketService: Sendable {
-    func ticket(id: Int) async throws -> Ticket
-  }
-
-  struct ApiTicketService {
-    let client: ApiClient
-    func ticket(id: Int) async throws -> Response<Ticket> {
-      try await client.response(ApiRequest(.get("tickets/\(id)"), mapping: mapping))
-    }
-    var mapping: JSONMapping { RequestsAndResponsesTests.mapping }
-  }
-
-  struct LayeredTicketService: TicketService, LayeredService {
-    let base: Source<ApiTicketService>?
-    var layers: LayerStack
-    func ticket(id: Int) async throws -> Ticket {
-      try await answer(.init(name: "ticket", key: "tickets/\(id)", summary: "ticket \(id)")) {
-        try await $0.ticket(id: id)
-      }
-    }
-  }
-
   @Test func aTimestampWithMillisecondsRoundTripsThroughTheCacheSoAnUnchangedAnswerIsOne()
     async throws
   {
@@ -302,16 +280,15 @@ import Testing
     try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
     let store = try SQLiteCacheStore.open(at: folder.appending("cache.sqlite"))
     let client = try client(server)
-    let service = LayeredTicketService(
-      base: .api(client) { ApiTicketService(client: $0) },
-      layers: LayerStack([CachingLayer(store: store, policy: .cacheThenNetwork)]))
-    let fresh = try await service.ticket(id: 1)
+    let stack = ServiceStack(
+      client: client, layers: [CachingLayer(store: store, policy: .cacheThenNetwork)])
+    let call = ServiceCall<Ticket>(ApiRequest(.get("tickets/1"), mapping: Self.mapping))
+    let fresh = try await stack.answer(call).value
 
     let early = Mutex<[Ticket]>([])
-    let recorder = Provenance.Recorder { answer in
-      if let ticket = answer.value as? Ticket { early.withLock { $0.append(ticket) } }
-    }
-    let again = try await service.observed(by: recorder).ticket(id: 1)
+    let again = try await stack.answer(call) { answer in
+      early.withLock { $0.append(answer.value) }
+    }.value
     let cached = try #require(early.withLock { $0.first })
     // The copy read back equals the api's, to the millisecond and below: a front that shows
     // the copy and then the answer only when it differs shows one answer.

@@ -54,8 +54,7 @@ public struct LayerStack: ServiceLayer {
     return try await chain()
   }
 
-  /// What a layered service's method does: hands an observer that wants early answers the
-  /// stored copy a layer holds (`stored(_:)`), runs `call` through the stack down to `fetch` on
+  /// What a layered service's method does: runs `call` through the stack down to `fetch` on
   /// the service `source` makes for it, notes where the answer came from (once, for the
   /// observer), returns it. With no source (a store-only stack) a call the layers do not
   /// answer is a `CacheMiss`. The observer stays here, at the top: nothing is carried down.
@@ -63,10 +62,6 @@ public struct LayerStack: ServiceLayer {
     _ call: ServiceCall<Value>, from source: Source<Service>?,
     _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
   ) async throws -> Answer<Value> {
-    if let observer, observer.wantsEarlyAnswers, let early = try? await stored(call) {
-      observer.deliverEarly(
-        Provenance.EarlyAnswer(key: call.key, value: early.value, provenance: early.provenance))
-    }
     let answer = try await run(call, next: .base(call, source, fetch))
     observer?.record(answer.provenance)
     return answer
