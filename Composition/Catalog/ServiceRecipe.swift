@@ -9,17 +9,15 @@ struct ServiceRecipe: Sendable {
   /// Its key in the config (`books`), and its tag in the container.
   let key: String
 
+  /// The sources a stack of it may end with, and what each needs built beside it: the api
+  /// client, or the store.
+  static let sources: [String: Needs] = ["api": .api, Catalog.storeSource: .cache]
+
   /// The sources a stack of it may end with.
-  var sourceNames: [String] { ["api", Catalog.storeSource] }
+  var sourceNames: [String] { Self.sources.keys.sorted() }
 
   /// What the source `name` needs built beside it; nil for a name that is not one of its sources.
-  func sourceNeeds(_ name: String) -> Needs? {
-    switch name {
-    case "api": .api
-    case Catalog.storeSource: .cache
-    default: nil
-    }
-  }
+  func sourceNeeds(_ name: String) -> Needs? { Self.sources[name] }
 
   /// Registers the stack the profile names: `layers` over the api client, or, over the store,
   /// `layers` and the store's layer (`storeLayer`) with nothing below.
