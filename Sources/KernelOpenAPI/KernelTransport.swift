@@ -29,18 +29,26 @@ public struct KernelTransport: ClientTransport {
   public let operations: [String: ServiceStack]
   /// The most a request body may hold: it is read whole, to be sent, retried or kept.
   public let maxRequestBytes: Int
+  /// The list operations answered a page at a time, by operation id: how the next page is
+  /// found (a cursor field or `Link`, `Paging`) and where each page's items are (a dotted key
+  /// path; empty for a body that is the list). Their generated client gets every page's items
+  /// in one answer, the last page's cursor (none) with them: no cursor loop of the app's.
+  public let paging: [String: (next: Paging, items: String)]
 
   /// The header of a write's `202` answer when the stack's outbox kept it: `queued; id=7`.
   public static let outboxHeader = HTTPField.Name("Kernel-Outbox")
 
   /// Runs every operation on `stack`, and those named in `operations` on their own
-  /// (`composed.stacks(named:)`); bodies up to `maxRequestBytes` (64 MiB).
+  /// (`composed.stacks(named:)`); those named in `paging` gather their pages
+  /// (`["listMovies": (.field("next_cursor", query: "cursor"), items: "items")]`); bodies up to
+  /// `maxRequestBytes` (64 MiB).
   public init(
     _ stack: ServiceStack, operations: [String: ServiceStack] = [:],
-    maxRequestBytes: Int = 64 << 20
+    paging: [String: (next: Paging, items: String)] = [:], maxRequestBytes: Int = 64 << 20
   ) {
     self.stack = stack
     self.operations = operations
+    self.paging = paging
     self.maxRequestBytes = maxRequestBytes
   }
 
@@ -55,7 +63,9 @@ public struct KernelTransport: ClientTransport {
     let stack = operations[operationID] ?? stack
     let answer: OperationAnswer
     do {
-      answer = try await call.isRead ? stack.answer(call.serviceCall).value : write(call, on: stack)
+      answer =
+        try await call.isRead
+        ? stack.answer(call.serviceCall(paging: paging[operationID])).value : write(call, on: stack)
     } catch ApiError.status(let failure) {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)

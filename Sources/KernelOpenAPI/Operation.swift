@@ -36,10 +36,11 @@ struct OperationCall: Sendable, Hashable {
 
   /// The read as Kernel's call: its answer, the whole response, kept under the operation and
   /// its path with the query (`getMovie movies/1`); its validators are the response's own.
-  var serviceCall: ServiceCall<OperationAnswer> {
+  /// With `paging`, the response of every page gathered (`KernelTransport.paging`).
+  func serviceCall(paging: (next: Paging, items: String)? = nil) -> ServiceCall<OperationAnswer> {
     ServiceCall(
       route, name: operationID, key: "\(operationID) \(path)", summary: "\(operationID) \(path)",
-      codec: isRead ? .json : nil
+      codec: isRead ? .json : nil, paging: paging
     ) { OperationAnswer(status: $0.status, headerFields: $0.headerFields, body: $0.body) }
   }
 

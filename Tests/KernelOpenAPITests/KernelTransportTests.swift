@@ -193,3 +193,56 @@ import Testing
     #expect(ratings.applied(to: 4).count == 1)
   }
 }
+
+extension KernelTransportTests {
+  /// A list operation answered a page at a time (a cursor field, or `Link` with the list as the
+  /// whole body) reaches its generated client as one answer holding every page's items, with
+  /// no next cursor: the client never loops. The gathered answer is kept like any read.
+  @Test func aPagedListOperationIsAnsweredWithEveryPage() async throws {
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
+      api.responder.handle("GET", "/api/things") { request in
+        let page =
+          request.query["cursor"] == "b"
+          ? #"{"items": [3], "next_cursor": null, "total": 3}"#
+          : #"{"items": [1, 2], "next_cursor": "b", "total": 3}"#
+        return SampleResponse(
+          status: 200, headers: ["Content-Type": "application/json", "ETag": "\"page\""],
+          body: Data(page.utf8))
+      }
+      api.responder.handle("GET", "/api/rows") { request in
+        let second = request.query["page"] == "2"
+        var headers = ["Content-Type": "application/json"]
+        if !second { headers["Link"] = "</api/rows?page=2>; rel=\"next\"" }
+        return SampleResponse(
+          status: 200, headers: headers, body: Data((second ? "[\"c\"]" : "[\"a\", \"b\"]").utf8))
+      }
+      let store = InMemoryStore()
+      let transport = KernelTransport(
+        ServiceStack(
+          client: api.client, layers: [CachingLayer(store: store, policy: .networkFirst)]),
+        paging: [
+          "listThings": (.field("next_cursor", query: "cursor"), items: "items"),
+          "listRows": (.link, items: ""),
+        ])
+      let things = try await Self.send(transport, "listThings", "/things")
+      #expect(things.status == 200)
+      let body = try JSONDecoder().decode(JSONValue.self, from: Data(things.body.utf8))
+      #expect(
+        body
+          == .object([
+            "items": .array([.integer(1), .integer(2), .integer(3)]), "next_cursor": .null,
+            "total": .integer(3),
+          ]))
+      #expect(api.responder.requests(to: "things") == 2)
+      let rows = try await Self.send(transport, "listRows", "/rows")
+      #expect(
+        try JSONDecoder().decode([String].self, from: Data(rows.body.utf8)) == ["a", "b", "c"])
+
+      // Kept whole: the store alone answers it with every page.
+      let offline = KernelTransport(
+        ServiceStack(client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly)]))
+      let kept = try await Self.send(offline, "listThings", "/things")
+      #expect(try JSONDecoder().decode(JSONValue.self, from: Data(kept.body.utf8)) == body)
+    }
+  }
+}

@@ -188,6 +188,47 @@ extension ApiClient {
   }
 }
 
+extension ApiClient {
+  /// `route` and every page after it that `paging` finds, as one response: the last page's
+  /// status and header fields (no validators: they were one page's), and its JSON body with the array at `items` (a dotted key path;
+  /// empty for a body that is the array) holding every page's elements, in order. What a
+  /// generated client's list operation is answered with (`KernelTransport(_:paging:)`), so it
+  /// reads one page of everything instead of following cursors itself.
+  public func response(
+    for route: Route, paging: Paging, items: String, limit: Int = 1_000
+  ) async throws -> ApiResponse {
+    let path = items.split(separator: ".").map(String.init)
+    var next: Route? = route
+    var seen = Set<Route>()
+    var elements: [JSONValue] = []
+    var last: (response: ApiResponse, body: JSONValue)?
+    while let current = next, seen.count < limit, seen.insert(current).inserted {
+      let page = try await response(for: current)
+      let body = try? JSONDecoder().decode(JSONValue.self, from: page.body)
+      guard case .array(let found)? = body?[path], let body else {
+        throw ApiError.decoding(
+          route: current, field: items.isEmpty ? "(the body)" : items,
+          reason: "page \(seen.count) has no list there to gather the pages' items into")
+      }
+      elements += found
+      last = (page, body)
+      next = try paging.next(current, page, context.environment)
+    }
+    guard var (gathered, body) = last else { return try await response(for: route) }
+    let all = JSONValue.array(elements)
+    body = path.reversed().reduce(all) { inner, key in .object([key: inner]) }
+    if !path.isEmpty, let page = try? JSONDecoder().decode(JSONValue.self, from: gathered.body) {
+      body = page.applying(mergePatch: body)
+    }
+    gathered.body = try JSONEncoder().encode(body)
+    // Its length is the gathered body's; its validators were the last page's alone.
+    for name in [HTTPField.Name.contentLength, .eTag, .lastModified] {
+      gathered.head.headerFields[name] = nil
+    }
+    return gathered
+  }
+}
+
 extension HTTPField.Name {
   /// `Link` (RFC 8288). A constant valid name, never nil.
   static let link = HTTPField.Name("Link")!

@@ -74,9 +74,11 @@ public struct ServiceCall<Value: Sendable>: Sendable {
 
   /// A call the api answers with `route`, its value made of the whole answer (status, header
   /// fields and body, as a generated client reads it), kept whole by `codec` (nil: never kept);
-  /// its validators are the answer's own.
+  /// its validators are the answer's own. With `paging`, every page of it gathered into one
+  /// answer, the array at `items` holding them all (`ApiClient.response(for:paging:items:)`).
   public init(
     _ route: Route, name: String, key: String, summary: String, codec: CacheCodec<Value>?,
+    paging: (next: Paging, items: String)? = nil,
     answer: @escaping @Sendable (ApiResponse) throws -> Value
   ) {
     self.name = name
@@ -87,7 +89,12 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     local = nil
     self.route = route
     fetch = { client in
-      let response = try await client.response(for: route)
+      let response: ApiResponse
+      if let (next, items) = paging {
+        response = try await client.response(for: route, paging: next, items: items)
+      } else {
+        response = try await client.response(for: route)
+      }
       return Response(
         value: try answer(response), status: response.status,
         headerFields: response.headerFields, body: response.body)
