@@ -95,26 +95,32 @@ public struct BuiltCommand: Sendable {
   /// `limit`, so a hang is reported as one instead of stalling the suite.
   ///
   /// Async, and waiting on a thread of its own: a test blocked on a child would hold one of the
-  /// few threads of Swift's cooperative pool and starve the async tests running beside it.
+  /// few threads of Swift's cooperative pool and starve the async tests running beside it. At
+  /// most twice the cores and two more such runs go at once in a test process (the others wait
+  /// to start, and their `limit` starts when they do); `launch` starts a child at once.
   public func run(
     _ arguments: [String], variables: [String: String] = [:], within limit: Duration = .seconds(60),
     fileSizeLimitKB: Int? = nil, input: String? = nil
   ) async throws -> Run {
-    try await launch(
-      arguments, variables: variables, fileSizeLimitKB: fileSizeLimitKB, input: input
-    )
-    .finish(within: limit)
+    try await RunSlots.shared.holding {
+      try await launch(
+        arguments, variables: variables, fileSizeLimitKB: fileSizeLimitKB, input: input
+      )
+      .finish(within: limit)
+    }
   }
 
   /// Runs `script` with bash, `$NAME` (`$KERNEL`, `$BOOKS`) naming the binary: for
   /// redirections a test cannot make otherwise (`>/dev/full`, `>&-`).
   public func shell(_ script: String, variables: [String: String] = [:]) async throws -> Run {
-    let process = try await ChildProcess(
-      URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],
-      environment: environment.merging(variables) { _, new in new }
-        .merging([name.uppercased(): try binary.path]) { _, new in new },
-      directory: workingDirectory)
-    return try await Running(process).finish(within: .seconds(60))
+    try await RunSlots.shared.holding {
+      let process = try await ChildProcess(
+        URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script],
+        environment: environment.merging(variables) { _, new in new }
+          .merging([name.uppercased(): try binary.path]) { _, new in new },
+        directory: workingDirectory)
+      return try await Running(process).finish(within: .seconds(60))
+    }
   }
 
   /// A run still going, its output drained as it comes.

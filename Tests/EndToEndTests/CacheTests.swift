@@ -239,21 +239,21 @@ extension CacheTests {
       """, to: "Config/kernel.yaml")
   }
 
-  /// `cache.maxBytes`: 3,000 movies fetched under a 256 KiB budget leave a file within it, the
+  /// `cache.maxBytes`: 1,000 movies fetched under a 128 KiB budget leave a file within it, the
   /// newest answers kept and the least recently used gone.
   @Test func theCacheKeepsWithinItsBudget() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
-    try await withFixtureServer(routes: .sampleMovies(extraMovies: 3_000)) { server in
+    try await withFixtureServer(routes: .sampleMovies(extraMovies: 1_000)) { server in
       try Self.configure(
         kernel, server,
         profiles: "layered: {movies: [cache(networkFirst), api]}\n  offline: {movies: [store]}")
-      let budget = 256 << 10
+      let budget = 128 << 10
       let run = try await kernel.run(
         [
           "--profile", "layered", "--cache-max-bytes", "\(budget)", "movies", "get", "-",
           "--concurrency", "8", "--format", "json",
-        ], input: (1...3_000).map(String.init).joined(separator: "\n") + "\n")
+        ], input: (1...1_000).map(String.init).joined(separator: "\n") + "\n")
       #expect(run.status == 0, "\(run.stderr.suffix(500))")
       let file = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
       let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
@@ -265,11 +265,11 @@ extension CacheTests {
         "cache", "stats", "--format", "json", "--cache-max-bytes", "\(budget)",
       ])
       let entries = stats.json?["entries"] as? Int ?? 0
-      #expect(entries > 100 && entries < 3_000, "\(stats)")
+      #expect(entries > 50 && entries < 1_000, "\(stats)")
       #expect(stats.json?["maxBytes"] as? Int == budget, "\(stats)")
       #expect((stats.json?["bytes"] as? Int ?? .max) <= budget, "\(stats)")
       // The last movie fetched is kept; the first went.
-      let last = try await kernel.run(["--profile", "offline", "movies", "get", "3000"])
+      let last = try await kernel.run(["--profile", "offline", "movies", "get", "1000"])
       #expect(last.status == 0, "\(last)")
       let first = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
       #expect(first.status == 69, "\(first)")

@@ -7,12 +7,17 @@ func blackHole<T>(_ value: T) {}
 
 /// How many whole runs a suite that repeats them makes (memory, outbox, the download): `--quick`
 /// (CI's run, whose figures are printed, not judged) makes one where a full run makes three or
-/// five; budgets are judged from the full run's medians on a quiet machine.
+/// five, samples a quarter of what a full run samples where a suite counts samples (observe),
+/// and leaves out the figures that have no budget (a read among a million answers); budgets are
+/// judged from the full run's medians on a quiet machine.
 enum Runs {
   static let quick = CommandLine.arguments.contains("--quick")
 
   /// `full`, or one when quick.
   static func of(_ full: Int) -> Int { quick ? 1 : full }
+
+  /// `full`, or a quarter of it (at least one) when quick.
+  static func sampled(_ full: Int) -> Int { quick ? max(1, full / 4) : full }
 }
 
 /// Side-by-side timing: every contender is sampled in the same round, rounds repeat, and the

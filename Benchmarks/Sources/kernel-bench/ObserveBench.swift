@@ -9,9 +9,10 @@ import Store
 #endif
 
 /// `kernel-bench observe`: how soon a watcher sees another process's commit (the `sqlite3`
-/// tool writing the watched file, 200 commits, each timed from its write to the watcher's new
-/// element; budget p99 ≤ 250 ms), and what watching costs while nothing changes (10 watchers,
-/// each on a store of its own, over 10 s, in percent of one core; budget < 1).
+/// tool writing the watched file, 200 commits (50 with `--quick`), each timed from its write to
+/// the watcher's new element; budget p99 ≤ 250 ms), and what watching costs while nothing
+/// changes (10 watchers, each on a store of its own, over 10 s (2.5 s with `--quick`), in percent
+/// of one core; budget < 1).
 enum ObserveBench {
   static func run() async throws {
     let folder = FileManager.default.temporaryDirectory
@@ -49,7 +50,7 @@ enum ObserveBench {
       writer.waitUntilExit()
     }
     var delays: [Double] = []
-    for count in 1...200 {
+    for count in 1...Runs.sampled(200) {
       let start = DispatchTime.now().uptimeNanoseconds
       let sql = "UPDATE cache_entry SET payload = CAST('\(count)' AS BLOB) WHERE key = 'count';\n"
       try input.fileHandleForWriting.write(contentsOf: Data(sql.utf8))
@@ -69,8 +70,8 @@ enum ObserveBench {
         : "# budget missed: p99 \(String(format: "%.1f", p99)) ms (budget 250 ms)")
   }
 
-  /// Ten watchers, each on a store of its own, and nothing changing for 10 s: this process's
-  /// CPU time over that time.
+  /// Ten watchers, each on a store of its own, and nothing changing for 10 s (a quarter of that
+  /// with `--quick`): this process's CPU time over that time.
   static func idle(in folder: URL) async throws {
     var watching: [Task<Void, Never>] = []
     for index in 0..<10 {
@@ -89,7 +90,7 @@ enum ObserveBench {
     try await Task.sleep(for: .milliseconds(500))
     let before = cpuSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
-    try await Task.sleep(for: .seconds(10))
+    try await Task.sleep(for: .milliseconds(Runs.sampled(10_000)))
     let used = cpuSeconds() - before
     let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     for task in watching { task.cancel() }

@@ -190,10 +190,11 @@ extension ApiClient {
 
 extension ApiClient {
   /// `route` and every page after it that `paging` finds, as one response: the last page's
-  /// status and header fields (no validators: they were one page's), and its JSON body with the array at `items` (a dotted key path;
-  /// empty for a body that is the array) holding every page's elements, in order. What a
-  /// generated client's list operation is answered with (`KernelTransport(_:paging:)`), so it
-  /// reads one page of everything instead of following cursors itself.
+  /// status and header fields (no validators: they were one page's), and its JSON body with the
+  /// array at `items` (a dotted key path; empty for a body that is the array) holding every
+  /// page's elements, in order. What a generated client's list operation is answered with
+  /// (`KernelTransport(_:paging:)`), so it reads one page of everything instead of following
+  /// cursors itself. Each page is decoded once.
   public func response(
     for route: Route, paging: Paging, items: String, limit: Int = 1_000
   ) async throws -> ApiResponse {
@@ -214,13 +215,14 @@ extension ApiClient {
       last = (page, body)
       next = try paging.next(current, page, context.environment)
     }
-    guard var (gathered, body) = last else { return try await response(for: route) }
+    guard let (lastPage, lastBody) = last else { return try await response(for: route) }
     let all = JSONValue.array(elements)
-    body = path.reversed().reduce(all) { inner, key in .object([key: inner]) }
-    if !path.isEmpty, let page = try? JSONDecoder().decode(JSONValue.self, from: gathered.body) {
-      body = page.applying(mergePatch: body)
-    }
-    gathered.body = try JSONEncoder().encode(body)
+    // The last page's envelope with the list at `items` replaced (a merge patch replaces an
+    // array whole and leaves the other fields as they are).
+    let patch = path.reversed().reduce(all) { inner, key in .object([key: inner]) }
+    var gathered = lastPage
+    gathered.body = try JSONEncoder().encode(
+      path.isEmpty ? all : lastBody.applying(mergePatch: patch))
     // Its length is the gathered body's; its validators were the last page's alone.
     for name in [HTTPField.Name.contentLength, .eTag, .lastModified] {
       gathered.head.headerFields[name] = nil
