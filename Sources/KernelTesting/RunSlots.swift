@@ -8,7 +8,9 @@ import Foundation
 /// hundred children together, each with a sliver of the cores, and one that needs a few seconds
 /// of processor time (3,000 requests) ran past its 60 s limit under the soak's load with no hang
 /// in it. Children started with `launch` or `start` take no slot: a test that needs many at once
-/// (24 first runs on one data folder, two syncs, a watcher and a writer) gets them all.
+/// (24 first runs on one data folder, two syncs, a watcher and a writer) gets them all. A test's
+/// own time limit counts its waits too, so Kernel's end-to-end suites take five minutes: what
+/// catches a hung child is each run's limit, which starts with the child.
 final class RunSlots: Sendable {
   private struct State {
     var free: Int

@@ -7,7 +7,7 @@ import Testing
 /// The cache keeps environments apart: an answer staging gave never answers for production,
 /// under the offline profile or the layered one, and production is never sent staging's
 /// validators.
-@Suite(.timeLimit(.minutes(2))) struct CachePartitionTests {
+@Suite(.timeLimit(.minutes(5))) struct CachePartitionTests {
   /// A server answering `movies/1` with a movie named `name` and the ETag `"name"`, keeping the
   /// `If-None-Match` of every request.
   private static func server(naming name: String, seen: Recorder<String>) async throws

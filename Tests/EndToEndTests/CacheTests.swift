@@ -8,7 +8,7 @@ import Testing
 /// The cache under every policy and fault, as `kernel` shows it: answers are never lost to a
 /// cache that cannot be written, a cache that cannot be opened is one sentence, a lock is not a
 /// long wait, and cacheThenNetwork and staleWhileRevalidate do in `kernel` what they say.
-@Suite(.timeLimit(.minutes(3))) struct CacheTests {
+@Suite(.timeLimit(.minutes(5))) struct CacheTests {
   /// A config whose profiles stack the sample api under each policy these tests need.
   private func configure(_ kernel: Kernel) throws {
     try kernel.write(

@@ -5,7 +5,7 @@ import Testing
 /// The command line's small edges, end to end with the built `kernel` on the sample api (in
 /// process): each ends with its exit code and one sentence naming what is wrong, or does what
 /// was asked.
-@Suite(.timeLimit(.minutes(2))) struct CommandLineEdgesTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandLineEdgesTests {
   @Test func aNegativeNumberIsNamedNotTakenForAMissingArgument() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -5,7 +5,7 @@ import MoviesTesting
 import Testing
 
 /// env, auth, graph, doctor, cache and the command line itself, on the built binary.
-@Suite(.timeLimit(.minutes(2))) struct CommandsTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandsTests {
   @Test func envUseIsSavedAndEnvironmentStillWinsForOneRun() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

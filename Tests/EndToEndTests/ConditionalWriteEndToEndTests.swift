@@ -10,7 +10,7 @@ import Testing
 /// on a movie seen only in a list is refused before anything is sent or kept, under the
 /// layered and the offline profile; once the movie is read on its own, it goes with the ETag
 /// its answer named, and a stale one meets the api's 412.
-@Suite(.timeLimit(.minutes(2))) struct ConditionalWriteEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct ConditionalWriteEndToEndTests {
   @Test func aConditionalWriteOnAMovieSeenOnlyInAListNeverReachesTheServer() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -5,7 +5,7 @@ import MoviesTesting
 import Testing
 
 /// Config files, variables and flags as the built binary sees them.
-@Suite(.timeLimit(.minutes(2))) struct ConfigTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigTests {
   static let offlineByDefault = """
     profile: offline
     environments:

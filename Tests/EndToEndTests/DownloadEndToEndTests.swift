@@ -9,7 +9,7 @@ import Testing
 /// `kernel movies poster ID --output FILE` end to end: a download killed half-way with SIGKILL
 /// is resumed by the next run, which asks for the rest only; an offline profile refuses it; and
 /// `-v` shows each try's metrics.
-@Suite(.timeLimit(.minutes(2))) struct DownloadEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct DownloadEndToEndTests {
   static let length = 8_000_000
 
   /// A source of `length` bytes that holds its next answer after half of them, and the

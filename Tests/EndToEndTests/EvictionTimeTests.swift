@@ -8,7 +8,7 @@ import Testing
 /// Where a slow answer's time went, end to end with the built `kernel`: making room in a cache
 /// far over a lowered `cache.maxBytes` is said on stderr, with its time and how many rows
 /// went, so the footer's time is not taken for the api's.
-@Suite(.timeLimit(.minutes(2))) struct EvictionTimeTests {
+@Suite(.timeLimit(.minutes(5))) struct EvictionTimeTests {
   @Test func makingRoomThatTakesASecondOrMoreIsSaidWithItsTime() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

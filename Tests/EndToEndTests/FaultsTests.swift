@@ -12,7 +12,7 @@ import Testing
 
 /// Processes dying at the worst moment: the server in the middle of a run, `kernel` in the
 /// middle of storing, and two `kernel`s writing one cache at once.
-@Suite(.timeLimit(.minutes(3))) struct FaultsTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultsTests {
   /// With the api down, each of 500 ids ran its own retry schedule: 38 s to fail. Once one
   /// request has found the origin unreachable, the rest fail at once, and the layered profile
   /// still answers from the cache what it holds.

@@ -4,7 +4,7 @@ import Testing
 
 /// `kernel serve --fixtures DIR` serving the books example's folder, with its faults applying
 /// to those routes as to the movie API's.
-@Suite(.timeLimit(.minutes(1))) struct FixturesTests {
+@Suite(.timeLimit(.minutes(5))) struct FixturesTests {
   static let folder = Snippets.repositoryRoot().appendingPathComponent("Examples/Books/Fixtures")
 
   private func get(_ server: Server, _ path: String, token: String? = nil) async throws

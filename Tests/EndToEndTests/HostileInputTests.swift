@@ -14,7 +14,7 @@ import Testing
 /// cannot write, numbers out of range, huge stacks and YAML bombs, files that are not files,
 /// formats a command lacks, signals. Each ends in one sentence and its exit code, never a crash
 /// or a hang (the `within:` deadlines only stop a hang from stalling the suite).
-@Suite(.timeLimit(.minutes(3))) struct HostileInputTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileInputTests {
   @Test func outputThatCannotBeWrittenIsOneSentenceAndExit74() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -11,7 +11,7 @@ import Testing
 /// The built `kernel` against what the network and the places it keeps secrets can do wrong: a
 /// token pointed at another origin, passwords in URLs, loose permissions, control characters
 /// in answers, a server that drips, ports that cannot be had, IPv6 loopback.
-@Suite(.timeLimit(.minutes(3))) struct HostileNetworkTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileNetworkTests {
   static let token = "origin-a-secret-51c2"
 
   @Test(arguments: [true, false]) func aSavedTokenNeverGoesToAnotherOrigin(byFlag: Bool)

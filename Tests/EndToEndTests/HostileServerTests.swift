@@ -6,7 +6,7 @@ import Testing
 /// The built `kernel` against a server that answers badly on purpose: each answer ends within
 /// its timeout, with the contract's exit code and one sentence, leaves the cached copy of the
 /// route whole, and never carries the token to another host.
-@Suite(.timeLimit(.minutes(3))) struct HostileServerTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileServerTests {
   static let token = "hostile-secret-7f3a9c0e"
   static let route = "/api/movies/topGrossing/2016"
 

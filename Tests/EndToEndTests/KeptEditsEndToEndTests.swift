@@ -8,7 +8,7 @@ import Testing
 /// Kept edits end to end, with the built `kernel`: a stored movie shows what the writes still
 /// kept make of the api's copy, whichever of them is dropped, and an edit no kept write stands
 /// behind any more (its outbox file removed) is undone, never shown for ever.
-@Suite(.timeLimit(.minutes(2))) struct KeptEditsEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct KeptEditsEndToEndTests {
   /// Movie 3's rating and where its answer came from, as `movies get 3 --format json` says.
   private static func movie3(_ kernel: Kernel, _ arguments: [String]) async throws
     -> (rating: Double?, origin: String?)

@@ -3,7 +3,7 @@ import KernelTesting
 import Testing
 
 /// A thousand movies through a faulty, slow server whose tokens live two seconds.
-@Suite(.timeLimit(.minutes(3))) struct LoadTests {
+@Suite(.timeLimit(.minutes(5))) struct LoadTests {
   @Test func aThousandMoviesArriveThroughFaultsAndExpiringTokens() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -6,7 +6,7 @@ import Testing
 /// OAuth 2.0's password grant end to end: the built `kernel` logs in with a password piped on
 /// standard input, then runs movie commands across the access token's expiry. The server runs
 /// in this process on a test clock, so the expiry is a step of the clock, not a wait.
-@Suite(.timeLimit(.minutes(2))) struct OAuthLoginTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthLoginTests {
   /// The movie service on the api alone, in an environment that logs in to `server` with
   /// `auth`: OAuth 2.0's password grant unless said.
   static func configure(

@@ -10,7 +10,7 @@ import Testing
 /// The outbox end to end, with the built `kernel` against the sample API on loopback: ratings
 /// made while the server is down are kept (exit 0) and applied once, whatever happens to the
 /// syncs that send them.
-@Suite(.timeLimit(.minutes(2))) struct OutboxEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct OutboxEndToEndTests {
   private static func rate(_ kernel: Kernel, _ base: String, _ id: Int, _ score: Int) async throws
     -> BuiltCommand.Run
   {

@@ -3,7 +3,7 @@ import KernelTesting
 import Testing
 
 /// The built `kernel` over each profile, against `kernel serve` where the api is real.
-@Suite(.timeLimit(.minutes(2))) struct ProfilesTests {
+@Suite(.timeLimit(.minutes(5))) struct ProfilesTests {
   static let tenOf2016 = [
     "Rogue One: A Star Wars Story", "Finding Dory", "Captain America: Civil War",
     "The Secret Life of Pets", "The Jungle Book", "Deadpool", "Zootopia",

@@ -4,7 +4,7 @@ import Testing
 
 /// The documents' picture (CONTRIBUTING.md) and config reference (*Configuration*) stay true
 /// to the built `kernel`; the README's prerequisites name what CI installs.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadmeTests {
   static var readme: String { get throws { try document("README.md") } }
 
   static func document(_ path: String) throws -> String {

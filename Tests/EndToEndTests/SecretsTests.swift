@@ -4,7 +4,7 @@ import Testing
 
 /// Where the token may be (the context file, 0600, in a 0700 data dir) and everywhere it must
 /// not: stdout and stderr of every command, with `--verbose`, over a run that refreshes it.
-@Suite(.timeLimit(.minutes(2))) struct SecretsTests {
+@Suite(.timeLimit(.minutes(5))) struct SecretsTests {
   @Test func theTokenAppearsNowhereButTheContextFile() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

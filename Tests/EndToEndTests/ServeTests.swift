@@ -4,7 +4,7 @@ import SampleApi
 import Testing
 
 /// `kernel serve` as a process under the limits a busy machine puts on it.
-@Suite(.timeLimit(.minutes(2))) struct ServeTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeTests {
   /// A script that starts `kernel serve` with `options` on a free port, runs `body` with `$api`
   /// its base URL, and stops the server with Ctrl-C; `$pid` is the server's.
   static func serving(_ options: String, _ body: String) -> String {
@@ -113,7 +113,7 @@ extension ServeTests {
 }
 
 /// `doctor` as the system it runs on lets it be.
-@Suite(.timeLimit(.minutes(2))) struct DoctorTests {
+@Suite(.timeLimit(.minutes(5))) struct DoctorTests {
   /// libcurl hidden in a mount namespace of the run's own (an empty file bound over it):
   /// `doctor` said all was well; it now loads the transport the environment needs.
   @Test func doctorFailsWhenLibcurlCannotBeLoaded() async throws {

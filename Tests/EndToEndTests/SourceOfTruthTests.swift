@@ -10,7 +10,7 @@ import Testing
 /// one list answer their item call and every other list offline; a list never fetched is
 /// answered by its local query; a fresher copy and a queued edit show in every list, and a
 /// dropped write takes its edit back.
-@Suite(.timeLimit(.minutes(2))) struct SourceOfTruthTests {
+@Suite(.timeLimit(.minutes(5))) struct SourceOfTruthTests {
   /// A damaged stored movie is left out of a local query's answer, never a failed command: one
   /// that is not JSON matches no filter, one that no longer reads as a movie (a field missing)
   /// is counted and said once; a local answer that holds a pending

@@ -6,7 +6,7 @@ import Testing
 /// `scripts/make-upgrade-fixture`: two ratings of movie 3 and a conditional rating of movie 4
 /// kept offline, their edits pending) opened by this one: every kept write is still kept, in
 /// its order and with its `If-Match`, every edit still shown, and a sync sends them all.
-@Suite(.timeLimit(.minutes(2))) struct UpgradeTests {
+@Suite(.timeLimit(.minutes(5))) struct UpgradeTests {
   @Test func keptWritesAndPendingEditsOfAnEarlierKernelAreNeverLost() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

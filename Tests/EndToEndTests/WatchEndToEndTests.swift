@@ -8,7 +8,7 @@ import Testing
 /// `--watch` with the built `kernel`: a watcher in one process, a rating queued and synced by
 /// others; each command's change reaches the watcher as one more JSON line, and Ctrl-C ends it
 /// with exit 0.
-@Suite(.timeLimit(.minutes(2))) struct WatchEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct WatchEndToEndTests {
   @Test func aProfileThatStoresNothingRefusesToWatchAsAUsageError() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
