@@ -96,6 +96,10 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.settleEdit(of: key, settlement)
   }
 
+  func markGone(_ key: String, at date: Date) async throws -> Bool {
+    try await usable()?.markGone(key, at: date) ?? false
+  }
+
   /// With no cache file yet, none: nothing is created to find nothing.
   func pendingKeys() async throws -> [String] {
     guard FileManager.default.fileExists(atPath: file.path) else { return [] }

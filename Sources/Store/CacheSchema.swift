@@ -44,6 +44,11 @@ extension SQLiteCacheStore {
       try db.execute(
         sql: "CREATE INDEX cache_entry_pending ON cache_entry(key) WHERE pending = 1")
     }
+    // Entities the api said do not exist (404, 410): a tombstone row each (`gone`), with no
+    // payload and no scope, so the store answers "not found" for them and no list holds them.
+    migrator.registerMigration("v10: tombstones") { db in
+      try db.execute(sql: "ALTER TABLE cache_entry ADD COLUMN gone INTEGER NOT NULL DEFAULT 0")
+    }
     return migrator
   }
 

@@ -221,13 +221,13 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         let statement = try db.cachedStatement(
           sql: """
             INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
-              scope, refs, original, stale)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              scope, refs, original, stale, gone)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
               storedAt = excluded.storedAt, etag = excluded.etag,
               lastModified = excluded.lastModified, usedAt = excluded.usedAt,
               pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
-              original = excluded.original, stale = excluded.stale
+              original = excluded.original, stale = excluded.stale, gone = excluded.gone
             WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
             """)
         let now = Date().timeIntervalSince1970
@@ -235,7 +235,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
           try statement.execute(arguments: [
             entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
             entry.validators.lastModified, now, entry.isPending, entry.scope,
-            entry.references?.joined(separator: "\n"), entry.original, entry.isStale,
+            entry.references?.joined(separator: "\n"), entry.original, entry.isStale, entry.isGone,
           ])
         }
         let clock = ContinuousClock()
@@ -282,6 +282,37 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             settled.payload, settled.isPending, settled.original, settled.isStale,
             settled.validators.etag, settled.validators.lastModified, key,
           ])
+      }
+    }
+  }
+
+  /// Makes the row under `key` a tombstone and takes its key out of every stored list, in one
+  /// transaction (see `CacheStore.markGone`); a row with an edit pending stays.
+  public func markGone(_ key: String, at date: Date) async throws -> Bool {
+    try await using("written") {
+      try writer().write { db -> Bool in
+        let pending = try Int.fetchOne(
+          db, sql: "SELECT COUNT(*) FROM cache_entry WHERE key = ? AND pending = 1",
+          arguments: [key])
+        guard pending == 0 else { return false }
+        // A list's keys are its `refs` joined by newlines: the key leaves each list that names
+        // it, found through the lists' own index.
+        try db.execute(
+          sql: """
+            UPDATE cache_entry INDEXED BY cache_entry_lists
+            SET refs = trim(replace(char(10) || refs || char(10), char(10) || ? || char(10),
+              char(10)), char(10))
+            WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
+            """, arguments: [key, key])
+        let now = Date().timeIntervalSince1970
+        try db.execute(
+          sql: """
+            INSERT INTO cache_entry (key, payload, storedAt, usedAt, gone) VALUES (?, X'', ?, ?, 1)
+            ON CONFLICT(key) DO UPDATE SET payload = X'', storedAt = excluded.storedAt,
+              etag = NULL, lastModified = NULL, usedAt = excluded.usedAt, pending = 0, scope = NULL,
+              refs = NULL, original = NULL, stale = 0, gone = 1
+            """, arguments: [key, date.timeIntervalSince1970, now])
+        return true
       }
     }
   }

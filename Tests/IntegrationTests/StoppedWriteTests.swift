@@ -53,6 +53,9 @@ extension OutboxTests {
       try await base.settleEdit(of: key, settlement)
     }
     func pendingKeys() async throws -> [String] { try await base.pendingKeys() }
+    func markGone(_ key: String, at date: Date) async throws -> Bool {
+      try await base.markGone(key, at: date)
+    }
     func changes() -> AsyncThrowingStream<Void, any Error> { base.changes() }
   }
 

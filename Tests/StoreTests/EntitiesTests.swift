@@ -56,6 +56,49 @@ import Testing
     #expect(api.calls == 3)
   }
 
+  /// An item the api says does not exist (404, 410) leaves the store: every stored list that
+  /// held it shrinks, and where a stored copy would answer, "not found" does — offline, and
+  /// online with the api unreachable. An answer that holds it again stores it anew.
+  @Test(arguments: Kind.allCases)
+  func anItemTheApiSaysIsGoneLeavesEveryStoredList(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let online = Self.layered(store, api)
+    _ = try await online.topGrossingMovies(year: 2016)
+    _ = try await online.topRatedMovies(year: 2016)
+    api.fail(.notFound)
+    await #expect(throws: ScriptedMovieService.Failure.self) { try await online.movie(id: 2) }
+
+    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 3])
+    #expect(try await offline.topRatedMovies(year: 2016).map(\.id) == [3, 1])
+    let gone = await #expect(throws: EntityGone.self) { try await offline.movie(id: 2) }
+    #expect(gone.flatMap { ServiceFailure.of($0) } == .notFound)
+    api.fail(.unreachable)
+    await #expect(throws: EntityGone.self) { try await online.movie(id: 2) }
+
+    api.answer(try Self.movies(rating: 20))
+    _ = try await online.topGrossingMovies(year: 2016)
+    #expect(try await offline.movie(id: 2).id == 2)
+    #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 2, 3])
+  }
+
+  /// An entity whose edit is pending is never removed by a 404: its write is sent, and its own
+  /// answer decides.
+  @Test(arguments: Kind.allCases)
+  func anEntityWithAPendingEditStaysWhenTheApiSaysItIsGone(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    _ = try await Self.layered(store, api).topGrossingMovies(year: 2016)
+    var edited = try #require(try await store.entry(for: "p Movie/2"))
+    (edited.isPending, edited.original) = (true, edited.payload)
+    try await store.store([edited])
+    #expect(try await store.markGone("p Movie/2", at: Date()) == false)
+    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 2, 3])
+    #expect(try await offline.movie(id: 2).id == 2)
+  }
+
   @Test(arguments: Kind.allCases)
   func aListWhoseEntityIsGoneIsAMissNeverAListWithHoles(kind: Kind) async throws {
     let store = try Self.store(kind)

@@ -66,25 +66,41 @@ public struct CachingLayer: ServiceLayer {
     -> Answer<Value>
   {
     guard let codec = call.codec else { return try await next() }
-    let found = try await read(call, codec)
+    // A tombstone is what is stored when the api said the entity does not exist: it answers
+    // "not found" wherever a stored copy would answer, and the api is asked where it would be.
+    var gone: EntityGone?
+    let found: Found<Value>?
+    do { found = try await read(call, codec) } catch let error as EntityGone {
+      (found, gone) = (nil, error)
+    }
     let stored = found?.answer
     switch policy {
     case .cacheOnly:
       if let stored { return stored }
+      if let gone { throw gone }
       if let local = try await localAnswer(call) { return local }
       throw CacheMiss(what: call.summary)
     case .networkOnly:
       return try await fetch(call, codec, next, stored: nil)
     case .cacheFirst(let maxAge):
       if let found, !found.isStale, found.answer.age <= maxAge.seconds { return found.answer }
-      return try await fetchOrFallBack(call, codec, next, stored: stored)
+      if let gone, gone.age <= maxAge.seconds { throw gone }
+      return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
     case .networkFirst:
-      return try await fetchOrFallBack(call, codec, next, stored: stored)
+      return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
     case .cacheThenNetwork:
       // The stored copy was there to be shown first (`stored(_:)`); the answer is the api's.
-      return try await fetchOrFallBack(call, codec, next, stored: stored)
+      return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
     case .staleWhileRevalidate(let maxAge):
-      guard let found else { return try await fetchOrFallBack(call, codec, next, stored: nil) }
+      if let gone {
+        if gone.age > maxAge.seconds {
+          background.start { _ = try? await fetch(call, codec, next, stored: nil) }
+        }
+        throw gone
+      }
+      guard let found else {
+        return try await fetchOrFallBack(call, codec, next, stored: nil, gone: nil)
+      }
       if found.isStale || found.answer.age > maxAge.seconds {
         background.start { _ = try? await fetch(call, codec, next, stored: found.answer) }
       }
@@ -96,7 +112,7 @@ public struct CachingLayer: ServiceLayer {
   /// (`cacheThenNetwork`), or nil: what `LayerStack.updates` gives first.
   public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
     guard policy == .cacheThenNetwork, let codec = call.codec else { return nil }
-    return try await read(call, codec)?.answer
+    do { return try await read(call, codec)?.answer } catch is EntityGone { return nil }
   }
 
   // MARK: The store
@@ -109,8 +125,9 @@ public struct CachingLayer: ServiceLayer {
 
   /// The answer stored for this very call (for an item call, its entity's row, whoever stored
   /// it; for a list of entities, its ids' current rows), or nil. A store that cannot be read, a
-  /// copy that no longer decodes, or a list one of whose entities is gone counts as nothing
-  /// stored (with a warning), except under `cacheOnly`.
+  /// copy that no longer decodes, or a list one of whose entities was evicted counts as nothing
+  /// stored (with a warning), except under `cacheOnly`; an entity the api said does not exist
+  /// (a tombstone, `CacheEntry.isGone`) throws `EntityGone`, and a list leaves it out.
   func read<Value: Sendable>(_ call: ServiceCall<Value>, _ codec: CacheCodec<Value>) async throws
     -> Found<Value>?
   {
@@ -122,7 +139,7 @@ public struct CachingLayer: ServiceLayer {
         let found = try await store.entries(for: references)
         // An entity evicted since: the list is a miss, never a list with holes.
         guard !found.contains(where: { $0 == nil }) else { return nil }
-        rows = found.compactMap { $0 }
+        rows = found.compactMap { $0 }.filter { !$0.isGone }
       }
     } catch {
       if policy == .cacheOnly { throw error }
@@ -130,6 +147,10 @@ public struct CachingLayer: ServiceLayer {
       return nil
     }
     guard let entry else { return nil }
+    if entry.isGone {
+      throw EntityGone(
+        what: call.summary, age: max(0, clock.now().timeIntervalSince(entry.storedAt)))
+    }
     do {
       let value: Value
       if let shape = call.entities, entry.references != nil {
@@ -241,6 +262,13 @@ public struct CachingLayer: ServiceLayer {
       }
       return Answer(
         value: stored.value, origin: .cache, age: 0, validators: stored.validators)
+    } catch let error where ServiceFailure.of(error) == .notFound {
+      // The api says the entity an item call asks for does not exist: it leaves the store and
+      // every stored list, unless an edit of it is pending (its write's answer decides).
+      if let shape = call.entities, let asked = shape.itemID {
+        await keep { _ = try await store.markGone(storeKey(shape.key(of: asked)), at: clock.now()) }
+      }
+      throw error
     }
   }
 
@@ -259,15 +287,18 @@ public struct CachingLayer: ServiceLayer {
     }
   }
 
+  /// `fetch`; when the api cannot be reached, the stored copy, the tombstone (`gone`) or the
+  /// call's local query answers instead.
   private func fetchOrFallBack<Value: Sendable>(
     _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
-    stored: Answer<Value>?
+    stored: Answer<Value>?, gone: EntityGone?
   ) async throws -> Answer<Value> {
     do {
       return try await fetch(call, codec, next, stored: stored)
     } catch {
       guard Self.canFallBack(error) else { throw error }
       if let stored { return stored }
+      if let gone { throw gone }
       // Never stored, and the api cannot answer: what the stored entities say, if the call
       // says how to ask them.
       if let local = try? await localAnswer(call) { return local }
@@ -309,6 +340,23 @@ public struct ItemMismatch: Error, Sendable, CustomStringConvertible, Classified
   public var description: String {
     "The api answered \(what) with \(type) \(answered), not \(type) \(asked); it was kept as"
       + " \(type) \(answered) and not shown as the one asked."
+  }
+}
+
+/// The api answered an item call 404 or 410 when last asked, `age` seconds ago: the entity is
+/// no longer stored, and where a stored copy would answer, this does (exit 66, not found).
+public struct EntityGone: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The call, as a person calls it (`movie 3`).
+  public let what: String
+  /// Seconds since the api said so.
+  public let age: TimeInterval
+
+  /// Not found (exit 66), as the api said.
+  public var failure: ServiceFailure { .notFound }
+
+  public var description: String {
+    "The api said \(what) does not exist when it was last asked; it is no longer stored (a"
+      + " network profile asks again)."
   }
 }
 
