@@ -27,20 +27,38 @@ extension SQLiteCacheStore {
     }
   }
 
-  /// The SELECT of a local query and its arguments; nil when nothing stored can match (a filter
-  /// on null, a list or an object, as in the in-memory store).
+  /// The SELECT of a local query and its arguments; nil when nothing stored can match (a
+  /// comparison with null, a list or an object, or with none of no values, as in the in-memory
+  /// store).
   static func select(scope: String, _ query: LocalQuery) -> (String, StatementArguments)? {
     var sql = "SELECT \(CacheRecord.selection), key FROM cache_entry WHERE scope = ?"
     var arguments: [(any DatabaseValueConvertible)?] = [scope]
     for filter in query.filters {
-      switch filter.value {
-      case .integer(let number): arguments.append(number)
-      case .number(let number): arguments.append(number)
-      case .string(let text): arguments.append(text)
-      case .boolean(let flag): arguments.append(flag ? 1 : 0)
-      case .null, .array, .object: return nil
+      let field = extract(filter.field)
+      // Text tests hold only for text: `json_extract` gives a number as a number.
+      let text = "typeof(\(field)) = 'text'"
+      switch filter.test {
+      case .value(let comparison, let value):
+        guard let bound = argument(value) else { return nil }
+        arguments.append(bound)
+        sql += " AND \(field) \(comparison.rawValue) ?"
+      case .field(let comparison, let other):
+        sql += " AND \(field) \(comparison.rawValue) \(extract(other))"
+      case .oneOf(let values):
+        let bound = values.compactMap(argument)
+        guard !bound.isEmpty else { return nil }
+        arguments += bound.map { $0 }
+        sql +=
+          " AND \(field) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))"
+      case .prefix(let start):
+        arguments += [start, start]
+        sql += " AND \(text) AND substr(\(field), 1, length(?)) = ?"
+      case .contains(let part):
+        arguments.append(part)
+        sql += " AND \(text) AND instr(\(field), ?) > 0"
+      case .isNull:
+        sql += " AND \(field) IS NULL"
       }
-      sql += " AND \(extract(filter.field)) = ?"
     }
     if !query.order.isEmpty {
       sql +=
@@ -53,6 +71,18 @@ extension SQLiteCacheStore {
       arguments.append(max(0, limit))
     }
     return (sql, StatementArguments(arguments))
+  }
+
+  /// A filter's value as SQL binds it; nil for one that compares with nothing (null, a list,
+  /// an object).
+  private static func argument(_ value: JSONValue) -> (any DatabaseValueConvertible)? {
+    switch value {
+    case .integer(let number): number
+    case .number(let number): number
+    case .string(let text): text
+    case .boolean(let flag): flag ? 1 : 0
+    case .null, .array, .object: nil
+    }
   }
 
   /// `field` of a stored entity's JSON, null for a payload that is not JSON (another program's

@@ -61,5 +61,19 @@ extension LayersExampleTests {
     print(rated.origin.rawValue)  // local
     // end snippet
     #expect(output.all == ["Captain America: Civil War, cache", "Zootopia, Finding Dory", "local"])
+    // snippet: local-compare
+    // A question the api has no route for: a call with no request, answered from the store.
+    let hits = ServiceCall<[Movie]>(
+      name: "hits", key: "movies/hits", summary: "stored hits", entities: .list(Movie.self),
+      local: LocalQuery(
+        filters: [
+          .init("year", equals: .integer(2016)), .init("rating", .greaterOrEqual, .number(7.5)),
+          .init("name", .contains("a")),
+        ],
+        order: [.init("grossing", descending: true)], limit: 3, summary: "stored hits of 2016"))
+    print(try await offline.answer(hits).value.map(\.name).joined(separator: ", "))
+    // Rogue One: A Star Wars Story, Captain America: Civil War, Deadpool
+    // end snippet
+    #expect(output.all.last == "Rogue One: A Star Wars Story, Captain America: Civil War, Deadpool")
   }
 }

@@ -91,15 +91,13 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
     let decoded = candidates.map { entry in
       (entry, try? JSONDecoder().decode(JSONValue.self, from: entry.payload))
     }
-    let path = { (field: String) in field.split(separator: ".").map(String.init) }
     let selected = decoded.filter { _, value in
-      query.filters.allSatisfy { filter in
-        LocalQuery.sameValue(value?[path(filter.field)], filter.value)
-      }
+      query.filters.allSatisfy { $0.holds(for: value) }
     }
     let ordered = selected.sorted { left, right in
       for order in query.order {
-        let (a, b) = (left.1?[path(order.field)], right.1?[path(order.field)])
+        let path = LocalQuery.path(order.field)
+        let (a, b) = (left.1?[path], right.1?[path])
         let comparison = LocalQuery.compare(a, b)
         if comparison != 0 { return order.descending ? comparison > 0 : comparison < 0 }
       }

@@ -120,25 +120,124 @@ struct EntityMismatch: Error, CustomStringConvertible {
   }
 }
 
-/// How the store answers a list call that was never stored: a filter, an order and a limit over
+/// How the store answers a list call that was never stored: filters, an order and a limit over
 /// the stored entities of its type (Realm's `realm.objects(Book.self).filter("year == 1969")`,
 /// sorted by title). Run in the store (SQL for SQLite), never by decoding every
 /// entity. Fields are key paths into the entity's JSON as stored (`year`, `cast.0.name`): the
 /// names its `Codable` encoding writes, its Swift property names unless its coding keys say
-/// otherwise, not the api's. Filters are equality only, and all must hold; the limit applies
-/// to what the filters select, in the order, so a comparison an app makes in Swift afterwards
-/// sees only the first `limit` of them.
+/// otherwise, not the api's. Every filter must hold — an equality or a comparison against a
+/// value or another field, one of several values, a text prefix or part, null — and the limit
+/// applies to what the filters select, in the order:
+///
+/// ```swift
+/// LocalQuery(
+///   filters: [.init("category", equals: 3), .init("count", .less, field: "reorderLevel")],
+///   order: [.init("count")], limit: 10, summary: "products to reorder")
+/// ```
 public struct LocalQuery: Sendable, Hashable {
-  /// `field == value`, every one of them.
+  /// How a filter compares a field with a value or another field, as SQL does: a number with a
+  /// number, text with text (by its bytes); null never compares, so it matches nothing.
+  public enum Comparison: String, Sendable, Hashable, CaseIterable {
+    /// `=`.
+    case equal = "="
+    /// `≠`.
+    case notEqual = "<>"
+    /// `<`.
+    case less = "<"
+    /// `≤`.
+    case lessOrEqual = "<="
+    /// `>`.
+    case greater = ">"
+    /// `≥`.
+    case greaterOrEqual = ">="
+
+    /// Whether SQLite's order of two values (`LocalQuery.compare`'s -1, 0 or 1) satisfies it.
+    func holds(_ order: Int) -> Bool {
+      switch self {
+      case .equal: order == 0
+      case .notEqual: order != 0
+      case .less: order < 0
+      case .lessOrEqual: order <= 0
+      case .greater: order > 0
+      case .greaterOrEqual: order >= 0
+      }
+    }
+  }
+
+  /// One condition on a field of the entity, every one of them.
   public struct Filter: Sendable, Hashable {
+    /// What the field is tested against.
+    public enum Test: Sendable, Hashable {
+      /// The field compared with a value (null, a list or an object matches nothing).
+      case value(Comparison, JSONValue)
+      /// The field compared with another field of the same entity (`count < reorderLevel`).
+      case field(Comparison, String)
+      /// The field equals one of these values.
+      case oneOf([JSONValue])
+      /// The field is text starting with this.
+      case prefix(String)
+      /// The field is text holding this.
+      case contains(String)
+      /// The field is null or missing.
+      case isNull
+    }
+
     /// A key path into the entity's JSON (`year`).
     public let field: String
-    /// The value it must equal.
-    public let value: JSONValue
+    /// What it is tested against.
+    public let test: Test
+
+    /// Entities whose `field` passes `test`.
+    public init(_ field: String, _ test: Test) {
+      self.field = field
+      self.test = test
+    }
+
     /// Entities whose `field` equals `value`.
     public init(_ field: String, equals value: JSONValue) {
-      self.field = field
-      self.value = value
+      self.init(field, .value(.equal, value))
+    }
+
+    /// Entities whose `field` compares with `value` as `comparison` says (`count < 5`).
+    public init(_ field: String, _ comparison: Comparison, _ value: JSONValue) {
+      self.init(field, .value(comparison, value))
+    }
+
+    /// Entities whose `field` compares with their own `other` field (`count < reorderLevel`).
+    public init(_ field: String, _ comparison: Comparison, field other: String) {
+      self.init(field, .field(comparison, other))
+    }
+
+    /// The fields it reads: its own, and the other field it compares with.
+    var fields: [String] {
+      if case .field(_, let other) = test { return [field, other] }
+      return [field]
+    }
+
+    /// Whether an entity's JSON passes it, as SQLite's query does (`SQLiteCacheStore.select`):
+    /// what the in-memory twin runs.
+    func holds(for entity: JSONValue?) -> Bool {
+      let stored = entity?[LocalQuery.path(field)]
+      switch test {
+      case .value(let comparison, let value):
+        return LocalQuery.comparable(stored) && LocalQuery.comparable(value)
+          && comparison.holds(LocalQuery.compare(stored, value))
+      case .field(let comparison, let other):
+        let theirs = entity?[LocalQuery.path(other)]
+        return LocalQuery.comparable(stored) && LocalQuery.comparable(theirs)
+          && comparison.holds(LocalQuery.compare(stored, theirs))
+      case .oneOf(let values):
+        return LocalQuery.comparable(stored)
+          && values.contains { LocalQuery.comparable($0) && LocalQuery.compare(stored, $0) == 0 }
+      case .prefix(let start):
+        guard case .string(let text)? = stored else { return false }
+        return text.utf8.starts(with: start.utf8)
+      case .contains(let part):
+        guard case .string(let text)? = stored else { return false }
+        return part.isEmpty || text.utf8.firstRange(of: part.utf8) != nil
+      case .isNull:
+        return stored == nil || stored == .null
+      }
     }
   }
 
@@ -189,20 +288,17 @@ public struct LocalQuery: Sendable, Hashable {
   }
 
   /// The query's fields, each checked by `isField` before a store runs it.
-  public var fields: [String] { filters.map(\.field) + order.map(\.field) }
+  public var fields: [String] { filters.flatMap(\.fields) + order.map(\.field) }
 
-  /// Whether a stored field equals a filter's value, as SQL's `=` on `json_extract` does: a
-  /// number equals a number of the same value, text equal text; nothing equals null.
-  static func sameValue(_ stored: JSONValue?, _ wanted: JSONValue) -> Bool {
-    switch (stored, wanted) {
-    case (.integer(let a)?, .integer(let b)): a == b
-    case (.integer(let a)?, .number(let b)): Double(a) == b
-    case (.number(let a)?, .integer(let b)): a == Double(b)
-    case (.number(let a)?, .number(let b)): a == b
-    case (.string(let a)?, .string(let b)): a == b
-    case (.boolean(let a)?, .boolean(let b)): a == b
-    case (.boolean(let a)?, .integer(let b)): (a ? 1 : 0) == b
-    default: false
+  /// The levels of a key path (`cast.0.name`).
+  static func path(_ field: String) -> [String] { field.split(separator: ".").map(String.init) }
+
+  /// Whether a value takes part in a comparison, as in SQL: a number, a flag or text; null, a
+  /// missing field, a list and an object never compare.
+  static func comparable(_ value: JSONValue?) -> Bool {
+    switch value {
+    case .integer?, .number?, .boolean?, .string?: true
+    case nil, .null?, .array?, .object?: false
     }
   }
 

@@ -1,0 +1,95 @@
+import Domain
+import Foundation
+import GRDB
+import KernelTesting
+import Layers
+import Testing
+
+@testable import Store
+
+/// Local queries that compare, on a real SQLite file and on the in-memory twin alike: a field
+/// against a value or another field, one of several values, a text prefix or part, null; the
+/// limit after the filters; run in SQL on the index of the query's shape.
+@Suite struct LocalQueryCompareTests {
+  static let scope = "p|Product"
+
+  /// Product `id`: its category, count, reorder level and name; every seventh has no name,
+  /// every eleventh's count is text.
+  static func product(_ id: Int) -> CacheEntry {
+    let name =
+      id % 7 == 0 ? "null" : "\"\(["bolt", "nut", "washer", "bolt cutter"][id % 4]) \(id)\""
+    let count = id % 11 == 0 ? "\"\(id % 50)\"" : "\(id % 50)"
+    let json =
+      #"{"id":\#(id),"category":\#(id % 5),"count":\#(count),"reorderLevel":\#((id * 7) % 40),"#
+      + #""name":\#(name)}"#
+    return CacheEntry(
+      key: "p Product/\(id)", payload: Data(json.utf8), storedAt: Date(), scope: scope)
+  }
+
+  /// "Products of category 3 whose count is below their reorder level, by count, first 10",
+  /// in SQL, on the index of its shape: never by decoding every product.
+  @Test func aFieldComparedWithAnotherRunsInSQLOnItsIndex() async throws {
+    let folder = try TemporaryDirectory("local-query-compare")
+    defer { folder.remove() }
+    let store = try SQLiteCacheStore.open(at: folder.cache)
+    try await store.store((1...3_000).map(Self.product))
+    let reorder = LocalQuery(
+      filters: [
+        .init("category", equals: .integer(3)), .init("count", .less, field: "reorderLevel"),
+      ],
+      order: [.init("count")], limit: 10, summary: "products to reorder")
+    let answer = try await store.query(scope: Self.scope, reorder).map(\.key)
+
+    let expected = (1...3_000).filter { $0 % 5 == 3 && $0 % 11 != 0 && $0 % 50 < ($0 * 7) % 40 }
+      .sorted { a, b in a % 50 != b % 50 ? a % 50 < b % 50 : "p Product/\(a)" < "p Product/\(b)" }
+      .prefix(10).map { "p Product/\($0)" }
+    #expect(answer.count == 10)
+    #expect(answer == Array(expected))
+    let (sql, arguments) = try #require(SQLiteCacheStore.select(scope: Self.scope, reorder))
+    let plan = try await DatabaseQueue(path: folder.cache.path).read { db in
+      try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+        .map { $0["detail"] as String? ?? "" }
+    }
+    #expect(
+      plan.contains { $0.contains("USING INDEX cache_entity_json_category,count") }, "\(plan)")
+    #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+  }
+
+  /// Each kind of filter selects the same products, in the same order, from SQLite and from
+  /// its twin; the limit applies after them.
+  @Test(arguments: [
+    LocalQuery.Filter("count", .greaterOrEqual, .integer(45)),
+    LocalQuery.Filter("count", .notEqual, .integer(3)),
+    LocalQuery.Filter("count", .lessOrEqual, .number(2.5)),
+    LocalQuery.Filter("count", .greater, field: "reorderLevel"),
+    LocalQuery.Filter("count", .equal, .string("22")),
+    LocalQuery.Filter("name", .greater, .string("nut")),
+    LocalQuery.Filter("category", .oneOf([.integer(1), .integer(4), .string("x")])),
+    LocalQuery.Filter("name", .prefix("bolt")),
+    LocalQuery.Filter("name", .contains("cut")),
+    LocalQuery.Filter("name", .isNull),
+    LocalQuery.Filter("count", .less, .null),
+  ])
+  func eachFilterSelectsTheSameOnBothStores(filter: LocalQuery.Filter) async throws {
+    let products = (1...300).map(Self.product)
+    let twin = InMemoryStore()
+    let sqlite = try SQLiteCacheStore.inMemory()
+    try await twin.store(products)
+    try await sqlite.store(products)
+    let query = LocalQuery(
+      filters: [filter], order: [.init("id", descending: true)], limit: 25, summary: "some")
+    let fromTwin = try await twin.query(scope: Self.scope, query).map(\.key)
+    let fromSQLite = try await sqlite.query(scope: Self.scope, query).map(\.key)
+    #expect(fromTwin == fromSQLite)
+    // Every filter but the null comparison selects some, and the limit came after it.
+    if filter.test != .value(.less, .null) {
+      #expect(!fromTwin.isEmpty)
+      let all = LocalQuery(
+        filters: [filter], order: [.init("id", descending: true)], summary: "all")
+      let every = try await twin.query(scope: Self.scope, all).map(\.key)
+      #expect(Array(every.prefix(25)) == fromTwin)
+    } else {
+      #expect(fromTwin.isEmpty)
+    }
+  }
+}
