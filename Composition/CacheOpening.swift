@@ -96,8 +96,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.settleEdit(of: key, settlement)
   }
 
-  func markGone(_ key: String, at date: Date) async throws -> Bool {
-    try await usable()?.markGone(key, at: date) ?? false
+  func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
+    try await usable()?.removeEntity(key, goneAt: date) ?? false
   }
 
   /// With no cache file yet, none: nothing is created to find nothing.

@@ -286,9 +286,10 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
-  /// Makes the row under `key` a tombstone and takes its key out of every stored list, in one
-  /// transaction (see `CacheStore.markGone`); a row with an edit pending stays.
-  public func markGone(_ key: String, at date: Date) async throws -> Bool {
+  /// Takes the row under `key` out of every stored list and makes it a tombstone (with `date`)
+  /// or deletes it, in one transaction (see `CacheStore.removeEntity`); a row with an edit
+  /// pending stays.
+  public func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
     try await using("written") {
       try writer().write { db -> Bool in
         let pending = try Int.fetchOne(
@@ -304,6 +305,10 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
               char(10)), char(10))
             WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
             """, arguments: [key, key])
+        guard let date else {
+          try db.execute(sql: "DELETE FROM cache_entry WHERE key = ?", arguments: [key])
+          return true
+        }
         let now = Date().timeIntervalSince1970
         try db.execute(
           sql: """

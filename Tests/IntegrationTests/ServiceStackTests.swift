@@ -30,14 +30,21 @@ extension ServiceCall where Value == Note {
 }
 
 extension ServiceCall where Value == [Note] {
-  fileprivate static func notes(pinned: Bool) -> Self {
+  /// The pinned or unpinned notes; `complete`: every one of them (a complete list of those its
+  /// filter selects).
+  fileprivate static func notes(pinned: Bool, complete: Bool = false) -> Self {
     ServiceCall(
       .init(.get("notes", query: [URLQueryItem(name: "pinned", value: "\(pinned)")])),
       entities: .list(Note.self),
       local: LocalQuery(
         filters: [.init("pinned", equals: .boolean(pinned))], order: [.init("id")],
-        summary: "stored notes"))
+        summary: "stored notes", complete: complete))
   }
+
+  /// Every note the server has: a complete list of the whole type.
+  fileprivate static let everyNote = ServiceCall(
+    .init(.get("notes")), entities: .list(Note.self),
+    local: LocalQuery(order: [.init("id")], summary: "every stored note", complete: true))
 
   /// Never asks the api (it has no route for it): the stored notes, pinned or not.
   fileprivate static let storedNotes = ServiceCall(
@@ -66,7 +73,9 @@ extension ServiceCall where Value == [Note] {
     }
     server.handle("GET", "/api/notes") { request in
       asked.increment()
-      let pinned = request.query["pinned"] == "true"
+      guard let pinned = request.query["pinned"].map({ $0 == "true" }) else {
+        return json(notes.all.withLock { $0 })
+      }
       return json(notes.all.withLock { $0.filter { $0.pinned == pinned } })
     }
     return server
@@ -139,6 +148,40 @@ extension ServiceCall where Value == [Note] {
     #expect(try await offline.answer(.notes(pinned: false)).value.map(\.id) == [2])
     await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
     #expect(asked.value == 2)
+  }
+
+  /// A complete list's answer takes out of the store what its filters select and it lacks: a
+  /// note deleted or no longer pinned leaves the pinned list and the store (only no longer
+  /// stored, since it may exist unpinned); lacking from the list of every note, it is gone.
+  @Test func aCompleteListTakesOutWhatItLacks() async throws {
+    let folder = try TemporaryDirectory("stack")
+    defer { folder.remove() }
+    let notes = Notes([
+      Note(id: 1, text: "milk", pinned: true), Note(id: 2, text: "eggs", pinned: false),
+      Note(id: 3, text: "bread", pinned: true),
+    ])
+    let server = try await Self.server(notes, asked: Counter())
+    let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    let layered = try Self.stack(server, store, .networkFirst)
+    let offline = try Self.stack(nil, store, .cacheOnly)
+    #expect(
+      try await layered.answer(.notes(pinned: true, complete: true)).value.map(\.id) == [1, 3])
+    #expect(try await layered.answer(.note(id: 2)).value.text == "eggs")
+    notes.all.withLock { all in
+      all.removeAll { $0.id == 3 }
+      all[0].pinned = false
+    }
+    #expect(try await layered.answer(.notes(pinned: true, complete: true)).value.isEmpty)
+    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 1)) }
+    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
+    #expect(try await offline.answer(.note(id: 2)).value.text == "eggs")
+
+    #expect(try await layered.answer(.everyNote).value.map(\.id) == [1, 2])
+    notes.all.withLock { $0.removeAll { $0.id == 2 } }
+    #expect(try await layered.answer(.everyNote).value.map(\.id) == [1])
+    await #expect(throws: EntityGone.self) { try await offline.answer(.note(id: 2)) }
+    #expect(try await offline.answer(.everyNote).value.map(\.text) == ["milk"])
+    await server.stop()
   }
 
   @Test func aCallWithNoRequestIsAnsweredByTheStoreAndNeverAsksTheApi() async throws {

@@ -53,8 +53,8 @@ extension OutboxTests {
       try await base.settleEdit(of: key, settlement)
     }
     func pendingKeys() async throws -> [String] { try await base.pendingKeys() }
-    func markGone(_ key: String, at date: Date) async throws -> Bool {
-      try await base.markGone(key, at: date)
+    func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
+      try await base.removeEntity(key, goneAt: date)
     }
     func changes() -> AsyncThrowingStream<Void, any Error> { base.changes() }
   }

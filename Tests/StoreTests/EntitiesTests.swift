@@ -93,7 +93,7 @@ import Testing
     var edited = try #require(try await store.entry(for: "p Movie/2"))
     (edited.isPending, edited.original) = (true, edited.payload)
     try await store.store([edited])
-    #expect(try await store.markGone("p Movie/2", at: Date()) == false)
+    #expect(try await store.removeEntity("p Movie/2", goneAt: Date()) == false)
     let offline = Self.layered(store, nil, policy: .cacheOnly)
     #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 2, 3])
     #expect(try await offline.movie(id: 2).id == 2)

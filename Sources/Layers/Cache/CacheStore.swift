@@ -80,7 +80,7 @@ public struct CacheEntry: Sendable, Hashable {
   public var isStale: Bool
   /// The api answered that this entity does not exist (404 or 410) when `storedAt`: a row with
   /// no payload and no scope, which no stored list holds, so the store answers "not found" for
-  /// it rather than an old copy or "nothing stored" (`CacheStore.markGone`).
+  /// it rather than an old copy or "nothing stored" (`CacheStore.removeEntity`).
   public var isGone: Bool
 
   /// An entry of these values.
@@ -133,13 +133,13 @@ public protocol CacheStore: Sendable {
   func settleEdit(of key: String, _ settlement: EditSettlement) async throws
   /// The keys of the rows an edit not yet settled changed (`isPending`).
   func pendingKeys() async throws -> [String]
-  /// Records that the api no longer has the entity under `key` (it answered its item call 404
-  /// or 410) as of `date`: in one transaction its row becomes a tombstone (`CacheEntry.isGone`)
-  /// and its key leaves every stored list that held it, so those lists shrink and no local query
-  /// finds it. An entity with an edit pending stays as it is, and this returns false: the write
-  /// is sent, and its own answer decides. A later answer that holds the entity again stores it
-  /// over the tombstone.
-  func markGone(_ key: String, at date: Date) async throws -> Bool
+  /// Takes the entity under `key` out of the store, in one transaction: its key leaves every
+  /// stored list that held it, so those lists shrink and no local query finds it; with
+  /// `goneAt` (the api answered its item call 404 or 410 then, or a complete list of its whole
+  /// type lacked it) its row becomes a tombstone (`CacheEntry.isGone`), else it goes. An entity
+  /// with an edit pending stays as it is, and this returns false: the write is sent, and its own
+  /// answer decides. A later answer that holds the entity again stores it over the tombstone.
+  func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool
   /// Notices of the changes committed to the store from now on, for a watch
   /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
   /// that cannot tell ends the stream at once (a watch then shows what it first read); one whose

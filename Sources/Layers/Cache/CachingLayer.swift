@@ -247,7 +247,11 @@ public struct CachingLayer: ServiceLayer {
       let answer = try await next(offering: offered)
       // Something below answered from a cache of its own: keep its age, do not store it as new.
       guard answer.origin == .network else { return answer }
-      await keep { try await store.store(try rows(for: call, codec, answer)) }
+      let kept = try rows(for: call, codec, answer)
+      await keep {
+        try await store.store(kept)
+        try await forgetLacking(call, kept: kept)
+      }
       if let shape = call.entities, let asked = shape.itemID,
         let answered = try? shape.entities(of: answer.value).first?.id, answered != asked
       {
@@ -266,9 +270,27 @@ public struct CachingLayer: ServiceLayer {
       // The api says the entity an item call asks for does not exist: it leaves the store and
       // every stored list, unless an edit of it is pending (its write's answer decides).
       if let shape = call.entities, let asked = shape.itemID {
-        await keep { _ = try await store.markGone(storeKey(shape.key(of: asked)), at: clock.now()) }
+        await keep {
+          _ = try await store.removeEntity(storeKey(shape.key(of: asked)), goneAt: clock.now())
+        }
       }
       throw error
+    }
+  }
+
+  /// After a complete list's answer (`LocalQuery.isComplete`), takes out of the store each
+  /// stored entity its filters select that the answer lacks (`kept`): gone when the query has
+  /// no filters (the answer was the whole type), else only no longer stored.
+  private func forgetLacking<Value>(_ call: ServiceCall<Value>, kept: [CacheEntry]) async throws {
+    guard let local = call.local, local.isComplete, let shape = call.entities,
+      shape.itemID == nil
+    else { return }
+    let answered = Set(kept.lazy.filter { $0.scope != nil }.map(\.key))
+    let selected = LocalQuery(filters: local.filters, summary: local.summary)
+    let goneAt = local.filters.isEmpty ? clock.now() : nil
+    for row in try await store.query(scope: scope(of: shape), selected)
+    where !answered.contains(row.key) {
+      _ = try await store.removeEntity(row.key, goneAt: goneAt)
     }
   }
 

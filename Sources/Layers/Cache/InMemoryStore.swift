@@ -65,13 +65,13 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
     notices.notify()
   }
 
-  public func markGone(_ key: String, at date: Date) async throws -> Bool {
+  public func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
     let marked = entries.withLock { entries -> Bool in
       guard entries[key]?.isPending != true else { return false }
       for (list, entry) in entries where entry.references?.contains(key) == true {
         entries[list]?.references = entry.references?.filter { $0 != key }
       }
-      entries[key] = CacheEntry(key: key, payload: Data(), storedAt: date, isGone: true)
+      entries[key] = date.map { CacheEntry(key: key, payload: Data(), storedAt: $0, isGone: true) }
       return true
     }
     if marked { notices.notify() }

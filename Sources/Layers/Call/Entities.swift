@@ -262,15 +262,23 @@ public struct LocalQuery: Sendable, Hashable {
   public var limit: Int?
   /// What it answers, for people: `stored books of 1969, by title`.
   public var summary: String
+  /// Whether the call's answer from the api is every entity of its type its filters select (a
+  /// complete list: all of them, every page): after such an answer, a stored entity its filters
+  /// select that the answer lacks is taken out of the store (`CacheStore.removeEntity`), as
+  /// gone when the query has no filters (the answer was the whole type).
+  public var isComplete: Bool
 
-  /// A query of these parts, said as `summary`.
+  /// A query of these parts, said as `summary`; `complete` when the call's answer from the api
+  /// is every entity the filters select (see `isComplete`).
   public init(
-    filters: [Filter] = [], order: [Order] = [], limit: Int? = nil, summary: String
+    filters: [Filter] = [], order: [Order] = [], limit: Int? = nil, summary: String,
+    complete: Bool = false
   ) {
     self.filters = filters
     self.order = order
     self.limit = limit
     self.summary = summary
+    self.isComplete = complete
   }
 
   /// Whether `field` is a key path a store may put in a query: letters, digits and `_`, in
