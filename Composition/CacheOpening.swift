@@ -100,6 +100,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.removeEntity(key, goneAt: date) ?? false
   }
 
+  func apply(_ changes: StoredChanges) async throws { try await usable()?.apply(changes) }
+
   /// With no cache file yet, none: nothing is created to find nothing.
   func pendingKeys() async throws -> [String] {
     guard FileManager.default.fileExists(atPath: file.path) else { return [] }

@@ -216,31 +216,36 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// An entity row from the api never replaces one whose edit is pending.
   public func store(_ entries: [CacheEntry]) async throws {
     guard let last = entries.last else { return }
+    try await writing(keeping: last.key) { db in try Self.upsert(entries, in: db) }
+  }
+
+  /// Applies a page of a changes feed in one transaction (see `CacheStore.apply`), within the
+  /// budget as `store` is.
+  public func apply(_ changes: StoredChanges) async throws {
+    try await writing(keeping: changes.token.key) { db in
+      try Self.upsert(changes.entities + [changes.token], in: db)
+      // The api's new copy of an entity whose edit is pending is what undoing the edit puts
+      // back; the edit keeps showing.
+      let original = try db.cachedStatement(
+        sql: "UPDATE cache_entry SET original = ? WHERE key = ? AND pending = 1")
+      for entity in changes.entities {
+        try original.execute(arguments: [entity.payload, entity.key])
+      }
+      for key in changes.gone { _ = try Self.remove(key, goneAt: changes.goneAt, in: db) }
+    }
+  }
+
+  /// Runs `write` in one transaction, then what the budget no longer allows goes (but the row
+  /// under `kept`), and says so when that took long.
+  private func writing(keeping kept: String, _ write: @escaping (Database) throws -> Void)
+    async throws
+  {
     let slow = try await using("written") {
       try writer().write { db -> (rows: Int, took: Duration)? in
-        let statement = try db.cachedStatement(
-          sql: """
-            INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
-              scope, refs, original, stale, gone)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
-              storedAt = excluded.storedAt, etag = excluded.etag,
-              lastModified = excluded.lastModified, usedAt = excluded.usedAt,
-              pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
-              original = excluded.original, stale = excluded.stale, gone = excluded.gone
-            WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
-            """)
-        let now = Date().timeIntervalSince1970
-        for entry in entries {
-          try statement.execute(arguments: [
-            entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
-            entry.validators.lastModified, now, entry.isPending, entry.scope,
-            entry.references?.joined(separator: "\n"), entry.original, entry.isStale, entry.isGone,
-          ])
-        }
+        try write(db)
         let clock = ContinuousClock()
         let started = clock.now
-        let evicted = try evict(db, keeping: last.key, now: now)
+        let evicted = try evict(db, keeping: kept, now: Date().timeIntervalSince1970)
         guard evicted > 0 else { return nil }
         try db.execute(sql: "PRAGMA incremental_vacuum")
         let took = clock.now - started
@@ -253,6 +258,31 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         "Making room in the cache \(name) took \(String(format: "%.1f", seconds)) s:"
           + " \(slow.rows) stored \(slow.rows == 1 ? "row" : "rows") went to keep it within"
           + " cache.maxBytes or cache.maxAgeDays; the time shown for this command includes it.")
+    }
+  }
+
+  /// Stores `entries` in `db`, one upsert each; an entity row never replaces one whose edit is
+  /// pending.
+  private static func upsert(_ entries: [CacheEntry], in db: Database) throws {
+    let statement = try db.cachedStatement(
+      sql: """
+        INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
+          scope, refs, original, stale, gone)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
+          storedAt = excluded.storedAt, etag = excluded.etag,
+          lastModified = excluded.lastModified, usedAt = excluded.usedAt,
+          pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
+          original = excluded.original, stale = excluded.stale, gone = excluded.gone
+        WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
+        """)
+    let now = Date().timeIntervalSince1970
+    for entry in entries {
+      try statement.execute(arguments: [
+        entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
+        entry.validators.lastModified, now, entry.isPending, entry.scope,
+        entry.references?.joined(separator: "\n"), entry.original, entry.isStale, entry.isGone,
+      ])
     }
   }
 
@@ -291,35 +321,36 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
   /// pending stays.
   public func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
     try await using("written") {
-      try writer().write { db -> Bool in
-        let pending = try Int.fetchOne(
-          db, sql: "SELECT COUNT(*) FROM cache_entry WHERE key = ? AND pending = 1",
-          arguments: [key])
-        guard pending == 0 else { return false }
-        // A list's keys are its `refs` joined by newlines: the key leaves each list that names
-        // it, found through the lists' own index.
-        try db.execute(
-          sql: """
-            UPDATE cache_entry INDEXED BY cache_entry_lists
-            SET refs = trim(replace(char(10) || refs || char(10), char(10) || ? || char(10),
-              char(10)), char(10))
-            WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
-            """, arguments: [key, key])
-        guard let date else {
-          try db.execute(sql: "DELETE FROM cache_entry WHERE key = ?", arguments: [key])
-          return true
-        }
-        let now = Date().timeIntervalSince1970
-        try db.execute(
-          sql: """
-            INSERT INTO cache_entry (key, payload, storedAt, usedAt, gone) VALUES (?, X'', ?, ?, 1)
-            ON CONFLICT(key) DO UPDATE SET payload = X'', storedAt = excluded.storedAt,
-              etag = NULL, lastModified = NULL, usedAt = excluded.usedAt, pending = 0, scope = NULL,
-              refs = NULL, original = NULL, stale = 0, gone = 1
-            """, arguments: [key, date.timeIntervalSince1970, now])
-        return true
-      }
+      try writer().write { db in try Self.remove(key, goneAt: date, in: db) }
     }
+  }
+
+  /// `removeEntity` in `db`'s transaction.
+  private static func remove(_ key: String, goneAt date: Date?, in db: Database) throws -> Bool {
+    let pending = try Int.fetchOne(
+      db, sql: "SELECT COUNT(*) FROM cache_entry WHERE key = ? AND pending = 1", arguments: [key])
+    guard pending == 0 else { return false }
+    // A list's keys are its `refs` joined by newlines: the key leaves each list that names it,
+    // found through the lists' own index.
+    try db.execute(
+      sql: """
+        UPDATE cache_entry INDEXED BY cache_entry_lists
+        SET refs = trim(replace(char(10) || refs || char(10), char(10) || ? || char(10),
+          char(10)), char(10))
+        WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
+        """, arguments: [key, key])
+    guard let date else {
+      try db.execute(sql: "DELETE FROM cache_entry WHERE key = ?", arguments: [key])
+      return true
+    }
+    try db.execute(
+      sql: """
+        INSERT INTO cache_entry (key, payload, storedAt, usedAt, gone) VALUES (?, X'', ?, ?, 1)
+        ON CONFLICT(key) DO UPDATE SET payload = X'', storedAt = excluded.storedAt,
+          etag = NULL, lastModified = NULL, usedAt = excluded.usedAt, pending = 0, scope = NULL,
+          refs = NULL, original = NULL, stale = 0, gone = 1
+        """, arguments: [key, date.timeIntervalSince1970, Date().timeIntervalSince1970])
+    return true
   }
 
   /// The keys of the rows with an edit pending, by their own index (`cache_entry_pending`):

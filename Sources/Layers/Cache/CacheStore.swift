@@ -140,6 +140,12 @@ public protocol CacheStore: Sendable {
   /// with an edit pending stays as it is, and this returns false: the write is sent, and its own
   /// answer decides. A later answer that holds the entity again stores it over the tombstone.
   func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool
+  /// Applies one page of a changes feed in one transaction (`ServiceStack.sync`): its entities
+  /// stored (one whose edit is pending keeps showing the edit, the api's new copy becoming the
+  /// one undoing it puts back), its deleted entities removed as `removeEntity` with `goneAt`
+  /// removes them, and the feed's token stored — so a sync stopped at any point goes on from
+  /// the last page applied, none lost and none applied twice.
+  func apply(_ changes: StoredChanges) async throws
   /// Notices of the changes committed to the store from now on, for a watch
   /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
   /// that cannot tell ends the stream at once (a watch then shows what it first read); one whose
@@ -164,6 +170,26 @@ extension CacheStore {
   /// A store that keeps no entities answers no local query.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] { [] }
 
+}
+
+/// One page of a changes feed as the store applies it (`CacheStore.apply`).
+public struct StoredChanges: Sendable {
+  /// Entity rows to store, each with its scope.
+  public var entities: [CacheEntry]
+  /// The keys of the entities the api deleted.
+  public var gone: [String]
+  /// When the api said so.
+  public var goneAt: Date
+  /// The feed's token row: what the next page is asked with.
+  public var token: CacheEntry
+
+  /// Changes of these values.
+  public init(entities: [CacheEntry], gone: [String], goneAt: Date, token: CacheEntry) {
+    self.entities = entities
+    self.gone = gone
+    self.goneAt = goneAt
+    self.token = token
+  }
 }
 
 /// How a write's optimistic edit of one stored copy ends (`CacheStore.settleEdit`).

@@ -66,16 +66,36 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   }
 
   public func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {
-    let marked = entries.withLock { entries -> Bool in
-      guard entries[key]?.isPending != true else { return false }
-      for (list, entry) in entries where entry.references?.contains(key) == true {
-        entries[list]?.references = entry.references?.filter { $0 != key }
+    let removed = entries.withLock { Self.remove(key, goneAt: date, from: &$0) }
+    if removed { notices.notify() }
+    return removed
+  }
+
+  public func apply(_ changes: StoredChanges) async throws {
+    entries.withLock { entries in
+      for entity in changes.entities {
+        if entries[entity.key]?.isPending == true {
+          entries[entity.key]?.original = entity.payload
+        } else {
+          entries[entity.key] = entity
+        }
       }
-      entries[key] = date.map { CacheEntry(key: key, payload: Data(), storedAt: $0, isGone: true) }
-      return true
+      for key in changes.gone { _ = Self.remove(key, goneAt: changes.goneAt, from: &entries) }
+      entries[changes.token.key] = changes.token
     }
-    if marked { notices.notify() }
-    return marked
+    notices.notify()
+  }
+
+  /// `removeEntity` on `entries`.
+  private static func remove(
+    _ key: String, goneAt date: Date?, from entries: inout [String: CacheEntry]
+  ) -> Bool {
+    guard entries[key]?.isPending != true else { return false }
+    for (list, entry) in entries where entry.references?.contains(key) == true {
+      entries[list]?.references = entry.references?.filter { $0 != key }
+    }
+    entries[key] = date.map { CacheEntry(key: key, payload: Data(), storedAt: $0, isGone: true) }
+    return true
   }
 
   public func pendingKeys() async throws -> [String] {

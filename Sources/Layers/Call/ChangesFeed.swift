@@ -1,0 +1,130 @@
+import Api
+import Domain
+import Foundation
+
+/// A changes feed: a route that takes a since-token and answers the entities of one type
+/// created, updated and deleted since then, with the next token, a page at a time
+/// (WatermelonDB's pull). Declared once, with the shape of its answer; a stack brings the store
+/// up to date with it (`ServiceStack.sync(_:progress:)`), keeping the token per partition in the
+/// same transaction as the changes it follows.
+///
+/// ```swift
+/// extension ChangesFeed {
+///   // GET books/changes?since=T: {"changes": {"books": {"created", "updated", "deleted"}},
+///   //                              "timestamp": T, "hasMore": false}
+///   static let books = ChangesFeed.watermelon(Book.self, table: "books", path: "books/changes")
+///   // GET books/feed?cursor=C: {"items": [...], "deleted": [ids], "next_cursor": C}
+///   static let flat = ChangesFeed(
+///     Book.self, name: "books", key: "books/feed", changed: "items", deleted: "deleted",
+///     token: "next_cursor"
+///   ) { cursor in .get("books/feed", query: cursor.map { [URLQueryItem(name: "cursor", value: $0)] } ?? []) }
+/// }
+/// ```
+public struct ChangesFeed: Sendable {
+  /// What a person calls what it changes: `movies`.
+  public let name: String
+  /// Where its token is kept in each partition (`movies/changes`).
+  public let key: String
+  /// The type of the entities it changes (`Movie`), as their rows are keyed.
+  public let type: String
+  /// The request for the page after `since` (nil: from the start).
+  let route: @Sendable (_ since: String?) -> Route
+  /// A page's body read as its changes.
+  let read: @Sendable (Data, Route) throws -> ChangesPage
+
+  /// A feed of `Entity` values whose pages `route` asks for after a token (nil: from the
+  /// start): the entities at `changed` (and at `created` and `updated`, when the feed splits
+  /// them) are stored, the ids at `deleted` leave the store, the token at `token` is asked
+  /// with next; while `hasMore` says so (when the feed has it), else while a page changes
+  /// anything, the next page is asked. Key paths are read through `mapping`, whose dates and
+  /// keys decode the entities as the api writes them.
+  public init<Entity: Identifiable & Codable & Sendable>(
+    _ entity: Entity.Type, name: String, key: String, mapping: JSONMapping = .body,
+    created: String? = nil, updated: String? = nil, changed: String? = nil, deleted: String,
+    token: String, hasMore: String? = nil,
+    route: @escaping @Sendable (_ since: String?) -> Route
+  ) {
+    self.name = name
+    self.key = key
+    self.type = "\(Entity.self)"
+    self.route = route
+    let shape = EntityShape<[Entity]>.list(Entity.self)
+    read = { body, route in
+      func entities(_ path: String?) throws -> [StoredEntity] {
+        guard let path else { return [] }
+        let found = try mapping.at(path).decode([Entity]?.self, from: body, route: route)
+        return try shape.entities(of: found ?? [])
+      }
+      let ids = try mapping.at(deleted).decode([JSONValue]?.self, from: body, route: route)
+      let next = try mapping.at(token).decode(JSONValue?.self, from: body, route: route)
+      let page = ChangesPage(
+        created: try entities(created) + entities(changed), updated: try entities(updated),
+        deleted: (ids ?? []).compactMap(\.token), token: next?.token, hasMore: false)
+      let more = try hasMore.map {
+        try mapping.at($0).decode(Bool?.self, from: body, route: route) ?? false
+      }
+      var read = page
+      read.hasMore = more ?? !(page.created.isEmpty && page.updated.isEmpty && page.deleted.isEmpty)
+      return read
+    }
+  }
+
+  /// WatermelonDB's pull shape at `path`, asked with `since=<token>` (0 from the start):
+  /// `{"changes": {table: {"created": [...], "updated": [...], "deleted": [ids]}},
+  /// "timestamp": T, "hasMore": bool}`, the next page asked with `since=T` while `hasMore`.
+  public static func watermelon<Entity: Identifiable & Codable & Sendable>(
+    _ entity: Entity.Type, table: String, path: String, mapping: JSONMapping = .body
+  ) -> ChangesFeed {
+    ChangesFeed(
+      entity, name: table, key: path, mapping: mapping, created: "changes.\(table).created",
+      updated: "changes.\(table).updated", deleted: "changes.\(table).deleted",
+      token: "timestamp", hasMore: "hasMore"
+    ) { since in
+      .get(path, query: [URLQueryItem(name: "since", value: since ?? "0")])
+    }
+  }
+}
+
+/// One page of a changes feed as read: its entities as stored rows, the ids it deletes, the
+/// token to ask with next, and whether there is more.
+struct ChangesPage: Sendable {
+  var created: [StoredEntity]
+  var updated: [StoredEntity]
+  var deleted: [String]
+  var token: String?
+  var hasMore: Bool
+}
+
+extension JSONValue {
+  /// A token or an id as text: a number's digits, a string itself; nil for anything else.
+  fileprivate var token: String? {
+    switch self {
+    case .integer(let number): "\(number)"
+    case .number(let number): Int64(exactly: number).map { "\($0)" } ?? "\(number)"
+    case .string(let text): text
+    default: nil
+    }
+  }
+}
+
+/// What a sync changed, for people (`+12 ~3 -2 movies`) and scripts.
+public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
+  /// The feed's name (`movies`).
+  public var name: String
+  /// Entities the feed said were created, updated and deleted.
+  public var created = 0
+  /// Updated.
+  public var updated = 0
+  /// Deleted.
+  public var deleted = 0
+  /// Pages applied.
+  public var pages = 0
+  /// The token the next sync asks with.
+  public var token: String?
+
+  /// A summary of nothing yet for the feed `name`.
+  public init(name: String) { self.name = name }
+
+  /// `+12 ~3 -2 movies`.
+  public var description: String { "+\(created) ~\(updated) -\(deleted) \(name)" }
+}

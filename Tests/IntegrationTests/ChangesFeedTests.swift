@@ -1,0 +1,199 @@
+import Api
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import SampleApi
+import Store
+import Synchronization
+import Testing
+
+/// A chore of an app, as its api sends it.
+private struct Chore: Codable, Sendable, Equatable, Identifiable {
+  let id: Int
+  var title: String
+}
+
+/// A server's tasks with WatermelonDB's pull: each change stamped with the time it was made,
+/// `GET tasks/changes?since=T&per_page=N` answering those after `T`, oldest first; it notes each
+/// `since` it is asked with.
+private final class TaskServer: Sendable {
+  struct Record: Sendable {
+    var task: Chore?
+    var created: Int
+    var changed: Int
+  }
+  let state = Mutex<(time: Int, records: [Int: Record], asked: [String], failAfter: Int?)>(
+    (0, [:], [], nil))
+
+  func put(_ task: Chore) {
+    state.withLock { state in
+      state.time += 1
+      let created = state.records[task.id]?.created ?? state.time
+      state.records[task.id] = Record(task: task, created: created, changed: state.time)
+    }
+  }
+
+  func delete(_ id: Int) {
+    state.withLock { state in
+      state.time += 1
+      state.records[id]?.task = nil
+      state.records[id]?.changed = state.time
+    }
+  }
+
+  var asked: [String] { state.withLock { $0.asked } }
+
+  func page(since: Int, perPage: Int) -> SampleResponse {
+    state.withLock { state -> SampleResponse in
+      state.asked.append("\(since)")
+      if let left = state.failAfter {
+        guard left > 0 else { return SampleResponse(status: 503) }
+        state.failAfter = left - 1
+      }
+      let changes = state.records.values.filter { $0.changed > since }.sorted {
+        $0.changed < $1.changed
+      }
+      let page = changes.prefix(perPage)
+      var created: [Chore] = []
+      var updated: [Chore] = []
+      var deleted: [Int] = []
+      for record in page {
+        let id = state.records.first { $0.value.changed == record.changed }?.key ?? 0
+        guard let task = record.task else {
+          deleted.append(id)
+          continue
+        }
+        if record.created > since { created.append(task) } else { updated.append(task) }
+      }
+      let body: [String: Any] = [
+        "changes": [
+          "tasks": [
+            "created": created.map { ["id": $0.id, "title": $0.title] },
+            "updated": updated.map { ["id": $0.id, "title": $0.title] }, "deleted": deleted,
+          ]
+        ],
+        "timestamp": page.last?.changed ?? max(since, state.time),
+        "hasMore": changes.count > perPage,
+      ]
+      return SampleResponse(
+        status: 200, body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+    }
+  }
+}
+
+extension ChangesFeed {
+  fileprivate static let tasks = ChangesFeed.watermelon(
+    Chore.self, table: "tasks", path: "tasks/changes")
+}
+
+extension ServiceCall where Value == Chore {
+  fileprivate static func task(id: Int) -> Self {
+    ServiceCall(.init(.get("tasks/\(id)")), entities: .item(Chore.self, id: id))
+  }
+}
+
+extension ServiceCall where Value == [Chore] {
+  fileprivate static let stored = ServiceCall(
+    name: "storedTasks", key: "tasks/stored", summary: "the stored tasks",
+    entities: .list(Chore.self), local: LocalQuery(order: [.init("id")], summary: "stored tasks"))
+}
+
+/// A changes feed over real loopback HTTP into a real SQLite file: created, updated and
+/// deleted tasks applied a page at a time with the page's token, the next sync asking only
+/// for what is new, a sync stopped half-way going on from its last page, and a pending edit
+/// staying on top of the server's change.
+@Suite struct ChangesFeedTests {
+  private static func withTasks(
+    perPage: Int = 2,
+    _ body: (TaskServer, ServiceStack, ServiceStack, SQLiteCacheStore) async throws -> Void
+  ) async throws {
+    let folder = try TemporaryDirectory("feed")
+    defer { folder.remove() }
+    let tasks = TaskServer()
+    let server = try await FixtureServer.start(routes: FixtureRoutes())
+    server.handle("GET", "/api/tasks/changes") { request in
+      tasks.page(since: Int(request.query["since"] ?? "") ?? 0, perPage: perPage)
+    }
+    let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    let client = ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
+      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
+    let layered = ServiceStack(
+      client: client, layers: [CachingLayer(store: store, policy: .networkFirst, partition: "p")])
+    let offline = ServiceStack(
+      client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly, partition: "p")])
+    do {
+      try await body(tasks, layered, offline, store)
+    } catch {
+      await server.stop()
+      throw error
+    }
+    await server.stop()
+  }
+
+  @Test func aFeedAppliesCreatedUpdatedAndDeletedAndAsksOnlyForWhatIsNew() async throws {
+    try await Self.withTasks { server, layered, offline, _ in
+      for id in 1...5 { server.put(Chore(id: id, title: "task \(id)")) }
+      let heard = Mutex<[Int]>([])
+      let first = try await layered.sync(.tasks) { summary in
+        heard.withLock { $0.append(summary.pages) }
+      }
+      #expect(first.description == "+5 ~0 -0 tasks")
+      #expect(first.pages == 3 && heard.withLock { $0 } == [1, 2, 3])
+      #expect(server.asked == ["0", "2", "4"])
+      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4, 5])
+
+      server.put(Chore(id: 2, title: "task 2, changed"))
+      server.delete(3)
+      server.put(Chore(id: 6, title: "task 6"))
+      let second = try await layered.sync(.tasks)
+      #expect(second.description == "+1 ~1 -1 tasks")
+      #expect(server.asked.dropFirst(3) == ["5", "7"])
+      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 4, 5, 6])
+      #expect(try await offline.answer(.task(id: 2)).value.title == "task 2, changed")
+      await #expect(throws: EntityGone.self) { try await offline.answer(.task(id: 3)) }
+
+      let third = try await layered.sync(.tasks)
+      #expect(third.description == "+0 ~0 -0 tasks" && third.pages == 1)
+      #expect(server.asked.last == "8")
+    }
+  }
+
+  /// A sync stopped by a failure half-way keeps the pages it applied and their token: the next
+  /// one goes on from there, every change applied once.
+  @Test func aSyncStoppedHalfWayGoesOnFromItsLastPage() async throws {
+    try await Self.withTasks { server, layered, offline, _ in
+      for id in 1...6 { server.put(Chore(id: id, title: "task \(id)")) }
+      server.state.withLock { $0.failAfter = 2 }
+      await #expect(throws: (any Error).self) { try await layered.sync(.tasks) }
+      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4])
+      server.state.withLock { $0.failAfter = nil }
+      let resumed = try await layered.sync(.tasks)
+      #expect(resumed.description == "+2 ~0 -0 tasks")
+      #expect(server.asked == ["0", "2", "4", "4"])
+      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4, 5, 6])
+    }
+  }
+
+  /// An entity whose edit is pending keeps showing the edit through the server's change of it;
+  /// the server's copy is what undoing the edit puts back.
+  @Test func aPendingEditStaysOnTopOfTheServersChange() async throws {
+    try await Self.withTasks { server, layered, offline, store in
+      server.put(Chore(id: 1, title: "milk"))
+      _ = try await layered.sync(.tasks)
+      var edited = try #require(try await store.entry(for: "p Chore/1"))
+      (edited.isPending, edited.original) = (true, edited.payload)
+      edited.payload = Data(#"{"id":1,"title":"oat milk"}"#.utf8)
+      try await store.store([edited])
+
+      server.put(Chore(id: 1, title: "whole milk"))
+      _ = try await layered.sync(.tasks)
+      #expect(try await offline.answer(.task(id: 1)).value.title == "oat milk")
+      let kept = try #require(try await store.entry(for: "p Chore/1"))
+      let original = try JSONDecoder().decode(Chore.self, from: try #require(kept.original))
+      #expect(original.title == "whole milk")
+    }
+  }
+}
