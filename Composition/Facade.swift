@@ -92,6 +92,20 @@ public struct Composed: Sendable {
     observer?.observing(service) ?? service
   }
 
+  /// Brings the store up to date with every changes feed the app registered
+  /// (`Catalog.feed(_:of:)`) whose service this profile stacks, in turn, through its stack
+  /// (`ServiceStack.sync`); `progress` hears each feed's running summary. What `kernel sync`
+  /// runs.
+  public func sync(
+    progress: (@Sendable (SyncSummary) -> Void)? = nil
+  ) async throws -> [SyncSummary] {
+    var summaries: [SyncSummary] = []
+    for (service, feed) in composer.app.catalog.feeds where stacks(service) {
+      summaries.append(try await stack(service).sync(feed, progress: progress))
+    }
+    return summaries
+  }
+
   /// Whether the profile's config stacks the service `key` (`profiles.layered.books`).
   public func stacks(_ key: String) -> Bool {
     composer.config.profiles[profile]?.stacks[key] != nil

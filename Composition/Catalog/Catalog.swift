@@ -66,6 +66,7 @@ public struct Catalog: Sendable {
     var contexts: [String: Context] = [:]
     var transports: [String: TransportPart] = [:]
     var services: [String: ServiceRecipe] = [:]
+    var feeds: [(service: String, feed: ChangesFeed)] = []
     var settings: [String: AppSetting] = [:]
     var store: Make<any ServiceLayer>?
   }
@@ -254,6 +255,20 @@ public struct Catalog: Sendable {
   public mutating func service(_ key: String) {
     parts.services[key] = ServiceRecipe(key: key)
   }
+
+  /// A changes feed of the service `service` (`ChangesFeed`): `kernel sync`, and
+  /// `Composed.sync()`, bring the store up to date with it through the profile's stack for
+  /// that service.
+  ///
+  /// ```swift
+  /// catalog.feed(.books, of: "books")
+  /// ```
+  public mutating func feed(_ feed: ChangesFeed, of service: String) {
+    parts.feeds.append((service, feed))
+  }
+
+  /// The changes feeds registered, with their services, in the order they were.
+  public var feeds: [(service: String, feed: ChangesFeed)] { parts.feeds }
 
   /// A key of the app's own in the config, read with Kernel's precedence and shown by
   /// `config show`: at the top level (and in any profile), or in every environment.

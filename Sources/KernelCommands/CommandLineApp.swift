@@ -69,7 +69,7 @@ public struct CommandLineApp: Sendable {
   /// the app names it.
   var generic: [any ParsableCommand.Type] {
     [AuthCommand.self, EnvCommand.self, ConfigCommand.self, GraphCommand.self, DoctorCommand.self]
-      + (serve.map { [$0] } ?? []) + [CacheCommand.self, OutboxCommand.self]
+      + (serve.map { [$0] } ?? []) + [CacheCommand.self, OutboxCommand.self, SyncCommand.self]
   }
 
   /// Where this run writes; `standard` unless `run` was given another.

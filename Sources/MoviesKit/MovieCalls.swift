@@ -72,3 +72,10 @@ extension ServiceCall where Value == Data {
       .data(.get("movies/\(id)/poster")), summary: "the poster of movie \(id)", stored: false)
   }
 }
+
+extension ChangesFeed {
+  /// `GET movies/changes?since=T`: the movies created, updated and deleted since `T`, in
+  /// WatermelonDB's pull shape (`kernel sync`).
+  public static let movies = ChangesFeed.watermelon(
+    Movie.self, decoding: ApiMovie.self, { $0.convert() }, table: "movies", path: "movies/changes")
+}

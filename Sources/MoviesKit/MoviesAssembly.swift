@@ -1,5 +1,6 @@
 import Api
 import Composition
+import Layers
 import SampleApi
 
 /// The bundled example: the `movies` service (its calls in MovieCalls.swift; sources `api` and
@@ -9,9 +10,10 @@ public struct MoviesAssembly: Assembly {
   /// The movie example's parts.
   public init() {}
 
-  /// Registers `movies` (its reads and writes) and the `sample` transport.
+  /// Registers `movies` (its reads, writes and changes feed) and the `sample` transport.
   public func assemble(into catalog: inout Catalog) {
     catalog.service("movies")
+    catalog.feed(.movies, of: "movies")
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
     }

@@ -7,11 +7,6 @@ import Testing
 /// Deletions on the server reach the store, end to end with the built `kernel`: a movie the
 /// api answers 404 for leaves every offline answer.
 @Suite(.timeLimit(.minutes(5))) struct DeletionsEndToEndTests {
-  /// The ids of a JSON movie answer, in order.
-  static func ids(_ run: BuiltCommand.Run) -> [Int] {
-    (run.json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
-  }
-
   /// After the api says movie 3 does not exist, the offline item answers "not found" (66), not
   /// the old copy; the stored top-grossing list shrinks by it (not a miss), and the local query
   /// of top-rated no longer ranks it. The server's copy coming back stores it again.
@@ -24,9 +19,9 @@ import Testing
       let grossing = ["movies", "top-grossing", "--year", "2016", "--format", "json"]
       let rated = ["movies", "top-rated", "--year", "2016", "--format", "json"]
       #expect(try await kernel.run(local + grossing).status == 0)
-      let before = Self.ids(try await kernel.run(offline + grossing))
+      let before = (try await kernel.run(offline + grossing)).movieIDs
       #expect(before.contains(3), "\(before)")
-      #expect(Self.ids(try await kernel.run(offline + rated)).contains(3))
+      #expect((try await kernel.run(offline + rated)).movieIDs.contains(3))
 
       let responder = server.responder
       server.handle("GET", "/api/movies/3") { _ in .error(404, "no movie with id 3") }
@@ -38,10 +33,10 @@ import Testing
       #expect(item.stderr.contains("movie 3 does not exist"), "\(item)")
       let shrunk = try await kernel.run(offline + grossing)
       #expect(shrunk.status == 0, "\(shrunk)")
-      #expect(Self.ids(shrunk) == before.filter { $0 != 3 }, "\(shrunk)")
+      #expect(shrunk.movieIDs == before.filter { $0 != 3 }, "\(shrunk)")
       let ranked = try await kernel.run(offline + rated)
       #expect(ranked.status == 0, "\(ranked)")
-      #expect(!Self.ids(ranked).isEmpty && !Self.ids(ranked).contains(3), "\(ranked)")
+      #expect(!ranked.movieIDs.isEmpty && !ranked.movieIDs.contains(3), "\(ranked)")
 
       server.handle("GET", "/api/movies/3") { await responder.original($0) }
       #expect(try await kernel.run(local + ["movies", "get", "3"]).status == 0)

@@ -22,6 +22,11 @@ extension BuiltCommand.Run {
   var movieNames: [String] {
     (json?["movies"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
   }
+
+  /// The ids of a JSON movie answer, in order.
+  var movieIDs: [Int] {
+    (json?["movies"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
+  }
 }
 
 extension Kernel {

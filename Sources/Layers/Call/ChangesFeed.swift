@@ -44,6 +44,22 @@ public struct ChangesFeed: Sendable {
     token: String, hasMore: String? = nil,
     route: @escaping @Sendable (_ since: String?) -> Route
   ) {
+    self.init(
+      entity, decoding: Entity.self, { $0 }, name: name, key: key, mapping: mapping,
+      created: created, updated: updated, changed: changed, deleted: deleted, token: token,
+      hasMore: hasMore, route: route)
+  }
+
+  /// A feed as `init(_:name:key:mapping:created:updated:changed:deleted:token:hasMore:route:)`
+  /// makes it, whose entities the api sends as `Wire` values (its own field names and types),
+  /// each made an `Entity` by `convert`.
+  public init<Wire: Decodable & Sendable, Entity: Identifiable & Codable & Sendable>(
+    _ entity: Entity.Type, decoding wire: Wire.Type,
+    _ convert: @escaping @Sendable (Wire) -> Entity, name: String, key: String,
+    mapping: JSONMapping = .body, created: String? = nil, updated: String? = nil,
+    changed: String? = nil, deleted: String, token: String, hasMore: String? = nil,
+    route: @escaping @Sendable (_ since: String?) -> Route
+  ) {
     self.name = name
     self.key = key
     self.type = "\(Entity.self)"
@@ -52,8 +68,8 @@ public struct ChangesFeed: Sendable {
     read = { body, route in
       func entities(_ path: String?) throws -> [StoredEntity] {
         guard let path else { return [] }
-        let found = try mapping.at(path).decode([Entity]?.self, from: body, route: route)
-        return try shape.entities(of: found ?? [])
+        let found = try mapping.at(path).decode([Wire]?.self, from: body, route: route)
+        return try shape.entities(of: (found ?? []).map(convert))
       }
       let ids = try mapping.at(deleted).decode([JSONValue]?.self, from: body, route: route)
       let next = try mapping.at(token).decode(JSONValue?.self, from: body, route: route)
@@ -75,8 +91,21 @@ public struct ChangesFeed: Sendable {
   public static func watermelon<Entity: Identifiable & Codable & Sendable>(
     _ entity: Entity.Type, table: String, path: String, mapping: JSONMapping = .body
   ) -> ChangesFeed {
+    watermelon(entity, decoding: Entity.self, { $0 }, table: table, path: path, mapping: mapping)
+  }
+
+  /// WatermelonDB's pull shape (`watermelon(_:table:path:mapping:)`), its entities sent as
+  /// `Wire` values, each made an `Entity` by `convert`.
+  public static func watermelon<
+    Wire: Decodable & Sendable, Entity: Identifiable & Codable & Sendable
+  >(
+    _ entity: Entity.Type, decoding wire: Wire.Type,
+    _ convert: @escaping @Sendable (Wire) -> Entity, table: String, path: String,
+    mapping: JSONMapping = .body
+  ) -> ChangesFeed {
     ChangesFeed(
-      entity, name: table, key: path, mapping: mapping, created: "changes.\(table).created",
+      entity, decoding: wire, convert, name: table, key: path, mapping: mapping,
+      created: "changes.\(table).created",
       updated: "changes.\(table).updated", deleted: "changes.\(table).deleted",
       token: "timestamp", hasMore: "hasMore"
     ) { since in

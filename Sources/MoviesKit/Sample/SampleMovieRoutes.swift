@@ -7,7 +7,8 @@ extension FixtureRoutes {
   /// `GET movies/{id}/poster` (`posterBytes` made-up bytes, with an `ETag`, honouring `Range`
   /// and `If-Range`: `SampleRange`), and `ratings`' `POST movies/{id}/ratings` (201, honouring
   /// `Idempotency-Key`, and `If-Match`: 412 for another version than the movie's) and
-  /// `GET movies/{id}/ratings`. Bodies are JSON sent as `text/html`, as static hosts send them.
+  /// `GET movies/{id}/ratings`, and `GET movies/changes?since=T&per_page=N` (`SampleChanges`).
+  /// Bodies are JSON sent as `text/html`, as static hosts send them.
   /// Ids past the bundled movies up to `extraMovies` more are made up
   /// (`SampleMovie.generated`).
   public static func sampleMovies(
@@ -45,6 +46,11 @@ extension FixtureRoutes {
         return .error(404, "no movie with id \(request.parameters["id"] ?? "")")
       }
       return ratings.list(id)
+    }
+    routes.add("GET", basePath + "movies/changes") { request in
+      SampleChanges.page(
+        since: request.query["since"], perPage: request.query["per_page"],
+        extraMovies: extraMovies)
     }
     routes.add("GET", basePath + "movies/{id}") { request in
       let text = request.parameters["id"] ?? ""

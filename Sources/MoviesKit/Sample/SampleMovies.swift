@@ -35,6 +35,12 @@ public struct SampleMovie: Sendable, Hashable, Encodable {
     self.rating = rating
     self.cast = cast.map(SampleActor.init(name:))
   }
+
+  /// This movie as the api sends it once its rating is `rating`: a change a changes feed
+  /// (`SampleChanges`) or a test's server can send.
+  public func rated(_ rating: Double) -> SampleMovie {
+    SampleMovie(id, name, releaseDate, grossing, rating, cast.map(\.name))
+  }
 }
 
 /// A cast member as the API sends it.

@@ -1,0 +1,101 @@
+import Foundation
+import KernelTesting
+import MoviesKit
+import SampleApi
+import Synchronization
+import Testing
+
+/// `kernel sync` end to end with the built `kernel`, against a loopback api whose changes feed
+/// (`GET movies/changes?since=T`, WatermelonDB's pull shape) creates, updates and deletes
+/// movies.
+@Suite(.timeLimit(.minutes(5))) struct SyncEndToEndTests {
+  /// The first sync stores every movie; the second asks only for what is new (the server sees
+  /// the first one's token) and applies a created, an updated and a deleted movie: the deleted
+  /// one answers 66 offline and leaves every list, and a rating not yet sent stays on top of
+  /// the server's change of that movie.
+  @Test func syncAppliesCreatedUpdatedAndDeletedMoviesAndAsksOnlyForWhatIsNew() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let offline = local + ["--profile", "offline"]
+      let first = try await kernel.run(local + ["sync"])
+      #expect(first.status == 0, "\(first)")
+      #expect(first.stdout == "+15 ~0 -0 movies (1 page)\n", "\(first)")
+      #expect(try await kernel.run(offline + ["movies", "get", "3"]).status == 0)
+      #expect(try await kernel.run(offline + ["movies", "rate", "5", "90"]).status == 0)
+
+      let asked = Mutex<[String]>([])
+      let two = try #require(SampleMovie.movie(id: 2))
+      let five = try #require(SampleMovie.movie(id: 5))
+      server.handle("GET", "/api/movies/changes") { request in
+        let since = request.query["since"] ?? ""
+        asked.withLock { $0.append(since) }
+        guard since == "15" else { return SampleChanges.answer(timestamp: Int(since) ?? 0) }
+        return SampleChanges.answer(
+          created: [.generated(id: 9_999)], updated: [two.rated(12.5), five.rated(11)],
+          deleted: [3], timestamp: 20)
+      }
+      let second = try await kernel.run(local + ["sync", "--format", "json"])
+      #expect(second.status == 0, "\(second)")
+      let feed = (second.json?["feeds"] as? [[String: Any]])?.first
+      #expect(feed?["created"] as? Int == 1 && feed?["updated"] as? Int == 2, "\(second)")
+      #expect(feed?["deleted"] as? Int == 1 && feed?["token"] as? String == "20", "\(second)")
+      #expect(asked.withLock { $0 } == ["15"])
+
+      let gone = try await kernel.run(offline + ["movies", "get", "3"])
+      #expect(gone.status == 66, "\(gone)")
+      let json = ["--format", "json"]
+      let rated = try await kernel.run(offline + ["movies", "top-rated", "--year", "2016"] + json)
+      #expect(!rated.movieIDs.isEmpty && !rated.movieIDs.contains(3), "\(rated)")
+      let changed = try await kernel.run(offline + ["movies", "get", "2"] + json)
+      #expect((changed.json?["movies"] as? [[String: Any]])?.first?["rating"] as? Double == 12.5)
+      let pending = try await kernel.run(offline + ["movies", "get", "5"] + json)
+      #expect(pending.json?["origin"] as? String == "pending", "\(pending)")
+      #expect((pending.json?["movies"] as? [[String: Any]])?.first?["rating"] as? Double == 90)
+      #expect(try await kernel.run(offline + ["movies", "get", "9999"]).status == 0)
+
+      #expect(try await kernel.run(local + ["sync"]).stdout == "+0 ~0 -0 movies (1 page)\n")
+      #expect(asked.withLock { $0 } == ["15", "20"])
+      #expect(try await kernel.run(offline + ["sync"]).status == 69)
+    }
+  }
+
+  /// SIGKILL during a 50-page sync, then `kernel sync` again: it goes on from the last page
+  /// applied, and every movie is applied once.
+  @Test func aSyncKilledHalfWayGoesOnFromItsLastPage() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies(extraMovies: 35)) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let asked = Mutex<[String]>([])
+      let held = Mutex(true)
+      server.handle("GET", "/api/movies/changes") { request in
+        let since = request.query["since"] ?? "0"
+        asked.withLock { $0.append(since) }
+        // The 25th page waits until the test lets it go: the run is killed while it waits.
+        while since == "24" && held.withLock({ $0 }) {
+          try? await Task.sleep(for: .milliseconds(10))
+        }
+        return SampleChanges.page(since: since, perPage: "1", extraMovies: 35)
+      }
+      let running = try await kernel.launch(local + ["sync"])
+      let deadline = ContinuousClock.now + .seconds(60)
+      while !asked.withLock({ $0.contains("24") }) && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      running.process.send(SIGKILL)
+      _ = try await running.finish(within: .seconds(10))
+      #expect(running.process.terminationReason == .uncaughtSignal)
+      held.withLock { $0 = false }
+
+      let again = try await kernel.run(local + ["sync"])
+      #expect(again.status == 0, "\(again)")
+      #expect(again.stdout == "+26 ~0 -0 movies (26 pages)\n", "\(again)")
+      let stored = try await kernel.sqlite3(
+        "cache.sqlite", "SELECT COUNT(*) FROM cache_entry WHERE key LIKE '% Movie/%';")
+      #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "50", "\(stored)")
+      #expect(asked.withLock { $0.filter { $0 == "0" }.count } == 1)
+    }
+  }
+}
