@@ -49,6 +49,12 @@ extension SQLiteCacheStore {
     migrator.registerMigration("v10: tombstones") { db in
       try db.execute(sql: "ALTER TABLE cache_entry ADD COLUMN gone INTEGER NOT NULL DEFAULT 0")
     }
+    // The version of its type's stored form an entity was stored at (`StoredModel`): a row of
+    // an older version is migrated when read. Rows stored before are of the first version.
+    migrator.registerMigration("v11: model versions") { db in
+      try db.execute(
+        sql: "ALTER TABLE cache_entry ADD COLUMN version INTEGER NOT NULL DEFAULT 1")
+    }
     return migrator
   }
 

@@ -267,13 +267,14 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     let statement = try db.cachedStatement(
       sql: """
         INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
-          scope, refs, original, stale, gone)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          scope, refs, original, stale, gone, version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
           storedAt = excluded.storedAt, etag = excluded.etag,
           lastModified = excluded.lastModified, usedAt = excluded.usedAt,
           pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
-          original = excluded.original, stale = excluded.stale, gone = excluded.gone
+          original = excluded.original, stale = excluded.stale, gone = excluded.gone,
+          version = excluded.version
         WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
         """)
     let now = Date().timeIntervalSince1970
@@ -282,6 +283,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
         entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
         entry.validators.lastModified, now, entry.isPending, entry.scope,
         entry.references?.joined(separator: "\n"), entry.original, entry.isStale, entry.isGone,
+        entry.modelVersion,
       ])
     }
   }

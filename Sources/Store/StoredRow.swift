@@ -83,7 +83,8 @@ enum StoredRow {
         references: references.map { $0.isEmpty ? [] : $0.split(separator: "\n").map(String.init) },
         original: self.data(column(.original)),
         isStale: column(.stale) == true.databaseValue,
-        isGone: column(.gone) == true.databaseValue))
+        isGone: column(.gone) == true.databaseValue,
+        modelVersion: Self.count(column(.version)) ?? 1))
   }
 
   /// The time a stored value names, when it is a number within `plausibleSeconds`.
@@ -139,12 +140,13 @@ enum CacheRecord: TableRecord {
   /// The columns an entry is read from (`SQLiteCacheStore.migrator` makes them).
   enum Columns: Int, CaseIterable, ColumnExpression {
     case payload, storedAt, etag, lastModified, usedAt, pending, scope, refs, original, stale, gone
+    case version
     var name: String { "\(self)" }
     /// The column's index in `selection`.
     var index: Int { rawValue }
   }
 
-  /// `payload, storedAt, …, gone`: what a read of entries selects.
+  /// `payload, storedAt, …, version`: what a read of entries selects.
   static let selection = Columns.allCases.map(\.name).joined(separator: ", ")
   /// The index of the column a read adds after `selection`.
   static let extra = Columns.allCases.count

@@ -45,6 +45,29 @@ import Testing
     }
   }
 
+  /// A stored list one of whose movies no longer reads as a movie (stored by an older model,
+  /// a field missing) answers offline with the others and says so once: never a failed list,
+  /// never "nothing is cached" while rows exist.
+  @Test func aStoredListWithAMovieOfAnOlderModelAnswersWithTheOthers() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let grossing = ["movies", "top-grossing", "--year", "2016", "--format", "json"]
+      let stored = try await kernel.run(local + grossing)
+      #expect(stored.status == 0, "\(stored)")
+      _ = try await kernel.sqlite3(
+        "cache.sqlite",
+        "UPDATE cache_entry SET payload = CAST('{\"id\": 5, \"year\": 2016}' AS BLOB)"
+          + " WHERE key LIKE '% Movie/5';")
+      let offline = try await kernel.run(local + ["--profile", "offline"] + grossing)
+      #expect(offline.status == 0, "\(offline)")
+      #expect(offline.movieIDs == stored.movieIDs.filter { $0 != 5 }, "\(offline)")
+      #expect(offline.stderr.contains("1 stored Movie entity does not read as Movie"), "\(offline)")
+      #expect(!offline.stderr.contains("Nothing is cached"), "\(offline)")
+    }
+  }
+
   /// An item answer naming another movie than the one asked is kept under its own id and the
   /// call refused: never a second copy of that movie under the id asked.
   @Test func anItemAnswerOfAnotherMovieIsRefusedAndNeverShownTwice() async throws {

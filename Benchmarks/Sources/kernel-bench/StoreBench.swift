@@ -26,8 +26,9 @@ enum StoreBench {
       )
     }
     let entities = try await EntityBench.run(in: folder, read100k: read100k)
+    let changes = try await SyncBench.run(in: folder)
     print(
-      writes && reads && entities
+      writes && reads && entities && changes
         ? "# budgets: met (writes at most 1.5x, reads at most 2x the C API)"
         : "# budgets missed: writes over 1.5x, or reads over 2x the C API"
     )
@@ -137,13 +138,13 @@ final class SQLiteC {
     upsert = try prepare(
       """
       INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
-        scope, refs, original, stale)
-      VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, 0)
+        scope, refs, original, stale, gone)
+      VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, 0, 0)
       ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
         storedAt = excluded.storedAt, etag = excluded.etag,
         lastModified = excluded.lastModified, usedAt = excluded.usedAt,
         pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
-        original = excluded.original, stale = excluded.stale
+        original = excluded.original, stale = excluded.stale, gone = excluded.gone
       WHERE excluded.scope IS NULL OR excluded.pending = 1 OR cache_entry.pending = 0
       """)
     select = try prepare(
@@ -240,6 +241,66 @@ final class SQLiteC {
       blackHole(sqlite3_column_double(statement, 1))
     }
     return found
+  }
+
+  /// A page of a changes feed applied in one transaction with the store's statements
+  /// (`SQLiteCacheStore.apply`): each entity upserted and, where its edit is pending, made the
+  /// copy its undo puts back; each deleted key out of every list and a tombstone; the token.
+  func apply(entities: [CacheEntry], gone: [String], token: CacheEntry) throws {
+    let original = try prepare(
+      "UPDATE cache_entry SET original = ? WHERE key = ? AND pending = 1")
+    let pending = try prepare("SELECT COUNT(*) FROM cache_entry WHERE key = ? AND pending = 1")
+    let lists = try prepare(
+      """
+      UPDATE cache_entry INDEXED BY cache_entry_lists
+      SET refs = trim(replace(char(10) || refs || char(10), char(10) || ? || char(10),
+        char(10)), char(10))
+      WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
+      """)
+    let tombstone = try prepare(
+      """
+      INSERT INTO cache_entry (key, payload, storedAt, usedAt, gone) VALUES (?, X'', ?, ?, 1)
+      ON CONFLICT(key) DO UPDATE SET payload = X'', storedAt = excluded.storedAt,
+        etag = NULL, lastModified = NULL, usedAt = excluded.usedAt, pending = 0, scope = NULL,
+        refs = NULL, original = NULL, stale = 0, gone = 1
+      """)
+    defer {
+      for statement in [original, pending, lists, tombstone] { sqlite3_finalize(statement) }
+    }
+    func step(_ statement: OpaquePointer?) throws {
+      guard sqlite3_step(statement) == SQLITE_DONE else {
+        throw Failure(description: String(cString: sqlite3_errmsg(db)))
+      }
+      sqlite3_reset(statement)
+    }
+    try exec("BEGIN IMMEDIATE")
+    for entry in entities + [token] {
+      bind(entry)
+      try step(upsert)
+    }
+    for entry in entities {
+      _ = entry.payload.withUnsafeBytes { bytes in
+        sqlite3_bind_blob(original, 1, bytes.baseAddress, Int32(bytes.count), Self.transient)
+      }
+      sqlite3_bind_text(original, 2, entry.key, -1, Self.transient)
+      try step(original)
+    }
+    let now = Date().timeIntervalSince1970
+    for key in gone {
+      sqlite3_bind_text(pending, 1, key, -1, Self.transient)
+      guard sqlite3_step(pending) == SQLITE_ROW else { throw Failure(description: "pending") }
+      let held = sqlite3_column_int64(pending, 0)
+      sqlite3_reset(pending)
+      guard held == 0 else { continue }
+      sqlite3_bind_text(lists, 1, key, -1, Self.transient)
+      sqlite3_bind_text(lists, 2, key, -1, Self.transient)
+      try step(lists)
+      sqlite3_bind_text(tombstone, 1, key, -1, Self.transient)
+      sqlite3_bind_double(tombstone, 2, now)
+      sqlite3_bind_double(tombstone, 3, now)
+      try step(tombstone)
+    }
+    try exec("COMMIT")
   }
 
   /// Runs `sql` as it is (an index the store made, for the same plan).

@@ -82,12 +82,15 @@ public struct CacheEntry: Sendable, Hashable {
   /// no payload and no scope, which no stored list holds, so the store answers "not found" for
   /// it rather than an old copy or "nothing stored" (`CacheStore.removeEntity`).
   public var isGone: Bool
+  /// For an entity: the version of its type's stored form it was stored at
+  /// (`StoredModel.modelVersion`; 1 for a type that declares none).
+  public var modelVersion: Int
 
   /// An entry of these values.
   public init(
     key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators(),
     isPending: Bool = false, scope: String? = nil, references: [String]? = nil,
-    original: Data? = nil, isStale: Bool = false, isGone: Bool = false
+    original: Data? = nil, isStale: Bool = false, isGone: Bool = false, modelVersion: Int = 1
   ) {
     self.key = key
     self.payload = payload
@@ -99,6 +102,7 @@ public struct CacheEntry: Sendable, Hashable {
     self.original = original
     self.isStale = isStale
     self.isGone = isGone
+    self.modelVersion = modelVersion
   }
 }
 

@@ -154,9 +154,18 @@ public struct CachingLayer: ServiceLayer {
     do {
       let value: Value
       if let shape = call.entities, entry.references != nil {
-        value = try shape.value(of: rows.map(\.payload))
+        // Under `cacheOnly` a list answers with the rows that read, the others said once;
+        // elsewhere a row that does not read makes the list a miss the api answers anew.
+        let payloads = try rows.map { try shape.current($0.payload, storedAt: $0.modelVersion) }
+        if policy == .cacheOnly {
+          let (readable, leftOut) = try shape.readable(payloads)
+          warnLeftOut(leftOut, shape, call)
+          value = readable
+        } else {
+          value = try shape.value(of: payloads)
+        }
       } else if let shape = call.entities, shape.itemID != nil {
-        value = try shape.value(of: [entry.payload])
+        value = try shape.value(of: [shape.current(entry.payload, storedAt: entry.modelVersion)])
       } else {
         value = try codec.decode(entry.payload)
       }
@@ -186,18 +195,28 @@ public struct CachingLayer: ServiceLayer {
     }
     let rows = try await store.query(scope: scope(of: shape), local)
     guard !rows.isEmpty else { return nil }
-    let (value, leftOut) = try shape.readable(rows.map(\.payload))
-    if leftOut > 0 {
-      warnings.warn(
-        "\(leftOut) stored \(shape.type) \(leftOut == 1 ? "entity does" : "entities do") not read"
-          + " as \(shape.type) any more and \(leftOut == 1 ? "was" : "were") left out of"
-          + " \(call.summary).")
-      guard leftOut < rows.count else { return nil }
+    let payloads = rows.map {
+      (try? shape.current($0.payload, storedAt: $0.modelVersion)) ?? $0.payload
     }
+    let (value, leftOut) = try shape.readable(payloads)
+    warnLeftOut(leftOut, shape, call)
+    guard leftOut < rows.count else { return nil }
     let now = clock.now()
     return Answer(
       value: value, origin: rows.contains(where: \.isPending) ? .pending : .local,
       age: rows.map { max(0, now.timeIntervalSince($0.storedAt)) }.max() ?? 0)
+  }
+
+  /// Says once that `leftOut` stored entities did not read as their type (damaged, or stored
+  /// by an older model with no migration for it) and were left out of `call`'s answer.
+  private func warnLeftOut<Value>(
+    _ leftOut: Int, _ shape: EntityShape<Value>, _ call: ServiceCall<Value>
+  ) {
+    guard leftOut > 0 else { return }
+    warnings.warn(
+      "\(leftOut) stored \(shape.type) \(leftOut == 1 ? "entity does" : "entities do") not read"
+        + " as \(shape.type) any more and \(leftOut == 1 ? "was" : "were") left out of"
+        + " \(call.summary).")
   }
 
   /// The scope of `shape`'s entities in this partition: what a local query looks among.
@@ -225,7 +244,7 @@ public struct CachingLayer: ServiceLayer {
       CacheEntry(
         key: storeKey(shape.key(of: entity.id)), payload: entity.payload,
         storedAt: now, validators: isItem ? answer.validators : CacheValidators(),
-        scope: scope(of: shape))
+        scope: scope(of: shape), modelVersion: shape.modelVersion)
     }
     if isItem { return entities }
     return entities + [

@@ -27,6 +27,8 @@ public struct ChangesFeed: Sendable {
   public let key: String
   /// The type of the entities it changes (`Movie`), as their rows are keyed.
   public let type: String
+  /// The version of that type's stored form (`StoredModel`), which its rows are stored at.
+  public let modelVersion: Int
   /// The request for the page after `since` (nil: from the start).
   let route: @Sendable (_ since: String?) -> Route
   /// A page's body read as its changes.
@@ -63,6 +65,7 @@ public struct ChangesFeed: Sendable {
     self.name = name
     self.key = key
     self.type = "\(Entity.self)"
+    self.modelVersion = StoredModels.version(of: Entity.self)
     self.route = route
     let shape = EntityShape<[Entity]>.list(Entity.self)
     read = { body, route in

@@ -17,8 +17,21 @@ public struct EntityShape<Value: Sendable>: Sendable {
   public let type: String
   /// For an item call: the id of the one entity it reads, whoever stored it.
   public let itemID: String?
+  /// The version of the entity type's stored form (`StoredModel.modelVersion`; 1 for a type
+  /// that declares none): what its rows are stored with.
+  public var modelVersion: Int = 1
   let split: @Sendable (Value) throws -> [StoredEntity]
   let join: @Sendable ([Data]) throws -> Value
+  /// A stored row's bytes of an older version made the current version's, by the type's
+  /// migrations (`StoredModel.migrate`); nil for a type that declares none.
+  var upgrade: (@Sendable (Data, _ from: Int) throws -> Data)?
+
+  /// `payload`, stored at `version`, as the current version stores it: migrated when it is
+  /// older and the type declares migrations, else as it is.
+  public func current(_ payload: Data, storedAt version: Int) throws -> Data {
+    guard version < modelVersion, let upgrade else { return payload }
+    return try upgrade(payload, version)
+  }
 
   /// The entities `value` holds, each with its id and its bytes, in order.
   public func entities(of value: Value) throws -> [StoredEntity] { try split(value) }
@@ -70,14 +83,14 @@ extension EntityShape {
   ) -> EntityShape<E> {
     let codec = CacheCodec<E>.json
     return EntityShape<E>(
-      type: type ?? "\(E.self)", itemID: "\(id)",
+      type: type ?? "\(E.self)", itemID: "\(id)", modelVersion: StoredModels.version(of: E.self),
       split: { value in [StoredEntity(id: "\(value.id)", payload: try codec.encode(value))] },
       join: { payloads in
         guard let only = payloads.first, payloads.count == 1 else {
           throw EntityMismatch(expected: 1, found: payloads.count)
         }
         return try codec.decode(only)
-      })
+      }, upgrade: StoredModels.upgrade(of: E.self))
   }
 
   /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids.
@@ -87,7 +100,7 @@ extension EntityShape {
     _ entity: E.Type, type: String? = nil
   ) -> EntityShape<[E]> {
     EntityShape<[E]>(
-      type: type ?? "\(E.self)", itemID: nil,
+      type: type ?? "\(E.self)", itemID: nil, modelVersion: StoredModels.version(of: E.self),
       split: { values in
         let encoder = JSONEncoding.encoder()
         return try values.map { StoredEntity(id: "\($0.id)", payload: try encoder.encode($0)) }
@@ -106,7 +119,7 @@ extension EntityShape {
           throw EntityMismatch(expected: payloads.count, found: entities.count)
         }
         return entities
-      })
+      }, upgrade: StoredModels.upgrade(of: E.self))
   }
 }
 
@@ -117,6 +130,52 @@ struct EntityMismatch: Error, CustomStringConvertible {
   var description: String {
     "\(expected) stored \(expected == 1 ? "entity was" : "entities were") expected, \(found)"
       + " \(found == 1 ? "was" : "were") found"
+  }
+}
+
+/// An entity type whose stored form changed between versions of the app (a field added,
+/// renamed or retyped): its version now, and how a row stored by each older version becomes
+/// the next version's, as JSON — so an update keeps what is stored offline, as a Realm
+/// `schemaVersion` with its `migrationBlock` does. Rows are stored with the version of their
+/// type; a row of an older version is migrated each time it is read (item, list or local
+/// query), until the api's answer stores it anew. A type that declares nothing is version 1.
+///
+/// ```swift
+/// extension Book: StoredModel {
+///   static let modelVersion = 2  // 2 added `subtitle`
+///   static func migrate(_ stored: inout JSONValue, from version: Int) throws {
+///     if version == 1, case .object(var fields) = stored {
+///       fields["subtitle"] = .string("")
+///       stored = .object(fields)
+///     }
+///   }
+/// }
+/// ```
+public protocol StoredModel: Sendable {
+  /// The version of the type's stored form now: 2 after its first change.
+  static var modelVersion: Int { get }
+  /// Makes `stored`, a row of version `version`, one of version `version + 1`.
+  static func migrate(_ stored: inout JSONValue, from version: Int) throws
+}
+
+/// What an entity type declares of its stored form (`StoredModel`), for its shapes.
+enum StoredModels {
+  /// The type's version: its `modelVersion`, or 1.
+  static func version<E>(of type: E.Type) -> Int {
+    (type as? any StoredModel.Type)?.modelVersion ?? 1
+  }
+
+  /// The type's migrations run from a row's version to its current one; nil without any.
+  static func upgrade<E>(of type: E.Type) -> (@Sendable (Data, Int) throws -> Data)? {
+    guard let model = type as? any StoredModel.Type else { return nil }
+    let current = model.modelVersion
+    return { payload, version in
+      var value = try JSONDecoder().decode(JSONValue.self, from: payload)
+      for step in max(1, version)..<max(max(1, version), current) {
+        try model.migrate(&value, from: step)
+      }
+      return try JSONEncoder().encode(value)
+    }
   }
 }
 

@@ -118,7 +118,7 @@ public struct ServiceStack: LayeredService {
       let entities = (page.created + page.updated).map { entity in
         CacheEntry(
           key: cache.storeKey(EntityShape<Never>.key(type: feed.type, id: entity.id)),
-          payload: entity.payload, storedAt: now, scope: scope)
+          payload: entity.payload, storedAt: now, scope: scope, modelVersion: feed.modelVersion)
       }
       let (asked, token) = (summary.token, page.token ?? summary.token)
       try await cache.store.apply(

@@ -1,0 +1,105 @@
+import Domain
+import Foundation
+import KernelTesting
+import Layers
+import Store
+import Testing
+
+/// A product as the app's second version keeps it: `reorderLevel` is new.
+// snippet: stored-model
+private struct Product: Codable, Sendable, Identifiable, Equatable, StoredModel {
+  let id: Int
+  let name: String
+  let reorderLevel: Int  // new in version 2
+
+  static let modelVersion = 2
+  static func migrate(_ stored: inout JSONValue, from version: Int) throws {
+    // Version 1 had no reorder level: 5 for every product stored before.
+    guard version == 1, case .object(var fields) = stored else { return }
+    fields["reorderLevel"] = .integer(5)
+    stored = .object(fields)
+  }
+}
+// end snippet
+
+/// The same product, declared by an app that added the field with no migration.
+private struct Gadget: Codable, Sendable, Identifiable, Equatable {
+  let id: Int
+  let name: String
+  let reorderLevel: Int
+}
+
+/// An app update that changes a stored type keeps what is stored, on both stores: rows of an
+/// older version are migrated by the type's declared migration when read (item, list, local
+/// query); without one, a list answers with the rows that read and says how many did not.
+@Suite struct ModelMigrationTests {
+  enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+
+  static func store(_ kind: Kind) throws -> any CacheStore {
+    kind == .memory ? InMemoryStore() : try SQLiteCacheStore.inMemory()
+  }
+
+  /// Rows as the app's first version stored them: no `reorderLevel`, version 1, held by a list.
+  static func firstVersion(_ type: String, in store: any CacheStore) async throws {
+    let rows = (1...3).map { id in
+      CacheEntry(
+        key: "p \(type)/\(id)", payload: Data(#"{"id":\#(id),"name":"item \#(id)"}"#.utf8),
+        storedAt: Date(), scope: "p|\(type)")
+    }
+    let list = CacheEntry(
+      key: "p \(type.lowercased())s", payload: Data(), storedAt: Date(),
+      references: rows.map(\.key))
+    try await store.store(rows + [list])
+  }
+
+  static func offline(
+    _ store: any CacheStore, warn: @escaping @Sendable (String) -> Void = { _ in }
+  )
+    -> ServiceStack
+  {
+    ServiceStack(
+      client: nil,
+      layers: [CachingLayer(store: store, policy: .cacheOnly, partition: "p", warn: warn)])
+  }
+
+  @Test(arguments: Kind.allCases)
+  func rowsOfAnOlderVersionAreMigratedWhenRead(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    try await Self.firstVersion("Product", in: store)
+    let offline = Self.offline(store)
+    let item = ServiceCall<Product>(
+      name: "product", entity: .item(Product.self, id: 2), summary: "product 2")
+    #expect(try await offline.answer(item).value == Product(id: 2, name: "item 2", reorderLevel: 5))
+    let list = ServiceCall<[Product]>(
+      name: "products", key: "products", summary: "the products", entities: .list(Product.self))
+    #expect(try await offline.answer(list).value.map(\.reorderLevel) == [5, 5, 5])
+    let local = ServiceCall<[Product]>(
+      name: "stored", key: "products/stored", summary: "the stored products",
+      entities: .list(Product.self),
+      local: LocalQuery(order: [.init("id", descending: true)], summary: "stored products"))
+    #expect(try await offline.answer(local).value.map(\.id) == [3, 2, 1])
+  }
+
+  @Test(arguments: Kind.allCases)
+  func withoutAMigrationAListAnswersWithTheRowsThatRead(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    try await Self.firstVersion("Gadget", in: store)
+    try await store.store([
+      CacheEntry(
+        key: "p Gadget/4", payload: Data(#"{"id":4,"name":"item 4","reorderLevel":1}"#.utf8),
+        storedAt: Date(), scope: "p|Gadget")
+    ])
+    var list = try #require(try await store.entry(for: "p gadgets"))
+    list.references?.append("p Gadget/4")
+    try await store.store([list])
+    let said = PrintedLines()
+    let offline = Self.offline(store) { said.print($0) }
+    let gadgets = ServiceCall<[Gadget]>(
+      name: "gadgets", key: "gadgets", summary: "the gadgets", entities: .list(Gadget.self))
+    #expect(try await offline.answer(gadgets).value.map(\.id) == [4])
+    #expect(
+      said.all == [
+        "3 stored Gadget entities do not read as Gadget any more and were left out of the gadgets."
+      ])
+  }
+}
