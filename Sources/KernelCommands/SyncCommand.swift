@@ -35,9 +35,6 @@ struct SyncCommand: AsyncParsableCommand {
   func run() async throws {
     let invocation = try Invocation(global)
     let composed = try invocation.services()
-    guard composed.reachesApi else {
-      throw CacheMiss(what: "syncing", cachable: false)
-    }
     repeat {
       let shows = Terminal.showsProgress
       let summaries = try await composed.makeCurrent {

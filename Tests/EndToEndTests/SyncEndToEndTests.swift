@@ -61,6 +61,32 @@ import Testing
     }
   }
 
+  /// `--watch` syncs again every `--every` seconds, saying each time what changed, until it
+  /// is stopped; a profile with no store has nothing to sync into (78), one with no api nothing
+  /// to sync from (69), each said in a sentence.
+  @Test func syncWatchesAndSaysWhyAProfileCannotSync() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let watching = try await kernel.launch(local + ["sync", "--watch", "--every", "1"])
+      #expect(await watching.stdout.wait(for: "+15 ~0 -0 movies", limit: .seconds(30)))
+      server.handle("GET", "/api/movies/changes") { request in
+        SampleChanges.answer(deleted: [4], timestamp: 16)
+      }
+      #expect(await watching.stdout.wait(for: "+0 ~0 -1 movies", limit: .seconds(30)))
+      watching.process.terminate()
+      _ = try await watching.finish(within: .seconds(10))
+
+      let api = try await kernel.run(local + ["--profile", "api", "sync"])
+      #expect(api.status == 78, "\(api)")
+      #expect(api.stderr.contains("this profile's stack keeps nothing"), "\(api)")
+      let offline = try await kernel.run(local + ["--profile", "offline", "sync"])
+      #expect(offline.status == 69, "\(offline)")
+      #expect(offline.stderr.contains("Syncing movies needs the api"), "\(offline)")
+    }
+  }
+
   /// SIGKILL during a 50-page sync, then `kernel sync` again: it goes on from the last page
   /// applied, and every movie is applied once.
   @Test func aSyncKilledHalfWayGoesOnFromItsLastPage() async throws {

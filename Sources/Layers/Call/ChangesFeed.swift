@@ -160,3 +160,40 @@ public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
   /// `+12 ~3 -2 movies`.
   public var description: String { "+\(created) ~\(updated) -\(deleted) \(name)" }
 }
+
+/// A stack that cannot sync a feed: it has no api to ask (the `offline` profile's, exit 69) or
+/// no store to keep what it says (the `api` profile's, exit 78).
+public struct SyncUnavailable: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// What the stack lacks.
+  public enum Lack: Sendable, Hashable {
+    /// No api under its layers.
+    case api
+    /// No caching layer: nothing kept.
+    case store
+  }
+
+  /// The feed's name (`movies`).
+  public let feed: String
+  /// What the stack lacks.
+  public let lacks: Lack
+
+  /// `feed` cannot be synced by a stack that lacks `lacks`.
+  public init(feed: String, lacks: Lack) {
+    self.feed = feed
+    self.lacks = lacks
+  }
+
+  /// Unreachable (69) with no api; a configuration failure (78) with no store.
+  public var failure: ServiceFailure { lacks == .api ? .unreachable : .configuration }
+
+  public var description: String {
+    switch lacks {
+    case .api:
+      "Syncing \(feed) needs the api, and this profile's stack has none; run it with a network"
+        + " profile."
+    case .store:
+      "Syncing \(feed) keeps what the api says in the store, and this profile's stack keeps"
+        + " nothing; run it with a profile that stores (layered)."
+    }
+  }
+}

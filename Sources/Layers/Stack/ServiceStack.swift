@@ -89,8 +89,8 @@ public struct ServiceStack: LayeredService {
   /// the caching layer's partition (from the start when none is), applies each page in one
   /// transaction with the page's token (`CacheStore.apply`), and asks again while the feed says
   /// there is more; `progress` hears the running summary after each page. A sync stopped at
-  /// any point goes on from the last page applied. Throws a `CacheMiss` when the stack has no
-  /// api or no caching layer: there is nothing to sync from, or into.
+  /// any point goes on from the last page applied. Throws `SyncUnavailable` when the stack has
+  /// no api or no caching layer: there is nothing to sync from, or into.
   ///
   /// ```swift
   /// let summary = try await composed.stack("books").sync(.books)
@@ -100,9 +100,8 @@ public struct ServiceStack: LayeredService {
     _ feed: ChangesFeed, progress: (@Sendable (SyncSummary) -> Void)? = nil
   ) async throws -> SyncSummary {
     let cache: CachingLayer? = layers.layers.lazy.compactMap { $0 as? CachingLayer }.first
-    guard let cache, let base else {
-      throw CacheMiss(what: "syncing \(feed.name)", cachable: false)
-    }
+    guard let base else { throw SyncUnavailable(feed: feed.name, lacks: .api) }
+    guard let cache else { throw SyncUnavailable(feed: feed.name, lacks: .store) }
     let client = base.make(nil)
     let tokenKey = cache.storeKey(feed.key)
     var summary = SyncSummary(name: feed.name)
