@@ -245,18 +245,16 @@ final class SQLiteC {
 
   /// A page of a changes feed applied in one transaction with the store's statements
   /// (`SQLiteCacheStore.apply`): each entity upserted and, where its edit is pending, made the
-  /// copy its undo puts back; each deleted key out of every list and a tombstone; the token.
+  /// copy its undo puts back; the pending keys read, each list read once and written back
+  /// without the deleted keys, a tombstone for each; the token.
   func apply(entities: [CacheEntry], gone: [String], token: CacheEntry) throws {
     let original = try prepare(
       "UPDATE cache_entry SET original = ? WHERE key = ? AND pending = 1")
-    let pending = try prepare("SELECT COUNT(*) FROM cache_entry WHERE key = ? AND pending = 1")
+    let pending = try prepare(
+      "SELECT key FROM cache_entry INDEXED BY cache_entry_pending WHERE pending = 1")
     let lists = try prepare(
-      """
-      UPDATE cache_entry INDEXED BY cache_entry_lists
-      SET refs = trim(replace(char(10) || refs || char(10), char(10) || ? || char(10),
-        char(10)), char(10))
-      WHERE refs IS NOT NULL AND instr(char(10) || refs || char(10), char(10) || ? || char(10)) > 0
-      """)
+      "SELECT key, refs FROM cache_entry INDEXED BY cache_entry_lists WHERE refs IS NOT NULL")
+    let update = try prepare("UPDATE cache_entry SET refs = ? WHERE key = ?")
     let tombstone = try prepare(
       """
       INSERT INTO cache_entry (key, payload, storedAt, usedAt, gone) VALUES (?, X'', ?, ?, 1)
@@ -265,13 +263,18 @@ final class SQLiteC {
         refs = NULL, original = NULL, stale = 0, gone = 1
       """)
     defer {
-      for statement in [original, pending, lists, tombstone] { sqlite3_finalize(statement) }
+      for statement in [original, pending, lists, update, tombstone] {
+        sqlite3_finalize(statement)
+      }
     }
     func step(_ statement: OpaquePointer?) throws {
       guard sqlite3_step(statement) == SQLITE_DONE else {
         throw Failure(description: String(cString: sqlite3_errmsg(db)))
       }
       sqlite3_reset(statement)
+    }
+    func text(_ statement: OpaquePointer?, _ column: Int32) -> String {
+      sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
     }
     try exec("BEGIN IMMEDIATE")
     for entry in entities + [token] {
@@ -285,16 +288,22 @@ final class SQLiteC {
       sqlite3_bind_text(original, 2, entry.key, -1, Self.transient)
       try step(original)
     }
+    var held = Set<String>()
+    while sqlite3_step(pending) == SQLITE_ROW { held.insert(text(pending, 0)) }
+    let removed = Set(gone).subtracting(held)
+    var changed: [(String, String)] = []
+    while sqlite3_step(lists) == SQLITE_ROW {
+      let refs = text(lists, 1).split(separator: "\n", omittingEmptySubsequences: false)
+      let kept = refs.filter { !removed.contains(String($0)) }
+      if kept.count < refs.count { changed.append((text(lists, 0), kept.joined(separator: "\n"))) }
+    }
+    for (key, refs) in changed {
+      sqlite3_bind_text(update, 1, refs, -1, Self.transient)
+      sqlite3_bind_text(update, 2, key, -1, Self.transient)
+      try step(update)
+    }
     let now = Date().timeIntervalSince1970
-    for key in gone {
-      sqlite3_bind_text(pending, 1, key, -1, Self.transient)
-      guard sqlite3_step(pending) == SQLITE_ROW else { throw Failure(description: "pending") }
-      let held = sqlite3_column_int64(pending, 0)
-      sqlite3_reset(pending)
-      guard held == 0 else { continue }
-      sqlite3_bind_text(lists, 1, key, -1, Self.transient)
-      sqlite3_bind_text(lists, 2, key, -1, Self.transient)
-      try step(lists)
+    for key in removed {
       sqlite3_bind_text(tombstone, 1, key, -1, Self.transient)
       sqlite3_bind_double(tombstone, 2, now)
       sqlite3_bind_double(tombstone, 3, now)
