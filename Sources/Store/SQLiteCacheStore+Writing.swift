@@ -42,15 +42,29 @@ extension SQLiteCacheStore {
     }
   }
 
+  /// The SQL of `stored` (a payload column) with the upserted entity's fields merged into it
+  /// (`CacheEntry.mergesFields`: the last `?` bound, the new payload `excluded.payload`) when
+  /// the row is an entity of the same version and JSON, as `CacheEntry.merged(into:)` does;
+  /// else the new payload.
+  static func merged(_ stored: String) -> String {
+    """
+    CASE WHEN ? AND cache_entry.scope IS NOT NULL AND cache_entry.gone = 0
+      AND cache_entry.version = excluded.version AND json_valid(CAST(\(stored) AS TEXT))
+      AND json_valid(CAST(excluded.payload AS TEXT))
+    THEN CAST(json_patch(CAST(\(stored) AS TEXT), CAST(excluded.payload AS TEXT)) AS BLOB)
+    ELSE excluded.payload END
+    """
+  }
+
   /// Stores `entries` in `db`, one upsert each; an entity row never replaces one whose edit is
-  /// pending.
+  /// pending, and one that `mergesFields` is merged into the stored row.
   static func upsert(_ entries: [CacheEntry], in db: Database) throws {
     let statement = try db.cachedStatement(
       sql: """
         INSERT INTO cache_entry (key, payload, storedAt, etag, lastModified, usedAt, pending,
           scope, refs, original, stale, gone, version)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(key) DO UPDATE SET payload = excluded.payload,
+        ON CONFLICT(key) DO UPDATE SET payload = \(merged("cache_entry.payload")),
           storedAt = excluded.storedAt, etag = excluded.etag,
           lastModified = excluded.lastModified, usedAt = excluded.usedAt,
           pending = excluded.pending, scope = excluded.scope, refs = excluded.refs,
@@ -64,7 +78,7 @@ extension SQLiteCacheStore {
         entry.key, entry.payload, entry.storedAt.timeIntervalSince1970, entry.validators.etag,
         entry.validators.lastModified, now, entry.isPending, entry.scope,
         entry.references?.joined(separator: "\n"), entry.original, entry.isStale, entry.isGone,
-        entry.modelVersion,
+        entry.modelVersion, entry.mergesFields,
       ])
     }
   }
@@ -77,9 +91,14 @@ extension SQLiteCacheStore {
       // The api's new copy of an entity whose edit is pending is what undoing the edit puts
       // back; the edit keeps showing.
       let original = try db.cachedStatement(
-        sql: "UPDATE cache_entry SET original = ? WHERE key = ? AND pending = 1")
+        sql: """
+          UPDATE cache_entry SET original = CASE WHEN ?2 AND json_valid(CAST(original AS TEXT))
+              AND json_valid(CAST(?1 AS TEXT))
+            THEN CAST(json_patch(CAST(original AS TEXT), CAST(?1 AS TEXT)) AS BLOB) ELSE ?1 END
+          WHERE key = ?3 AND pending = 1
+          """)
       for entity in changes.entities {
-        try original.execute(arguments: [entity.payload, entity.key])
+        try original.execute(arguments: [entity.payload, entity.mergesFields, entity.key])
       }
       _ = try Self.remove(changes.gone, goneAt: changes.goneAt, in: db)
     }

@@ -116,10 +116,7 @@ extension ServiceCall where Value == [Chore] {
       tasks.page(since: Int(request.query["since"] ?? "") ?? 0, perPage: perPage)
     }
     let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
-    let client = ApiClient(
-      context: InMemoryApiContext(
-        environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
+    let client = try ApiClient.loopback(server)
     let layered = ServiceStack(
       client: client, layers: [CachingLayer(store: store, policy: .networkFirst, partition: "p")])
     let offline = ServiceStack(

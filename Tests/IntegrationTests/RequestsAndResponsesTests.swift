@@ -37,12 +37,7 @@ import Testing
     return response
   }
 
-  private func client(_ server: FixtureServer) throws -> ApiClient {
-    ApiClient(
-      context: InMemoryApiContext(
-        environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-      transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
-  }
+  private func client(_ server: FixtureServer) throws -> ApiClient { try .loopback(server) }
 
   @Test func anEnvelopeWithMetaAndTimestampsWithMillisecondsDecodesByMappingAlone() async throws {
     let server = try await FixtureServer.start(routes: .sampleMovies())

@@ -86,15 +86,8 @@ extension ServiceCall where Value == [Note] {
   )
     throws -> ServiceStack
   {
-    let base = try server.map { server in
-      Source<ApiClient>.api(
-        ApiClient(
-          context: InMemoryApiContext(
-            environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
-          transport: PlatformTransport(configuration: .loopbackTests), retriers: [])
-      ) { $0 }
-    }
-    return ServiceStack(base: base, layers: [CachingLayer(store: store, policy: policy)])
+    let client = try server.map(ApiClient.loopback)
+    return ServiceStack(client: client, layers: [CachingLayer(store: store, policy: policy)])
   }
 
   /// `body` with a layered stack over a server holding one note, milk, on a new SQLite file.

@@ -85,12 +85,17 @@ public struct CacheEntry: Sendable, Hashable {
   /// For an entity: the version of its type's stored form it was stored at
   /// (`StoredModel.modelVersion`; 1 for a type that declares none).
   public var modelVersion: Int
+  /// For an entity being stored: its fields merge into the stored row's (a JSON Merge Patch:
+  /// the fields it lacks keep their stored values) rather than replacing the row, when that row
+  /// is an entity of the same version (`EntityShape.isWhole`). Not itself stored.
+  public var mergesFields: Bool
 
   /// An entry of these values.
   public init(
     key: String, payload: Data, storedAt: Date, validators: CacheValidators = CacheValidators(),
     isPending: Bool = false, scope: String? = nil, references: [String]? = nil,
-    original: Data? = nil, isStale: Bool = false, isGone: Bool = false, modelVersion: Int = 1
+    original: Data? = nil, isStale: Bool = false, isGone: Bool = false, modelVersion: Int = 1,
+    mergesFields: Bool = false
   ) {
     self.key = key
     self.payload = payload
@@ -103,6 +108,22 @@ public struct CacheEntry: Sendable, Hashable {
     self.isStale = isStale
     self.isGone = isGone
     self.modelVersion = modelVersion
+    self.mergesFields = mergesFields
+  }
+
+  /// This entity's fields merged into `stored`'s when it `mergesFields` and `stored` is an
+  /// entity of its version whose edit is not pending, both JSON objects (what SQLite's
+  /// `json_patch` makes of them); else itself.
+  public func merged(into stored: CacheEntry?) -> CacheEntry {
+    guard mergesFields, let stored, stored.scope != nil, !stored.isGone,
+      stored.modelVersion == modelVersion,
+      let old = try? JSONDecoder().decode(JSONValue.self, from: stored.payload),
+      let new = try? JSONDecoder().decode(JSONValue.self, from: payload),
+      let merged = try? JSONEncoder().encode(old.applying(mergePatch: new))
+    else { return self }
+    var entry = self
+    entry.payload = merged
+    return entry
   }
 }
 

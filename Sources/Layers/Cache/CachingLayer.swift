@@ -156,7 +156,8 @@ public struct CachingLayer: ServiceLayer {
       if let shape = call.entities, entry.references != nil {
         // Under `cacheOnly` a list answers with the rows that read, the others said once;
         // elsewhere a row that does not read makes the list a miss the api answers anew.
-        let payloads = try rows.map { try shape.current($0.payload, storedAt: $0.modelVersion) }
+        let payloads = await withHeld(
+          try rows.map { try shape.current($0.payload, storedAt: $0.modelVersion) }, shape)
         if policy == .cacheOnly {
           let (readable, leftOut) = try shape.readable(payloads)
           warnLeftOut(leftOut, shape, call)
@@ -165,7 +166,8 @@ public struct CachingLayer: ServiceLayer {
           value = try shape.value(of: payloads)
         }
       } else if let shape = call.entities, shape.itemID != nil {
-        value = try shape.value(of: [shape.current(entry.payload, storedAt: entry.modelVersion)])
+        value = try shape.value(
+          of: await withHeld([shape.current(entry.payload, storedAt: entry.modelVersion)], shape))
       } else {
         value = try codec.decode(entry.payload)
       }
@@ -195,9 +197,9 @@ public struct CachingLayer: ServiceLayer {
     }
     let rows = try await store.query(scope: scope(of: shape), local)
     guard !rows.isEmpty else { return nil }
-    let payloads = rows.map {
-      (try? shape.current($0.payload, storedAt: $0.modelVersion)) ?? $0.payload
-    }
+    let payloads = await withHeld(
+      rows.map { (try? shape.current($0.payload, storedAt: $0.modelVersion)) ?? $0.payload },
+      shape)
     let (value, leftOut) = try shape.readable(payloads)
     warnLeftOut(leftOut, shape, call)
     guard leftOut < rows.count else { return nil }
@@ -219,6 +221,34 @@ public struct CachingLayer: ServiceLayer {
         + " \(call.summary).")
   }
 
+  /// `payloads` of `shape`'s entities with each entity they hold (`HeldEntity`) read from its
+  /// own row, where it has one: the freshest copy, whichever answer stored it. A row that is
+  /// not JSON stays as it is.
+  func withHeld<Value>(_ payloads: [Data], _ shape: EntityShape<Value>) async -> [Data] {
+    guard !shape.held.isEmpty else { return payloads }
+    let values = payloads.map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+    let read = await HeldEntity.reading(values.compactMap { $0 }, shape.held) { field, ids in
+      let keys = ids.map { storeKey(EntityShape<Never>.key(type: field.type, id: $0)) }
+      let rows = (try? await store.entries(for: keys)) ?? []
+      var found: [String: JSONValue] = [:]
+      for (id, row) in zip(ids, rows) {
+        guard let row, !row.isGone, row.scope != nil, let value = field.current(row) else {
+          continue
+        }
+        found[id] = value
+      }
+      return found
+    }
+    var fresh = read.makeIterator()
+    let encoder = JSONEncoder()
+    return zip(payloads, values).map { payload, value in
+      guard value != nil, let next = fresh.next(), let data = try? encoder.encode(next) else {
+        return payload
+      }
+      return data
+    }
+  }
+
   /// The scope of `shape`'s entities in this partition: what a local query looks among.
   func scope<Value>(of shape: EntityShape<Value>) -> String { partition + "|" + shape.type }
 
@@ -236,22 +266,37 @@ public struct CachingLayer: ServiceLayer {
       ]
     }
     let isItem = shape.itemID != nil
-    let entities = try shape.entities(of: answer.value).map { entity in
+    let stored = try shape.entities(of: answer.value)
+    let entities = stored.map { entity in
       // Every entity under the id it carries: an item answer naming another entity than the
       // one asked is stored as that one (and the call refused, `ItemMismatch`), never as a
       // second copy under the id asked. An entity's validators are those of its own item
-      // answer, never a list's.
-      CacheEntry(
-        key: storeKey(shape.key(of: entity.id)), payload: entity.payload,
-        storedAt: now, validators: isItem ? answer.validators : CacheValidators(),
-        scope: scope(of: shape), modelVersion: shape.modelVersion)
+      // answer, never a list's; one it holds is merged into its own row.
+      var row = self.row(
+        of: entity, type: shape.type, modelVersion: shape.modelVersion, whole: shape.isWhole,
+        at: now)
+      if isItem, entity.held == nil { row.validators = answer.validators }
+      return row
     }
     if isItem { return entities }
     return entities + [
       CacheEntry(
         key: key(of: call), payload: Data(), storedAt: now, validators: answer.validators,
-        references: entities.map(\.key))
+        references: zip(stored, entities).filter { $0.0.held == nil }.map(\.1.key))
     ]
+  }
+
+  /// The row that stores `entity`: of `type` at `modelVersion`, merged into its stored row
+  /// field by field unless `whole`; or held by one of them, and then always merged.
+  func row(
+    of entity: StoredEntity, type: String, modelVersion: Int, whole: Bool, at now: Date
+  ) -> CacheEntry {
+    let type = entity.held?.type ?? type
+    return CacheEntry(
+      key: storeKey(EntityShape<Never>.key(type: type, id: entity.id)), payload: entity.payload,
+      storedAt: now, scope: partition + "|" + type,
+      modelVersion: entity.held?.modelVersion ?? modelVersion,
+      mergesFields: entity.held != nil || !whole)
   }
 
   /// Asks below, offering the stored copy's validators; stores a new network answer (its rows

@@ -51,7 +51,7 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
       // its write is settled.
       for entry in new
       where entry.scope == nil || entry.isPending || entries[entry.key]?.isPending != true {
-        entries[entry.key] = entry
+        entries[entry.key] = entry.merged(into: entries[entry.key])
       }
     }
     notices.notify()
@@ -74,10 +74,12 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   public func apply(_ changes: StoredChanges) async throws {
     entries.withLock { entries in
       for entity in changes.entities {
-        if entries[entity.key]?.isPending == true {
-          entries[entity.key]?.original = entity.payload
+        if var shown = entries[entity.key], shown.isPending {
+          // The api's copy the edit was made of is what the new copy merges into.
+          shown.payload = shown.original ?? shown.payload
+          entries[entity.key]?.original = entity.merged(into: shown).payload
         } else {
-          entries[entity.key] = entity
+          entries[entity.key] = entity.merged(into: entries[entity.key])
         }
       }
       for key in changes.gone { _ = Self.remove(key, goneAt: changes.goneAt, from: &entries) }

@@ -127,18 +127,6 @@ struct ChangesPage: Sendable {
   var hasMore: Bool
 }
 
-extension JSONValue {
-  /// A token or an id as text: a number's digits, a string itself; nil for anything else.
-  fileprivate var token: String? {
-    switch self {
-    case .integer(let number): "\(number)"
-    case .number(let number): Int64(exactly: number).map { "\($0)" } ?? "\(number)"
-    case .string(let text): text
-    default: nil
-    }
-  }
-}
-
 /// What a sync changed, for people (`+12 ~3 -2 movies`) and scripts.
 public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
   /// The feed's name (`movies`).

@@ -20,6 +20,16 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// The version of the entity type's stored form (`StoredModel.modelVersion`; 1 for a type
   /// that declares none): what its rows are stored with.
   public var modelVersion: Int = 1
+  /// Whether the answer's entities are whole: stored over a row of the entity, they replace it.
+  /// When not (a list's entities, which may carry fewer fields than the item's), each is
+  /// merged into the stored row field by field (a JSON Merge Patch, as Apollo's cache merges
+  /// an object's fields), so a field the answer lacks keeps its stored value. An item answer is
+  /// whole unless its call says otherwise: a field it lacks is one the api no longer has (Swift
+  /// encodes a nil optional by leaving it out).
+  public var isWhole: Bool
+  /// The entities the type holds in its JSON (`HoldsEntities`): each stored in its own row as
+  /// well, and read from there into every answer that holds it.
+  public var held: [HeldEntity] = []
   let split: @Sendable (Value) throws -> [StoredEntity]
   let join: @Sendable ([Data]) throws -> Value
   /// A stored row's bytes of an older version made the current version's, by the type's
@@ -33,8 +43,18 @@ public struct EntityShape<Value: Sendable>: Sendable {
     return try upgrade(payload, version)
   }
 
-  /// The entities `value` holds, each with its id and its bytes, in order.
-  public func entities(of value: Value) throws -> [StoredEntity] { try split(value) }
+  /// The entities `value` holds, each with its id and its bytes, in order; then the entities
+  /// they hold (`held`), to any depth, each with its own type.
+  public func entities(of value: Value) throws -> [StoredEntity] {
+    let own = try split(value)
+    guard !held.isEmpty else { return own }
+    let decoder = JSONDecoder()
+    return own
+      + own.flatMap { entity in
+        (try? decoder.decode(JSONValue.self, from: entity.payload))
+          .map { HeldEntity.entities(in: $0, held) } ?? []
+      }
+  }
 
   /// The answer made of stored entities' bytes, in the order of its ids.
   public func value(of payloads: [Data]) throws -> Value { try join(payloads) }
@@ -68,22 +88,36 @@ public struct StoredEntity: Sendable, Hashable {
   public let id: String
   /// Its JSON.
   public let payload: Data
+  /// For an entity held in the answer's (`HeldEntity`): its own type and version; nil for the
+  /// answer's own entities, of the shape's type.
+  public var held: Held?
+
+  /// A held entity's type (`Supplier`) and the version its rows are stored with.
+  public struct Held: Sendable, Hashable {
+    /// The type, as the store names it.
+    public let type: String
+    /// Its `StoredModel.modelVersion`.
+    public let modelVersion: Int
+  }
 
   /// The entity `id` holding `payload`.
-  public init(id: String, payload: Data) {
+  public init(id: String, payload: Data, held: Held? = nil) {
     self.id = id
     self.payload = payload
+    self.held = held
   }
 }
 
 extension EntityShape {
   /// An item call's answer: the entity `type` with `id`, read from and stored to its own row.
+  /// `whole: false` merges it into the stored row field by field (see `isWhole`).
   public static func item<E: Identifiable & Codable & Sendable>(
-    _ entity: E.Type, id: E.ID, type: String? = nil
+    _ entity: E.Type, id: E.ID, type: String? = nil, whole: Bool = true
   ) -> EntityShape<E> {
     let codec = CacheCodec<E>.json
     return EntityShape<E>(
       type: type ?? "\(E.self)", itemID: "\(id)", modelVersion: StoredModels.version(of: E.self),
+      isWhole: whole, held: HeldEntity.declared(by: E.self),
       split: { value in [StoredEntity(id: "\(value.id)", payload: try codec.encode(value))] },
       join: { payloads in
         guard let only = payloads.first, payloads.count == 1 else {
@@ -93,14 +127,16 @@ extension EntityShape {
       }, upgrade: StoredModels.upgrade(of: E.self))
   }
 
-  /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids.
+  /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids;
+  /// each merged into its stored row field by field unless `whole` (see `isWhole`).
   /// One encoder for all its entities, and one decoding of their rows joined as one JSON array:
   /// a coder made for each entity was most of a 10-entity list's read.
   public static func list<E: Identifiable & Codable & Sendable>(
-    _ entity: E.Type, type: String? = nil
+    _ entity: E.Type, type: String? = nil, whole: Bool = false
   ) -> EntityShape<[E]> {
     EntityShape<[E]>(
       type: type ?? "\(E.self)", itemID: nil, modelVersion: StoredModels.version(of: E.self),
+      isWhole: whole, held: HeldEntity.declared(by: E.self),
       split: { values in
         let encoder = JSONEncoding.encoder()
         return try values.map { StoredEntity(id: "\($0.id)", payload: try encoder.encode($0)) }

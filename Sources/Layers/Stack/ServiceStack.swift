@@ -109,15 +109,14 @@ public struct ServiceStack: LayeredService {
       let token = String(data: entry.payload, encoding: .utf8) ?? ""
       return entry.isGone || token.isEmpty ? nil : token
     }
-    let scope = cache.partition + "|" + feed.type
     while true {
       let route = feed.route(summary.token)
       let page = try feed.read(try await client.response(for: route).body, route)
       let now = Date()
+      // The feed's own entities whole, as the api has them; those they hold merged into theirs.
       let entities = (page.created + page.updated).map { entity in
-        CacheEntry(
-          key: cache.storeKey(EntityShape<Never>.key(type: feed.type, id: entity.id)),
-          payload: entity.payload, storedAt: now, scope: scope, modelVersion: feed.modelVersion)
+        cache.row(
+          of: entity, type: feed.type, modelVersion: feed.modelVersion, whole: true, at: now)
       }
       let (asked, token) = (summary.token, page.token ?? summary.token)
       try await cache.store.apply(
@@ -128,8 +127,8 @@ public struct ServiceStack: LayeredService {
           },
           goneAt: now,
           token: CacheEntry(key: tokenKey, payload: Data((token ?? "").utf8), storedAt: now)))
-      summary.created += page.created.count
-      summary.updated += page.updated.count
+      summary.created += page.created.count { $0.held == nil }
+      summary.updated += page.updated.count { $0.held == nil }
       summary.deleted += page.deleted.count
       summary.pages += 1
       summary.token = token
