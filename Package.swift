@@ -224,7 +224,7 @@ let package = Package(
     .testTarget(
       name: "KernelCommandsTests",
       dependencies: [
-        "MoviesKit", "MoviesTesting",
+        "Domain", "MoviesKit", "MoviesTesting",
         "KernelCommands", "KernelServe", "Composition", "KernelTesting",
       ]),
     .testTarget(

@@ -12,6 +12,10 @@ public struct Answer<Value: Sendable>: Sendable {
   public var age: TimeInterval
   /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
   public var validators: CacheValidators
+  /// A local query's answer (origin `local`) over every entity of its type there is: the store
+  /// holds all the api had when a complete list of the whole type last answered (`age` is
+  /// that list's), so nothing is missing but what changed since.
+  public var isComplete = false
 
   /// An answer of `value` from `origin`, `age` seconds old, with its validators.
   public init(
@@ -29,7 +33,10 @@ public struct Answer<Value: Sendable>: Sendable {
 
   /// The same answer with its value transformed (a movie as a list of one), from where it came.
   public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Answer<T> {
-    Answer<T>(value: try transform(value), origin: origin, age: age, validators: validators)
+    var answer = Answer<T>(
+      value: try transform(value), origin: origin, age: age, validators: validators)
+    answer.isComplete = isComplete
+    return answer
   }
 
   /// The answers of several calls as one, in their order: of their one origin, or `mixed`; as

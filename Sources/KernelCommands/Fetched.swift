@@ -14,12 +14,40 @@ public struct Fetched<Value: Sendable>: Sendable {
   public let oldestCacheAge: TimeInterval?
   /// How long fetching it took.
   public let elapsed: Duration
+  /// A local query's answer over every entity of its type there is (`Answer.isComplete`).
+  public var isComplete = false
+
+  /// `answer`, which took `elapsed`.
+  init(_ answer: Answer<Value>, elapsed: Duration) {
+    self.init(
+      value: answer.value, origin: answer.origin.rawValue,
+      oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: elapsed)
+    isComplete = answer.isComplete
+  }
+
+  /// A fetched value of these.
+  init(value: Value, origin: String, oldestCacheAge: TimeInterval?, elapsed: Duration) {
+    self.value = value
+    self.origin = origin
+    self.oldestCacheAge = oldestCacheAge
+    self.elapsed = elapsed
+  }
 
   /// The same answer with its value transformed (the first page of a list), from where it came.
   public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Fetched<T> {
-    Fetched<T>(
+    var mapped = Fetched<T>(
       value: try transform(value), origin: origin, oldestCacheAge: oldestCacheAge,
       elapsed: elapsed)
+    mapped.isComplete = isComplete
+    return mapped
+  }
+
+  /// What a JSON reply says of where it came from: `origin`, and `complete: true` for a local
+  /// query's answer over every entity there is.
+  public var fields: [String: JSONValue] {
+    var fields: [String: JSONValue] = ["origin": .string(origin)]
+    if isComplete { fields["complete"] = .boolean(true) }
+    return fields
   }
 
   /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", from both, or from a
@@ -29,6 +57,8 @@ public struct Fetched<Value: Sendable>: Sendable {
     let age = oldestCacheAge.map(Reply.age) ?? "new"
     switch origin {
     case "cache": return "\(what) from cache, \(age)"
+    case "local" where isComplete:
+      return "\(what) found among those stored, all there are as of a complete list \(age)"
     case "local":
       return "\(what) found among those stored (a local query: the api may know more), \(age)"
     case "pending":
@@ -93,9 +123,7 @@ extension Invocation {
     }
     await settle(composed)
     Phases.mark("answer")
-    return Fetched(
-      value: answer.value, origin: answer.origin.rawValue,
-      oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: clock.now - start)
+    return Fetched(answer, elapsed: clock.now - start)
   }
 
   /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `fetch`
@@ -247,7 +275,7 @@ extension Invocation {
     line: (Element) -> String = { "\($0)" }
   ) throws {
     guard format == .text else {
-      return try Reply.printJSON(list: key, fetched.value, fields: ["origin": fetched.origin])
+      return try Reply.printJSON(list: key, fetched.value, fields: fetched.fields)
     }
     for element in fetched.value {
       try Terminal.print(TerminalText.escaped(line(element), keepingNewlines: false))

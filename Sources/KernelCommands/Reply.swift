@@ -31,7 +31,7 @@ public enum Reply {
   /// `slice` elements at a time by `JSONEncoder`: a list of 100,000 entities never exists as one
   /// encoded document (encoding it whole took 180 MB beside a 20 MB answer).
   public static func printJSON<Element: Encodable>(
-    list key: String, _ elements: [Element], fields: [String: String], slice: Int = 1_000
+    list key: String, _ elements: [Element], fields: [String: JSONValue], slice: Int = 1_000
   ) throws {
     let encoder = JSONMapping.body.encoder()
     var members = fields.map { ($0.key, Optional($0.value)) } + [(key, nil)]

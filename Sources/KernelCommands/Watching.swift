@@ -41,10 +41,7 @@ public enum WatchElement<Value: Sendable>: Sendable {
   init(_ watched: Watched<Value>) {
     switch watched {
     case .answer(let answer):
-      self = .answer(
-        Fetched(
-          value: answer.value, origin: answer.origin.rawValue,
-          oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: .zero))
+      self = .answer(Fetched(answer, elapsed: .zero))
     case .nothingStored: self = .nothingStored
     // A watch's end never reaches `show`: `Invocation.watch` throws it.
     case .failed(let failure), .ended(let failure): self = .failed(failure.description)

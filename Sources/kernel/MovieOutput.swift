@@ -37,7 +37,7 @@ enum MovieOutput {
       if invocation.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {
       switch invocation.format {
-      case .json: try printJSON(movies, origin: fetched.origin)
+      case .json: try printJSON(movies, fields: fetched.fields)
       default:
         try Terminal.print(table(movies))
         try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
@@ -55,12 +55,12 @@ enum MovieOutput {
   ) -> @Sendable (WatchElement<Value>, Bool) throws -> Void {
     { element, _ in
       switch (element, format) {
-      case (.answer(let fetched), .json): try printJSON(list(fetched.value), origin: fetched.origin)
+      case (.answer(let fetched), .json): try printJSON(list(fetched.value), fields: fetched.fields)
       case (.answer(let fetched), _):
         let movies = list(fetched.value)
         try Terminal.print(table(movies))
         try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
-      case (.nothingStored, .json): try printJSON([], origin: "none")
+      case (.nothingStored, .json): try printJSON([], fields: ["origin": .string("none")])
       case (.nothingStored, _): try Terminal.print("Nothing is stored for it yet; watching.")
       case (.failed(let reason), _): Terminal.warn("The api could not be asked: \(reason)")
       }
@@ -91,7 +91,7 @@ enum MovieOutput {
       guard first else { return }
       do {
         switch format {
-        case .json: try MovieOutput.printJSON(movies, origin: "cache")
+        case .json: try MovieOutput.printJSON(movies, fields: ["origin": .string("cache")])
         default:
           let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
           try Terminal.print(MovieOutput.table(movies))
@@ -106,8 +106,8 @@ enum MovieOutput {
 
   /// Prints the contract's JSON: `{"movies": [...], "origin": ...}`, keys sorted, written by
   /// `JSONEncoder` a slice of movies at a time (`Reply.printJSON`).
-  static func printJSON(_ movies: [Movie], origin: String) throws {
-    try Reply.printJSON(list: "movies", movies.map(ShownMovie.init), fields: ["origin": origin])
+  static func printJSON(_ movies: [Movie], fields: [String: JSONValue]) throws {
+    try Reply.printJSON(list: "movies", movies.map(ShownMovie.init), fields: fields)
   }
 
   /// A movie as the contract shows it: the release day as `yyyy-MM-dd` (ISO 8601), a rating

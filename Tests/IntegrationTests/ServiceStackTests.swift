@@ -169,11 +169,15 @@ extension ServiceCall where Value == [Note] {
     await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
     #expect(try await offline.answer(.note(id: 2)).value.text == "eggs")
 
+    // A local query may not know everything until a complete list of the whole type answers.
+    #expect(try await offline.answer(.storedNotes).isComplete == false)
     #expect(try await layered.answer(.everyNote).value.map(\.id) == [1, 2])
     notes.all.withLock { $0.removeAll { $0.id == 2 } }
     #expect(try await layered.answer(.everyNote).value.map(\.id) == [1])
     await #expect(throws: EntityGone.self) { try await offline.answer(.note(id: 2)) }
     #expect(try await offline.answer(.everyNote).value.map(\.text) == ["milk"])
+    let all = try await offline.answer(.storedNotes)
+    #expect(all.isComplete && all.origin == .local && all.value.map(\.text) == ["milk"])
     await server.stop()
   }
 

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Testing
 
@@ -98,6 +99,22 @@ extension ReplyTests {
       fetched.footer("1 movie")
         == "1 movie from cache, 1 min old, with changes not yet sent (outbox list shows them)")
     #expect(!fetched.footer("1 movie").contains("from the api"))
+  }
+
+  /// A local query's answer says whether the api may know more, in both forms: over a complete
+  /// collection, all there is, and `"complete": true`.
+  @Test func aCompleteLocalAnswerSaysItIsAllThereIs() {
+    var answer = Answer(value: [1, 2], origin: .local, age: 120)
+    let partial = Fetched(answer, elapsed: .zero)
+    #expect(partial.footer("2 products").contains("the api may know more"))
+    #expect(partial.fields == ["origin": .string("local")])
+    answer.isComplete = true
+    let complete = Fetched(answer, elapsed: .zero)
+    #expect(
+      complete.footer("2 products")
+        == "2 products found among those stored, all there are as of a complete list 2 min old")
+    #expect(complete.fields == ["origin": .string("local"), "complete": .boolean(true)])
+    #expect(complete.map(\.count).isComplete)
   }
 
   /// Ages another program wrote, past any range, are shown without a trap.

@@ -196,17 +196,40 @@ public struct CachingLayer: ServiceLayer {
       return nil
     }
     let rows = try await store.query(scope: scope(of: shape), local)
-    guard !rows.isEmpty else { return nil }
+    let completeAt = await completeness(of: shape)
+    // Nothing found among every entity there is: the answer is that there is none.
+    guard !rows.isEmpty || completeAt != nil else { return nil }
     let payloads = await withHeld(
       rows.map { (try? shape.current($0.payload, storedAt: $0.modelVersion)) ?? $0.payload },
       shape)
     let (value, leftOut) = try shape.readable(payloads)
     warnLeftOut(leftOut, shape, call)
-    guard leftOut < rows.count else { return nil }
+    guard leftOut < rows.count || (rows.isEmpty && completeAt != nil) else { return nil }
     let now = clock.now()
-    return Answer(
+    var answer = Answer(
       value: value, origin: rows.contains(where: \.isPending) ? .pending : .local,
       age: rows.map { max(0, now.timeIntervalSince($0.storedAt)) }.max() ?? 0)
+    if let completeAt, leftOut == 0 {
+      answer.isComplete = true
+      answer.age = max(0, now.timeIntervalSince(completeAt))
+    }
+    return answer
+  }
+
+  /// The key of the row that says every entity of `type` there is is stored in this partition:
+  /// the last complete list of the whole type (`LocalQuery.isComplete` with no filters), kept
+  /// as its entities' keys.
+  func completeKey(_ type: String) -> String { storeKey(type + "?complete") }
+
+  /// When a complete list of the whole of `shape`'s type last answered, if every entity it
+  /// held is still stored (removed ones leave it as they leave every list; one evicted to keep
+  /// the budget makes the store incomplete); else nil.
+  private func completeness<Value>(of shape: EntityShape<Value>) async -> Date? {
+    guard let marker = try? await store.entry(for: completeKey(shape.type)),
+      let keys = marker.references,
+      let rows = try? await store.entries(for: keys), !rows.contains(where: { $0 == nil })
+    else { return nil }
+    return marker.storedAt
   }
 
   /// Says once that `leftOut` stored entities did not read as their type (damaged, or stored
@@ -349,12 +372,19 @@ public struct CachingLayer: ServiceLayer {
     guard let local = call.local, local.isComplete, let shape = call.entities,
       shape.itemID == nil
     else { return }
-    let answered = Set(kept.lazy.filter { $0.scope != nil }.map(\.key))
+    let answered = Set(kept.lazy.filter { $0.scope == scope(of: shape) }.map(\.key))
     let selected = LocalQuery(filters: local.filters, summary: local.summary)
     let goneAt = local.filters.isEmpty ? clock.now() : nil
     for row in try await store.query(scope: scope(of: shape), selected)
     where !answered.contains(row.key) {
       _ = try await store.removeEntity(row.key, goneAt: goneAt)
+    }
+    if let goneAt {
+      // Every entity of the type is stored: local queries of it say so (`Answer.isComplete`).
+      try await store.store(
+        CacheEntry(
+          key: completeKey(shape.type), payload: Data(), storedAt: goneAt,
+          references: kept.filter { $0.scope == scope(of: shape) }.map(\.key)))
     }
   }
 
