@@ -150,6 +150,12 @@ public struct Composed: Sendable {
     return try await maintenance.statistics()
   }
 
+  /// The stored rows of each registered entity type (`Catalog.entity(_:type:)`) that no longer
+  /// read as its model (`CacheStatistics.olderModelRows(current:)`): `["Movie": 12]`.
+  public func olderModelRows(in statistics: CacheStatistics) -> [String: Int] {
+    statistics.olderModelRows(current: composer.app.catalog.models)
+  }
+
   /// Empties the profile's cache, or only what the environment at `origin` answered (an
   /// `ApiAccess.environments` origin: its origin and base path); nil when it keeps none.
   public func clearCache(origin: String? = nil) async throws -> Int? {

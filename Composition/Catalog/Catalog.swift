@@ -67,6 +67,7 @@ public struct Catalog: Sendable {
     var transports: [String: TransportPart] = [:]
     var services: [String: ServiceRecipe] = [:]
     var feeds: [(service: String, feed: ChangesFeed)] = []
+    var models: [String: (version: Int, migrates: Bool)] = [:]
     var settings: [String: AppSetting] = [:]
     var store: Make<any ServiceLayer>?
   }
@@ -266,6 +267,24 @@ public struct Catalog: Sendable {
   public mutating func feed(_ feed: ChangesFeed, of service: String) {
     parts.feeds.append((service, feed))
   }
+
+  /// Names an entity type the app's calls store (`Movie`), so `cache stats` and `doctor` can
+  /// count its stored rows that no longer read as its model (`StoredModel`): stored by an older
+  /// version of the app, with no migration from it.
+  ///
+  /// ```swift
+  /// catalog.entity(Book.self)
+  /// ```
+  public mutating func entity<E: Identifiable & Codable & Sendable>(
+    _ entity: E.Type, type: String? = nil
+  ) {
+    let shape = EntityShape<[E]>.list(E.self, type: type)
+    parts.models[shape.type] = (shape.modelVersion, shape.migrates)
+  }
+
+  /// The entity types registered (`entity(_:type:)`): each one's version and whether it
+  /// declares migrations.
+  public var models: [String: (version: Int, migrates: Bool)] { parts.models }
 
   /// The changes feeds registered, with their services, in the order they were.
   public var feeds: [(service: String, feed: ChangesFeed)] { parts.feeds }

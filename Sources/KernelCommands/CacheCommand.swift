@@ -19,9 +19,11 @@ struct CacheCommand: AsyncParsableCommand {
 
     func run() async throws {
       let invocation = try Invocation(global)
-      guard let stats = try await invocation.inspect().cacheStatistics() else {
+      let composed = try invocation.inspect()
+      guard let stats = try await composed.cacheStatistics() else {
         throw CacheCommand.noCache(invocation)
       }
+      let older = composed.olderModelRows(in: stats)
       let environments = try invocation.api().environments
       let origins = stats.entriesByOrigin.sorted { $0.key < $1.key }.map { origin, count in
         let names = environments.filter { $0.origin == origin }.map(\.name)
@@ -54,6 +56,7 @@ struct CacheCommand: AsyncParsableCommand {
             uniqueKeysWithValues: WriteState.allCases.map { ($0.rawValue, counts[$0] ?? 0) })
         }
         fields["outboxProblem"] = outboxProblem
+        fields["olderModelRows"] = older
         try Terminal.printExact(try Reply.json(fields))
         return
       }
@@ -69,8 +72,17 @@ struct CacheCommand: AsyncParsableCommand {
         try Terminal.print("oldest:  \(Reply.age(now.timeIntervalSince(oldest)))")
         try Terminal.print("newest:  \(Reply.age(now.timeIntervalSince(newest)))")
       }
+      for line in CacheCommand.said(older) { try Terminal.print("older:   \(line)") }
       if let writes { try Terminal.print("writes:  \(OutboxCommand.said(writes)) (outbox list)") }
       if let outboxProblem { try Terminal.print("writes:  unknown: \(outboxProblem)") }
+    }
+  }
+
+  /// "12 stored Movie rows are from an older model, with no migration: …", a line per type.
+  static func said(_ older: [String: Int]) -> [String] {
+    older.sorted { $0.key < $1.key }.map { type, count in
+      "\(count) stored \(type) \(count == 1 ? "row is" : "rows are") from an older model, with no"
+        + " migration: left out of answers offline, fetched anew online"
     }
   }
 

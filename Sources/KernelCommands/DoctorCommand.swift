@@ -50,6 +50,17 @@ struct DoctorCommand: AsyncParsableCommand {
     do { tally = .success(try await OutboxCommand.tally(first, options: global)) } catch {
       tally = .failure(error)
     }
+    // Rows an older app stored are the app's to migrate, not a fault: said, never failed on.
+    var older: Result<[String: Int]?, any Error>
+    do {
+      let composed = try first.inspect()
+      older = .success(try await composed.cacheStatistics().map(composed.olderModelRows))
+    } catch { older = .failure(error) }
+    try check("stored models") {
+      guard let rows = try older.get() else { return "no stack keeps a cache" }
+      return rows.isEmpty
+        ? "every stored row reads as its type" : CacheCommand.said(rows).joined(separator: "; ")
+    }
     try check("outbox") {
       guard let counts = try tally.get() else { return "no write stack keeps one" }
       let waiting = (counts[.conflict] ?? 0) + (counts[.rejected] ?? 0) + (counts[.damaged] ?? 0)

@@ -14,6 +14,7 @@ public struct MoviesAssembly: Assembly {
   public func assemble(into catalog: inout Catalog) {
     catalog.service("movies")
     catalog.feed(.movies, of: "movies")
+    catalog.entity(Movie.self)
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
     }

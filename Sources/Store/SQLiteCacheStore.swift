@@ -295,9 +295,15 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
               ELSE '' END AS origin, COUNT(*)
             FROM cache_entry GROUP BY origin
             """)
+        let models = try Row.fetchAll(
+          db,
+          sql: """
+            SELECT scope, version, COUNT(*) FROM cache_entry
+            WHERE scope IS NOT NULL AND gone = 0 GROUP BY scope, version
+            """)
         let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-        return CacheStatistics(
+        var statistics = CacheStatistics(
           file: file?.path, bytes: pages * pageSize,
           entries: row.flatMap { Int.fromDatabaseValue($0[0]) } ?? 0,
           oldest: row.flatMap { StoredRow.date($0[1]) },
@@ -309,6 +315,13 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
             },
             uniquingKeysWith: +)
         )
+        for row in models {
+          guard let scope = StoredRow.text(row[0]), let version = Int.fromDatabaseValue(row[1])
+          else { continue }
+          statistics.entitiesByModel[CacheStatistics.type(ofScope: scope), default: [:]][
+            version, default: 0] += Int.fromDatabaseValue(row[2]) ?? 0
+        }
+        return statistics
       }
     }
   }

@@ -47,7 +47,7 @@ import Testing
 
   /// A stored list one of whose movies no longer reads as a movie (stored by an older model,
   /// a field missing) answers offline with the others and says so once: never a failed list,
-  /// never "nothing is cached" while rows exist.
+  /// never "nothing is cached" while rows exist; `cache stats` and `doctor` count it.
   @Test func aStoredListWithAMovieOfAnOlderModelAnswersWithTheOthers() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
@@ -58,13 +58,21 @@ import Testing
       #expect(stored.status == 0, "\(stored)")
       _ = try await kernel.sqlite3(
         "cache.sqlite",
-        "UPDATE cache_entry SET payload = CAST('{\"id\": 5, \"year\": 2016}' AS BLOB)"
-          + " WHERE key LIKE '% Movie/5';")
+        "UPDATE cache_entry SET payload = CAST('{\"id\": 5, \"year\": 2016}' AS BLOB),"
+          + " version = 0 WHERE key LIKE '% Movie/5';")
       let offline = try await kernel.run(local + ["--profile", "offline"] + grossing)
       #expect(offline.status == 0, "\(offline)")
       #expect(offline.movieIDs == stored.movieIDs.filter { $0 != 5 }, "\(offline)")
       #expect(offline.stderr.contains("1 stored Movie entity does not read as Movie"), "\(offline)")
       #expect(!offline.stderr.contains("Nothing is cached"), "\(offline)")
+      let said = "1 stored Movie row is from an older model, with no migration"
+      let stats = try await kernel.run(local + ["cache", "stats"])
+      #expect(stats.status == 0 && stats.stdout.contains("older:   " + said), "\(stats)")
+      let json = try await kernel.run(local + ["cache", "stats", "--format", "json"])
+      let fields = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+      #expect(fields?["olderModelRows"] as? [String: Int] == ["Movie": 1], "\(json)")
+      let doctor = try await kernel.run(local + ["doctor"])
+      #expect(doctor.status == 0 && doctor.stdout.contains("stored models: " + said), "\(doctor)")
     }
   }
 

@@ -252,6 +252,9 @@ public struct CacheStatistics: Sendable, Equatable {
   public var entriesByOrigin: [String: Int]
   /// The budget the file keeps within (`cache.maxBytes`), when it has one.
   public var maxBytes: Int64?
+  /// The stored entity rows (not gone) of each type, by the version of its model they were
+  /// stored at (`StoredModel.modelVersion`): `["Movie": [1: 12, 2: 228]]`.
+  public var entitiesByModel: [String: [Int: Int]] = [:]
 
   /// Statistics of these values.
   public init(
@@ -265,6 +268,28 @@ public struct CacheStatistics: Sendable, Equatable {
     self.oldest = oldest
     self.newest = newest
     self.entriesByOrigin = entriesByOrigin
+  }
+
+  /// The rows of each type that no longer read as its model now (`current`: each type's
+  /// version and whether it declares migrations): stored at an older version it has no
+  /// migration from, or at a newer one. Offline they are left out of answers; a network
+  /// profile fetches them anew.
+  public func olderModelRows(current: [String: (version: Int, migrates: Bool)]) -> [String: Int] {
+    var older: [String: Int] = [:]
+    for (type, versions) in entitiesByModel {
+      guard let model = current[type] else { continue }
+      let count = versions.reduce(0) { sum, stored in
+        let reads = stored.key == model.version || (stored.key < model.version && model.migrates)
+        return sum + (reads ? 0 : stored.value)
+      }
+      if count > 0 { older[type] = count }
+    }
+    return older
+  }
+
+  /// The type of an entity row's `scope` (`<partition>|Movie`): after its last `|`.
+  public static func type(ofScope scope: String) -> String {
+    scope.split(separator: "|", omittingEmptySubsequences: false).last.map(String.init) ?? scope
   }
 
   /// The origin a stored key belongs to: its first word, or "" when it has none.

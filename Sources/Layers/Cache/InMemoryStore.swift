@@ -132,11 +132,17 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   public func statistics() async throws -> CacheStatistics {
     entries.withLock { entries in
       let times = entries.values.map(\.storedAt)
-      return CacheStatistics(
+      var statistics = CacheStatistics(
         file: nil, bytes: Int64(entries.values.reduce(0) { $0 + $1.payload.count }),
         entries: entries.count, oldest: times.min(), newest: times.max(),
         entriesByOrigin: Dictionary(
           entries.keys.map { (CacheStatistics.origin(ofKey: $0), 1) }, uniquingKeysWith: +))
+      for entry in entries.values where !entry.isGone {
+        guard let scope = entry.scope else { continue }
+        statistics.entitiesByModel[CacheStatistics.type(ofScope: scope), default: [:]][
+          entry.modelVersion, default: 0] += 1
+      }
+      return statistics
     }
   }
 

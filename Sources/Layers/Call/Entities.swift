@@ -36,6 +36,9 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// migrations (`StoredModel.migrate`); nil for a type that declares none.
   var upgrade: (@Sendable (Data, _ from: Int) throws -> Data)?
 
+  /// Whether the type declares migrations from its older versions (`StoredModel`).
+  public var migrates: Bool { upgrade != nil }
+
   /// `payload`, stored at `version`, as the current version stores it: migrated when it is
   /// older and the type declares migrations, else as it is.
   public func current(_ payload: Data, storedAt version: Int) throws -> Data {
