@@ -93,3 +93,52 @@ import Testing
     }
   }
 }
+
+/// A stocktake product, with a list of the bins it sits in and a date.
+private struct Product: Codable, Sendable, Identifiable {
+  struct Bin: Codable, Sendable { let aisle: String }
+  let id: Int
+  let category: Int
+  let count: Int
+  let reorderLevel: Int
+  let name: String?
+  let bins: [Bin]
+  let countedAt: Date
+}
+
+extension LocalQueryCompareTests {
+  /// A local query's fields are checked against the entity type's own (its coding keys, to any
+  /// depth): a misspelled one is refused as the app's mistake (a configuration failure, 78)
+  /// before the store or the api is asked — never an empty answer.
+  @Test func aMisspelledFieldIsRefusedBeforeAnythingIsAsked() async throws {
+    let shape = EntityShape<[Product]>.list(Product.self)
+    let good = LocalQuery(
+      filters: [
+        .init("count", .less, field: "reorderLevel"), .init("bins.0.aisle", .prefix("A")),
+        .init("name", .isNull),
+      ],
+      order: [.init("countedAt")], summary: "products to reorder")
+    try shape.check(good)
+    let misspelled = LocalQuery(
+      filters: [.init("count", .less, field: "reorderLevle")], summary: "products to reorder")
+    #expect(throws: UnknownField.self) { try shape.check(misspelled) }
+    #expect(throws: UnknownField.self) {
+      try shape.check(LocalQuery(order: [.init("bins.0.shelf")], summary: "by shelf"))
+    }
+
+    let store = InMemoryStore()
+    try await store.store((1...30).map(Self.product))
+    let offline = ServiceStack(
+      client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly, partition: "p")])
+    let call = ServiceCall<[Product]>(
+      name: "reorder", key: "products/reorder", summary: "the products to reorder",
+      entities: shape, local: misspelled)
+    let refused = await #expect(throws: UnknownField.self) { try await offline.answer(call) }
+    #expect(ServiceFailure.of(try #require(refused)) == .configuration)
+    #expect(
+      refused?.description
+        == "The local query of products to reorder names the field reorderLevle, which Product"
+        + " does not have; its fields are bins, category, count, countedAt, id, name, reorderLevel."
+    )
+  }
+}

@@ -66,6 +66,7 @@ public struct CachingLayer: ServiceLayer {
     -> Answer<Value>
   {
     guard let codec = call.codec else { return try await next() }
+    if let local = call.local, let shape = call.entities { try shape.check(local) }
     // A tombstone is what is stored when the api said the entity does not exist: it answers
     // "not found" wherever a stored copy would answer, and the api is asked where it would be.
     var gone: EntityGone?

@@ -35,6 +35,8 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// A stored row's bytes of an older version made the current version's, by the type's
   /// migrations (`StoredModel.migrate`); nil for a type that declares none.
   var upgrade: (@Sendable (Data, _ from: Int) throws -> Data)?
+  /// The key paths of the type's fields (`FieldNames`), or nil when they cannot be known.
+  var fieldNames: @Sendable () -> Set<String>? = { nil }
 
   /// Whether the type declares migrations from its older versions (`StoredModel`).
   public var migrates: Bool { upgrade != nil }
@@ -127,7 +129,7 @@ extension EntityShape {
           throw EntityMismatch(expected: 1, found: payloads.count)
         }
         return try codec.decode(only)
-      }, upgrade: StoredModels.upgrade(of: E.self))
+      }, upgrade: StoredModels.upgrade(of: E.self), fieldNames: { FieldNames.of(E.self) })
   }
 
   /// A list call's answer: entities of `type`, stored once each, the answer kept as their ids;
@@ -158,7 +160,39 @@ extension EntityShape {
           throw EntityMismatch(expected: payloads.count, found: entities.count)
         }
         return entities
-      }, upgrade: StoredModels.upgrade(of: E.self))
+      }, upgrade: StoredModels.upgrade(of: E.self), fieldNames: { FieldNames.of(E.self) })
+  }
+
+  /// Refuses `query` when it names a field the entity type does not have (`UnknownField`):
+  /// a misspelled field is the app's mistake to be told of, not an empty answer. A type whose
+  /// fields cannot be known (its own decoding refuses blank values) is not checked.
+  public func check(_ query: LocalQuery) throws {
+    guard let known = fieldNames() else { return }
+    for field in query.fields where !known.contains(FieldNames.normalized(field)) {
+      throw UnknownField(
+        field: field, type: type, query: query.summary,
+        known: known.filter { !$0.contains(".") }.sorted())
+    }
+  }
+}
+
+/// A local query names a field its entity type does not have.
+public struct UnknownField: Error, Sendable, CustomStringConvertible, ClassifiedError {
+  /// The field as the query names it (`yaer`).
+  public let field: String
+  /// The entity type (`Movie`).
+  public let type: String
+  /// The query's summary.
+  public let query: String
+  /// The type's own fields.
+  public let known: [String]
+
+  /// A configuration failure (exit 78): the app's declaration is wrong.
+  public var failure: ServiceFailure { .configuration }
+
+  public var description: String {
+    "The local query of \(query) names the field \(field), which \(type) does not have; its"
+      + " fields are \(known.joined(separator: ", "))."
   }
 }
 

@@ -6,7 +6,8 @@ import Foundation
 /// sorted by title). Run in the store (SQL for SQLite), never by decoding every
 /// entity. Fields are key paths into the entity's JSON as stored (`year`, `cast.0.name`): the
 /// names its `Codable` encoding writes, its Swift property names unless its coding keys say
-/// otherwise, not the api's. Every filter must hold — an equality or a comparison against a
+/// otherwise, not the api's; checked against the type before a call runs (`EntityShape.check`).
+/// Every filter must hold — an equality or a comparison against a
 /// value or another field, one of several values, a text prefix or part, null — and the limit
 /// applies to what the filters select, in the order:
 ///
