@@ -64,6 +64,13 @@ public struct JSONMapping: Sendable, Hashable {
     return mapping
   }
 
+  /// This mapping with the value at `keyPath` below its own (`data` and `items`: `data.items`).
+  public func below(_ keyPath: String) -> JSONMapping {
+    var mapping = self
+    mapping.keyPath += Self.keys(keyPath)
+    return mapping
+  }
+
   private static func keys(_ path: String?) -> [String] {
     path.map { $0.split(separator: ".").map(String.init) } ?? []
   }

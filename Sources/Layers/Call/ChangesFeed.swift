@@ -38,8 +38,8 @@ public struct ChangesFeed: Sendable {
   /// start): the entities at `changed` (and at `created` and `updated`, when the feed splits
   /// them) are stored, the ids at `deleted` leave the store, the token at `token` is asked
   /// with next; while `hasMore` says so (when the feed has it), else while a page changes
-  /// anything, the next page is asked. Key paths are read through `mapping`, whose dates and
-  /// keys decode the entities as the api writes them.
+  /// anything, the next page is asked. Key paths are read below `mapping`'s own (an envelope's
+  /// `data`), whose dates and keys decode the entities as the api writes them.
   public init<Entity: Identifiable & Codable & Sendable>(
     _ entity: Entity.Type, name: String, key: String, mapping: JSONMapping = .body,
     created: String? = nil, updated: String? = nil, changed: String? = nil, deleted: String,
@@ -71,16 +71,16 @@ public struct ChangesFeed: Sendable {
     read = { body, route in
       func entities(_ path: String?) throws -> [StoredEntity] {
         guard let path else { return [] }
-        let found = try mapping.at(path).decode([Wire]?.self, from: body, route: route)
+        let found = try mapping.below(path).decode([Wire]?.self, from: body, route: route)
         return try shape.entities(of: (found ?? []).map(convert))
       }
-      let ids = try mapping.at(deleted).decode([JSONValue]?.self, from: body, route: route)
-      let next = try mapping.at(token).decode(JSONValue?.self, from: body, route: route)
+      let ids = try mapping.below(deleted).decode([JSONValue]?.self, from: body, route: route)
+      let next = try mapping.below(token).decode(JSONValue?.self, from: body, route: route)
       let page = ChangesPage(
         created: try entities(created) + entities(changed), updated: try entities(updated),
         deleted: (ids ?? []).compactMap(\.token), token: next?.token, hasMore: false)
       let more = try hasMore.map {
-        try mapping.at($0).decode(Bool?.self, from: body, route: route) ?? false
+        try mapping.below($0).decode(Bool?.self, from: body, route: route) ?? false
       }
       var read = page
       read.hasMore = more ?? !(page.created.isEmpty && page.updated.isEmpty && page.deleted.isEmpty)

@@ -66,6 +66,32 @@ import Testing
       offlineAdd.stderr.hasPrefix("A new book needs the api, and this profile's stack has none"))
   }
 
+  /// `books sync` brings the store up to date with the library's changes feed (a flat
+  /// `{items, deleted, next_cursor}` feed, one declaration): a book added shows offline, one
+  /// deleted leaves the shelf and answers "not found"; a second sync asks from the kept cursor.
+  @Test func syncAppliesTheLibrarysChangesFeed() async throws {
+    let books = try Self.books()
+    defer { books.cleanUp() }
+    let server = try await ServedCommand(books, ["--fixtures", Self.fixtures])
+    defer { server.terminate() }
+    let url = ["--base-url", server.baseURL]
+    #expect(try await books.run(url + ["shelf"]).status == 0)
+    let first = try await books.run(url + ["sync"])
+    #expect(first.status == 0 && first.stdout.contains("+2 ~0 -1 books"), "\(first)")
+    let again = try await books.run(url + ["sync", "--format", "json"])
+    let feeds = again.json?["feeds"] as? [[String: Any]]
+    #expect(feeds?.first?["created"] as? Int == 0 && feeds?.first?["token"] as? String == "c2")
+    await server.stop()
+
+    let offline = url + ["--profile", "offline"]
+    let shelf = try await books.run(offline + ["shelf"])
+    #expect(!shelf.stdout.contains("Emma"), "\(shelf)")
+    #expect(shelf.stdout.contains("Beloved"), "\(shelf)")
+    let added = try await books.run(offline + ["get", "4"])
+    #expect(added.status == 0 && added.stdout.contains("Middlemarch"), "\(added)")
+    #expect(try await books.run(offline + ["get", "2"]).status == 66)
+  }
+
   @Test func kernelsCommandsWorkUnderTheAppsNamePrefixAndDataDir() async throws {
     let books = try Self.books()
     defer { books.cleanUp() }
