@@ -187,6 +187,40 @@ private final class Stock: Sendable {
     }
   }
 
+  /// A changes feed's copy of an entity whose edit is pending merges into the api's copy the
+  /// edit was made of (what undoing it puts back), field by field when it is a held entity's:
+  /// the edit keeps showing, and the fields the feed's copy lacks are kept.
+  @Test(arguments: Kind.allCases)
+  func aMergedCopyOfAnEditedEntityMergesIntoWhatUndoingPutsBack(kind: Kind) async throws {
+    let store: any CacheStore = kind == .memory ? InMemoryStore() : try SQLiteCacheStore.inMemory()
+    let json = { (text: String) in Data(text.utf8) }
+    try await store.store([
+      CacheEntry(
+        key: "p Supplier/7", payload: json(#"{"id":7,"name":"Acme (mine)","phone":"555"}"#),
+        storedAt: Date(), isPending: true, scope: "p|Supplier",
+        original: json(#"{"id":7,"name":"Acme","phone":"555"}"#))
+    ])
+    try await store.apply(
+      StoredChanges(
+        entities: [
+          CacheEntry(
+            key: "p Supplier/7", payload: json(#"{"id":7,"name":"Acme Ltd"}"#), storedAt: Date(),
+            scope: "p|Supplier", mergesFields: true)
+        ], gone: [], goneAt: Date(),
+        token: CacheEntry(key: "p suppliers/changes", payload: json("2"), storedAt: Date())))
+    let row = try #require(try await store.entry(for: "p Supplier/7"))
+    let decoded = { (data: Data?) in
+      try data.map { try JSONDecoder().decode(JSONValue.self, from: $0) }
+    }
+    #expect(row.isPending)
+    #expect(
+      try decoded(row.payload)
+        == .object(["id": .integer(7), "name": .string("Acme (mine)"), "phone": .string("555")]))
+    #expect(
+      try decoded(row.original)
+        == .object(["id": .integer(7), "name": .string("Acme Ltd"), "phone": .string("555")]))
+  }
+
   /// An item answer is whole: a field it no longer has (an optional the api cleared) goes.
   @Test(arguments: Kind.allCases)
   func anItemAnswerReplacesWhatIsStored(kind: Kind) async throws {
