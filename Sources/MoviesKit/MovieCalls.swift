@@ -21,27 +21,29 @@ extension ServiceCall where Value == [Movie] {
   /// movies of that year by grossing (the talk's Realm `filter("year == 2016")`), ten at most.
   public static func topGrossingMovies(year: Int) -> Self {
     list(
-      "topGrossingMovies", .get("movies/topGrossing/\(year)"), year: year, by: "grossing",
-      summary: "the top-grossing movies of \(year)")
+      "topGrossingMovies", .get("movies/topGrossing/\(year)"), year: year, by: \.grossing,
+      "grossing", summary: "the top-grossing movies of \(year)")
   }
 
   /// `GET movies/topRated/{year}`, kept as the ids of its movies; never stored, the stored movies
   /// of that year by rating, ten at most.
   public static func topRatedMovies(year: Int) -> Self {
     list(
-      "topRatedMovies", .get("movies/topRated/\(year)"), year: year, by: "rating",
+      "topRatedMovies", .get("movies/topRated/\(year)"), year: year, by: \.rating, "rating",
       summary: "the top-rated movies of \(year)")
   }
 
-  private static func list(
-    _ name: String, _ route: Route, year: Int, by field: String, summary: String
+  private static func list<Field>(
+    _ name: String, _ route: Route, year: Int, by field: KeyPath<Movie, Field>, _ label: String,
+    summary: String
   ) -> Self {
     ServiceCall(
       ApiRequest<[ApiMovie]>(route).map { $0.map { $0.convert() } }, name: name,
       summary: summary, entities: .list(Movie.self),
       local: LocalQuery(
-        filters: [.init("year", equals: .integer(year))], order: [.init(field, descending: true)],
-        limit: 10, summary: "stored movies of \(year), by \(field)"))
+        filters: [.init(\Movie.year, equals: .integer(year))],
+        order: [.init(field, descending: true)], limit: 10,
+        summary: "stored movies of \(year), by \(label)"))
   }
 }
 

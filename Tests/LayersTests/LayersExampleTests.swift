@@ -67,10 +67,11 @@ extension LayersExampleTests {
       name: "hits", key: "movies/hits", summary: "stored hits", entities: .list(Movie.self),
       local: LocalQuery(
         filters: [
-          .init("year", equals: .integer(2016)), .init("rating", .greaterOrEqual, .number(7.5)),
-          .init("name", .contains("a")),
+          .init(\Movie.year, equals: .integer(2016)),
+          .init(\Movie.rating, .greaterOrEqual, .number(7.5)), .init(\Movie.name, .contains("a")),
         ],
-        order: [.init("grossing", descending: true)], limit: 3, summary: "stored hits of 2016"))
+        order: [.init(\Movie.grossing, descending: true)], limit: 3,
+        summary: "stored hits of 2016"))
     print(try await offline.answer(hits).value.map(\.name).joined(separator: ", "))
     // Rogue One: A Star Wars Story, Captain America: Civil War, Deadpool
     // end snippet

@@ -104,6 +104,21 @@ private struct Product: Codable, Sendable, Identifiable {
   let name: String?
   let bins: [Bin]
   let countedAt: Date
+  let discontinued: Bool
+  let onOrder: Bool?
+}
+
+/// An item whose JSON names its fields in snake case, by its coding keys.
+private struct Item: Codable, Sendable, Identifiable {
+  let id: Int
+  let reorderLevel: Int
+  let countedAt: Date?
+
+  enum CodingKeys: String, CodingKey {
+    case id
+    case reorderLevel = "reorder_level"
+    case countedAt = "counted_at"
+  }
 }
 
 extension LocalQueryCompareTests {
@@ -138,7 +153,25 @@ extension LocalQueryCompareTests {
     #expect(
       refused?.description
         == "The local query of products to reorder names the field reorderLevle, which Product"
-        + " does not have; its fields are bins, category, count, countedAt, id, name, reorderLevel."
-    )
+        + " does not have; its fields are bins, category, count, countedAt, discontinued, id,"
+        + " name, onOrder, reorderLevel.")
+  }
+
+  /// A field named by a key path is the one its coding key names, so a misspelling does not
+  /// compile: numbers, text, dates, flags and optionals alike; a list names no field, and is
+  /// refused when the query runs.
+  @Test func aKeyPathNamesTheFieldItsCodingKeySays() throws {
+    #expect(LocalQuery.Filter(\Product.reorderLevel, .less, .integer(3)).field == "reorderLevel")
+    #expect(LocalQuery.Filter(\Product.name, .isNull).field == "name")
+    #expect(LocalQuery.Order(\Product.countedAt).field == "countedAt")
+    #expect(
+      LocalQuery.Filter(\Product.discontinued, equals: .boolean(true)).field == "discontinued")
+    #expect(LocalQuery.Filter(\Product.onOrder, .isNull).field == "onOrder")
+    #expect(LocalQuery.Filter(\Item.reorderLevel, equals: .integer(1)).field == "reorder_level")
+    #expect(LocalQuery.Order(\Item.countedAt, descending: true).field == "counted_at")
+    let reorder = LocalQuery.Filter(\Product.count, .less, field: \.reorderLevel)
+    #expect(reorder.test == .field(.less, "reorderLevel"))
+    let bins = LocalQuery(filters: [.init(\Product.bins, .isNull)], summary: "binless")
+    #expect(throws: UnknownField.self) { try EntityShape<[Product]>.list(Product.self).check(bins) }
   }
 }

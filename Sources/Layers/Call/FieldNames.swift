@@ -7,18 +7,73 @@ import Synchronization
 /// and notes each key asked, so a local query's field is checked against the type, not against
 /// what happens to be stored (`LocalQuery.unknownFields`).
 enum FieldNames {
-  private static let found = Mutex<[ObjectIdentifier: Set<String>?]>([:])
+  /// What one blank decoding of a type found: its fields, and the field each marked leaf of
+  /// the blank value came from; nil when its decoding could not be followed to its end.
+  private struct Found: @unchecked Sendable {
+    // `value` is the blank instance, read only by key paths of its own type, never changed.
+    let value: Any
+    let paths: Set<String>
+    let marks: [String: String]
+    let flags: [String]
+  }
 
-  /// The key paths of `type`'s fields; nil when its decoding could not be followed to its end
-  /// (a custom `init(from:)` that refuses a blank value), and then nothing is refused.
-  static func of<T: Decodable>(_ type: T.Type) -> Set<String>? {
+  private static let found = Mutex<[ObjectIdentifier: Found?]>([:])
+
+  /// One blank decoding of `type`, made once.
+  private static func blank<T: Decodable>(_ type: T.Type) -> Found? {
     let id = ObjectIdentifier(type)
     if let known = found.withLock({ $0[id] }) { return known }
     let notes = Notes()
-    let fields: Set<String>? =
-      (try? T(from: Blank(notes: notes, codingPath: []))) == nil ? nil : notes.paths
-    found.withLock { $0[id] = .some(fields) }
-    return fields
+    let made = (try? T(from: Blank(notes: notes, codingPath: []))).map {
+      Found(value: $0, paths: notes.paths, marks: notes.marks, flags: notes.flags)
+    }
+    found.withLock { $0[id] = .some(made) }
+    return made
+  }
+
+  /// The key paths of `type`'s fields; nil when its decoding could not be followed to its end
+  /// (a custom `init(from:)` that refuses a blank value), and then nothing is refused.
+  static func of<T: Decodable>(_ type: T.Type) -> Set<String>? { blank(type)?.paths }
+
+  /// The field of `Root`'s JSON that `keyPath` reads (`\Movie.year`: `year`, its coding key):
+  /// each leaf of the blank value holds a number or text of its own, so the value the key path
+  /// reads says which field it came from; a flag is found by decoding a blank with each flag
+  /// set in turn. Nil for a list or an object.
+  static func name<Root: Decodable, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
+    guard let found = blank(Root.self), let root = found.value as? Root else { return nil }
+    let value = root[keyPath: keyPath]
+    guard flag(value) != nil else { return Self.mark(of: value).flatMap { found.marks[$0] } }
+    return found.flags.indices.first { index in
+      let notes = Notes()
+      notes.setFlag = index
+      let set = try? Root(from: Blank(notes: notes, codingPath: []))
+      return set.flatMap { flag($0[keyPath: keyPath]) } == true
+    }.map { found.flags[$0] }
+  }
+
+  /// `value` as a flag, unwrapping an optional; nil when it is not one.
+  private static func flag(_ value: Any) -> Bool? {
+    if let flag = value as? Bool { return flag }
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle == .optional, let wrapped = mirror.children.first else { return nil }
+    return flag(wrapped.value)
+  }
+
+  /// The text a marked leaf is noted under, unwrapping an optional.
+  private static func mark(of value: Any) -> String? {
+    switch value {
+    case let text as String: return text
+    case let number as any BinaryInteger: return "\(number)"
+    case let number as Double: return "\(number)"
+    case let number as Float: return "\(Double(number))"
+    case let date as Date: return "\(date.timeIntervalSinceReferenceDate)"
+    default:
+      let mirror = Mirror(reflecting: value)
+      guard mirror.displayStyle == .optional, let wrapped = mirror.children.first else {
+        return nil
+      }
+      return mark(of: wrapped.value)
+    }
   }
 
   /// `field` (`cast.0.name`) as `of` writes it: an index as `*`.
@@ -26,9 +81,17 @@ enum FieldNames {
     LocalQuery.path(field).map { Int($0) == nil ? $0 : "*" }.joined(separator: ".")
   }
 
-  /// The key paths asked for so far. Used by one decoding on one thread.
+  /// The key paths asked for so far, and the leaves marked. Used by one decoding on one
+  /// thread.
   final class Notes {
     var paths: Set<String> = []
+    var marks: [String: String] = [:]
+    var leaves = 0
+    var depth = 0
+    /// The paths of the flags, in the order they are decoded.
+    var flags: [String] = []
+    /// The flag decoded as `true` (its index in `flags`); every other is `false`.
+    var setFlag: Int?
   }
 
   /// The index key of a list's elements.
@@ -64,23 +127,38 @@ enum FieldNames {
       return Blank(notes: notes, codingPath: path)
     }
 
-    /// A blank value of `type`: a primitive's zero, else one decoded from a blank decoder; a
-    /// type that holds itself is followed 12 levels down.
+    /// A blank value of `type`: a number or text of its own for each leaf (noted with its
+    /// path), `false` for a flag, else one decoded from a blank decoder, 32 levels deep at most
+    /// (a type that holds itself).
     func blank<T: Decodable>(_ type: T.Type) throws -> T {
-      guard codingPath.count < 12 else {
-        throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "deep"))
+      notes.leaves += 1
+      // Far from any count or id a blank of 0 would meet, and exact in a Float.
+      let number = 7_000_000 + notes.leaves
+      let path = codingPath.map(\.stringValue).joined(separator: ".")
+      func marked<U>(_ value: U, _ mark: String) throws -> T {
+        notes.marks[mark] = path
+        return try cast(value)
       }
       switch type {
-      case is String.Type: return try cast("")
-      case is Bool.Type: return try cast(false)
-      case is Double.Type: return try cast(0.0)
-      case is Float.Type: return try cast(Float(0))
-      case is Int.Type: return try cast(0)
-      case is Int64.Type: return try cast(Int64(0))
-      case is Int32.Type: return try cast(Int32(0))
-      case is UInt.Type: return try cast(UInt(0))
-      case is UInt64.Type: return try cast(UInt64(0))
-      default: return try T(from: self)
+      case is String.Type: return try marked("\u{1}\(number)", "\u{1}\(number)")
+      case is Bool.Type:
+        notes.flags.append(path)
+        return try cast(notes.flags.count - 1 == notes.setFlag)
+      case let integer as any FixedWidthInteger.Type:
+        // A type too narrow for a mark of its own is a field all the same, unmarked.
+        guard let value = integer.init(exactly: number) else {
+          return try cast(integer.init(exactly: 0) as Any)
+        }
+        return try marked(value, "\(value)")
+      case is Double.Type: return try marked(Double(number) + 0.5, "\(Double(number) + 0.5)")
+      case is Float.Type: return try marked(Float(number) + 0.5, "\(Double(number) + 0.5)")
+      default:
+        notes.depth += 1
+        defer { notes.depth -= 1 }
+        guard notes.depth < 32 else {
+          throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "deep"))
+        }
+        return try T(from: self)
       }
     }
 

@@ -226,3 +226,49 @@ public struct LocalQueryRefused: Error, Sendable, CustomStringConvertible, Class
       + " levels joined by .); fix the call's description."
   }
 }
+
+extension LocalQuery.Filter {
+  /// Entities whose field at `keyPath` passes `test`: the field its coding key names
+  /// (`\Product.reorderLevel`: `reorderLevel`, or `reorder_level` if its coding keys say so), so
+  /// a misspelled field does not compile. A key path to a list or an object names no field, and
+  /// the query is refused when it runs (`UnknownField`).
+  public init<Root: Decodable, Field>(_ keyPath: KeyPath<Root, Field>, _ test: Test) {
+    self.init(LocalQuery.field(keyPath), test)
+  }
+
+  /// Entities whose field at `keyPath` equals `value`.
+  public init<Root: Decodable, Field>(_ keyPath: KeyPath<Root, Field>, equals value: JSONValue) {
+    self.init(LocalQuery.field(keyPath), equals: value)
+  }
+
+  /// Entities whose field at `keyPath` compares with `value` as `comparison` says.
+  public init<Root: Decodable, Field>(
+    _ keyPath: KeyPath<Root, Field>, _ comparison: LocalQuery.Comparison, _ value: JSONValue
+  ) {
+    self.init(LocalQuery.field(keyPath), comparison, value)
+  }
+
+  /// Entities whose field at `keyPath` compares with their own field at `other`
+  /// (`\.count < \.reorderLevel`).
+  public init<Root: Decodable, Field, Other>(
+    _ keyPath: KeyPath<Root, Field>, _ comparison: LocalQuery.Comparison,
+    field other: KeyPath<Root, Other>
+  ) {
+    self.init(LocalQuery.field(keyPath), comparison, field: LocalQuery.field(other))
+  }
+}
+
+extension LocalQuery.Order {
+  /// By the field at `keyPath` (its coding key), lowest first unless `descending`.
+  public init<Root: Decodable, Field>(_ keyPath: KeyPath<Root, Field>, descending: Bool = false) {
+    self.init(LocalQuery.field(keyPath), descending: descending)
+  }
+}
+
+extension LocalQuery {
+  /// The field `keyPath` reads, as the JSON names it (`FieldNames.name(of:)`); the key path's
+  /// own text when it names none, which no entity type has.
+  static func field<Root: Decodable, Field>(_ keyPath: KeyPath<Root, Field>) -> String {
+    FieldNames.name(of: keyPath) ?? "\(keyPath)"
+  }
+}
