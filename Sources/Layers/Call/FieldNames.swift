@@ -7,11 +7,9 @@ import Synchronization
 /// and notes each key asked, so a local query's field is checked against the type, not against
 /// what happens to be stored (`LocalQuery.unknownFields`).
 enum FieldNames {
-  /// What one blank decoding of a type found: its fields, and the field each marked leaf of
-  /// the blank value came from; nil when its decoding could not be followed to its end.
-  private struct Found: @unchecked Sendable {
-    // `value` is the blank instance, read only by key paths of its own type, never changed.
-    let value: Any
+  /// What a blank decoding of a type finds: its fields, and the field each marked leaf of the
+  /// blank value came from (the same each time: a type decodes its fields in one order).
+  private struct Found: Sendable {
     let paths: Set<String>
     let marks: [String: String]
     let flags: [String]
@@ -19,13 +17,14 @@ enum FieldNames {
 
   private static let found = Mutex<[ObjectIdentifier: Found?]>([:])
 
-  /// One blank decoding of `type`, made once.
-  private static func blank<T: Decodable>(_ type: T.Type) -> Found? {
+  /// What a blank decoding of `type` finds, found once; nil when its decoding could not be
+  /// followed to its end.
+  private static func fields<T: Decodable>(of type: T.Type) -> Found? {
     let id = ObjectIdentifier(type)
     if let known = found.withLock({ $0[id] }) { return known }
     let notes = Notes()
-    let made = (try? T(from: Blank(notes: notes, codingPath: []))).map {
-      Found(value: $0, paths: notes.paths, marks: notes.marks, flags: notes.flags)
+    let made = (try? T(from: Blank(notes: notes, codingPath: []))).map { _ in
+      Found(paths: notes.paths, marks: notes.marks, flags: notes.flags)
     }
     found.withLock { $0[id] = .some(made) }
     return made
@@ -33,14 +32,16 @@ enum FieldNames {
 
   /// The key paths of `type`'s fields; nil when its decoding could not be followed to its end
   /// (a custom `init(from:)` that refuses a blank value), and then nothing is refused.
-  static func of<T: Decodable>(_ type: T.Type) -> Set<String>? { blank(type)?.paths }
+  static func of<T: Decodable>(_ type: T.Type) -> Set<String>? { fields(of: type)?.paths }
 
   /// The field of `Root`'s JSON that `keyPath` reads (`\Movie.year`: `year`, its coding key):
   /// each leaf of the blank value holds a number or text of its own, so the value the key path
   /// reads says which field it came from; a flag is found by decoding a blank with each flag
   /// set in turn. Nil for a list or an object.
   static func name<Root: Decodable, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
-    guard let found = blank(Root.self), let root = found.value as? Root else { return nil }
+    guard let found = fields(of: Root.self),
+      let root = try? Root(from: Blank(notes: Notes(), codingPath: []))
+    else { return nil }
     let value = root[keyPath: keyPath]
     guard flag(value) != nil else { return Self.mark(of: value).flatMap { found.marks[$0] } }
     return found.flags.indices.first { index in
