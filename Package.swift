@@ -123,7 +123,10 @@ let package = Package(
       ]),
     .target(
       name: "MoviesTesting",
-      dependencies: ["MoviesKit", "Domain", "Api", "Layers", "SampleApi", "KernelTesting"]),
+      dependencies: [
+        "MoviesKit", "Domain", "Api", "Layers", "SampleApi", "KernelTesting",
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]),
     // `kernel`: the command library and the movie commands.
     .executableTarget(
       name: "kernel",

@@ -92,3 +92,31 @@ extension Route {
     call.route ?? Route(.get, call.key)
   }
 }
+
+/// The movie calls over one `ServiceStack`: the small struct over the runner an app writes when
+/// it wants a service type for its tests. Its answers' origins are the stack's
+/// (`stack.answer(.movie(id: 1)).origin`).
+public struct MovieStack: MovieService {
+  /// The stack every call runs on.
+  public let stack: ServiceStack
+
+  /// The calls on `stack`.
+  public init(_ stack: ServiceStack) { self.stack = stack }
+
+  /// `layers` over `api` (a scripted api at the transport), or over nothing: the store alone.
+  public init(api: ScriptedMovieApi?, layers: [any ServiceLayer]) throws {
+    self.init(ServiceStack(client: try api?.client, layers: layers))
+  }
+
+  public func movie(id: Int) async throws -> Movie {
+    try await stack.answer(.movie(id: id)).value
+  }
+
+  public func topGrossingMovies(year: Int) async throws -> [Movie] {
+    try await stack.answer(.topGrossingMovies(year: year)).value
+  }
+
+  public func topRatedMovies(year: Int) async throws -> [Movie] {
+    try await stack.answer(.topRatedMovies(year: year)).value
+  }
+}

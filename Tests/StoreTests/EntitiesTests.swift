@@ -26,26 +26,25 @@ import Testing
   }
 
   static func layered(
-    _ store: any CacheStore, _ api: ScriptedMovieService?, partition: String = "p",
+    _ store: any CacheStore, _ api: ScriptedMovieApi?, partition: String = "p",
     policy: CachePolicy = .networkFirst
-  ) -> LayeredMovieService {
-    LayeredMovieService(
-      base: api.map { .plain($0) },
-      layers: [CachingLayer(store: store, policy: policy, partition: partition)])
+  ) throws -> MovieStack {
+    try MovieStack(
+      api: api, layers: [CachingLayer(store: store, policy: policy, partition: partition)])
   }
 
   @Test(arguments: Kind.allCases)
   func anEntitySharedByTwoListsAndAnItemIsOneRow(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let online = Self.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let online = try Self.layered(store, api)
     _ = try await online.topGrossingMovies(year: 2016)
     _ = try await online.topRatedMovies(year: 2016)
     // A fresher copy of movie 2, from its item call alone.
     api.answer(try Self.movies(rating: 99))
     #expect(try await online.movie(id: 2).rating == 99)
 
-    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    let offline = try Self.layered(store, nil, policy: .cacheOnly)
     let grossing = try await offline.topGrossingMovies(year: 2016)
     let rated = try await offline.topRatedMovies(year: 2016)
     #expect(grossing.map(\.id) == [1, 2, 3])  // each list keeps its own order
@@ -62,14 +61,15 @@ import Testing
   @Test(arguments: Kind.allCases)
   func anItemTheApiSaysIsGoneLeavesEveryStoredList(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let online = Self.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let online = try Self.layered(store, api)
     _ = try await online.topGrossingMovies(year: 2016)
     _ = try await online.topRatedMovies(year: 2016)
     api.fail(.notFound)
-    await #expect(throws: ScriptedMovieService.Failure.self) { try await online.movie(id: 2) }
+    let notFound = await #expect(throws: (any Error).self) { try await online.movie(id: 2) }
+    #expect(notFound.flatMap { ServiceFailure.of($0) } == .notFound)
 
-    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    let offline = try Self.layered(store, nil, policy: .cacheOnly)
     #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 3])
     #expect(try await offline.topRatedMovies(year: 2016).map(\.id) == [3, 1])
     let gone = await #expect(throws: EntityGone.self) { try await offline.movie(id: 2) }
@@ -88,13 +88,13 @@ import Testing
   @Test(arguments: Kind.allCases)
   func anEntityWithAPendingEditStaysWhenTheApiSaysItIsGone(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
     _ = try await Self.layered(store, api).topGrossingMovies(year: 2016)
     var edited = try #require(try await store.entry(for: "p Movie/2"))
     (edited.isPending, edited.original) = (true, edited.payload)
     try await store.store([edited])
     #expect(try await store.removeEntity("p Movie/2", goneAt: Date()) == false)
-    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    let offline = try Self.layered(store, nil, policy: .cacheOnly)
     #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 2, 3])
     #expect(try await offline.movie(id: 2).id == 2)
   }
@@ -102,25 +102,24 @@ import Testing
   @Test(arguments: Kind.allCases)
   func aListWhoseEntityIsGoneIsAMissNeverAListWithHoles(kind: Kind) async throws {
     let store = try Self.store(kind)
-    _ = try await Self.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+    _ = try await Self.layered(store, ScriptedMovieApi(try Self.movies(rating: 20)))
       .topGrossingMovies(year: 2016)
     try await store.remove("p Movie/2")
-    let offline = Self.layered(store, nil, policy: .cacheOnly)
+    let offline = try Self.layered(store, nil, policy: .cacheOnly)
     // The grossing list is not answered with two of its three movies: its local query
     // answers with what is stored, said to be local.
-    let recorder = Provenance.Recorder()
-    let answered = try await recorder.observing(offline).topGrossingMovies(year: 2016)
-    #expect(answered.map(\.id) == [1, 3])
-    #expect(recorder.origin == "local")
+    let answered = try await offline.stack.answer(.topGrossingMovies(year: 2016))
+    #expect(answered.value.map(\.id) == [1, 3])
+    #expect(answered.origin == .local)
     await #expect(throws: CacheMiss.self) { try await offline.movie(id: 2) }
   }
 
   @Test(arguments: Kind.allCases)
   func partitionsKeepEntitiesApart(kind: Kind) async throws {
     let store = try Self.store(kind)
-    _ = try await Self.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+    _ = try await Self.layered(store, ScriptedMovieApi(try Self.movies(rating: 20)))
       .topGrossingMovies(year: 2016)
-    let elsewhere = Self.layered(store, nil, partition: "q", policy: .cacheOnly)
+    let elsewhere = try Self.layered(store, nil, partition: "q", policy: .cacheOnly)
     await #expect(throws: CacheMiss.self) { try await elsewhere.movie(id: 2) }
     await #expect(throws: CacheMiss.self) { try await elsewhere.topRatedMovies(year: 2016) }
     #expect(try await Self.layered(store, nil, policy: .cacheOnly).movie(id: 2).name == "Two")

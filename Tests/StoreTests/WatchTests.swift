@@ -33,19 +33,18 @@ import Testing
   }
 
   /// The top-grossing list of 2016 as `service` stores it, watched.
-  static func watch(_ service: LayeredMovieService, refresh: Bool = false) -> AsyncStream<
+  static func watch(_ service: MovieStack, refresh: Bool = false) -> AsyncStream<
     Watched<[Movie]>
   > {
-    service.layers.watch(.topGrossingMovies(year: 2016), from: service.base, refresh: refresh) {
-      try await $0.topGrossingMovies(year: 2016)
-    }
+    service.stack.watch(.topGrossingMovies(year: 2016), refresh: refresh)
+      ?? AsyncStream { $0.finish() }
   }
 
   @Test(arguments: Kind.allCases)
   func eachChangeArrivesOnceInOrderEvenThroughAnItemRead(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let service = EntitiesTests.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let service = try EntitiesTests.layered(store, api)
     var elements = Self.watch(service).makeAsyncIterator()
     #expect(await elements.next() == .nothingStored)
 
@@ -69,7 +68,7 @@ import Testing
   @Test(arguments: Kind.allCases)
   func cancellingTheWatchFreesIt(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let service = EntitiesTests.layered(store, ScriptedMovieService(try Self.movies(rating: 20)))
+    let service = try EntitiesTests.layered(store, ScriptedMovieApi(try Self.movies(rating: 20)))
     let seen = Recorder<Watched<[Movie]>>()
     let watching = Task {
       for await element in Self.watch(service) { seen.append(element) }
@@ -84,8 +83,8 @@ import Testing
   @Test(arguments: Kind.allCases)
   func aFailedRefreshIsAnElementAndTheWatchGoesOn(kind: Kind) async throws {
     let store = try Self.store(kind)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let service = EntitiesTests.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let service = try EntitiesTests.layered(store, api)
     _ = try await service.topGrossingMovies(year: 2016)
     api.fail(.unreachable)
     var elements = Self.watch(service, refresh: true).makeAsyncIterator()
@@ -107,8 +106,8 @@ import Testing
     defer { folder.remove() }
     let watched = try SQLiteCacheStore.open(at: folder.cache)
     let other = try SQLiteCacheStore.open(at: folder.cache)
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    var elements = Self.watch(EntitiesTests.layered(watched, nil)).makeAsyncIterator()
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    var elements = Self.watch(try EntitiesTests.layered(watched, nil)).makeAsyncIterator()
     #expect(await elements.next() == .nothingStored)
     _ = try await EntitiesTests.layered(other, api).topGrossingMovies(year: 2016)
     #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
@@ -125,8 +124,8 @@ import Testing
     defer { folder.remove() }
     let warnings = Recorder<String>()
     let store = try SQLiteCacheStore.open(at: folder.cache, warn: { warnings.append($0) })
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let service = EntitiesTests.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let service = try EntitiesTests.layered(store, api)
     _ = try await service.topGrossingMovies(year: 2016)
     var elements = Self.watch(service).makeAsyncIterator()
     #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
@@ -156,8 +155,8 @@ import Testing
   /// The model over a watch, as SwiftUI (or any `withObservationTracking` code) sees it.
   @MainActor @Test func anObservableModelFollowsTheWatch() async throws {
     let store = InMemoryStore()
-    let api = ScriptedMovieService(try Self.movies(rating: 20))
-    let service = EntitiesTests.layered(store, api)
+    let api = ScriptedMovieApi(try Self.movies(rating: 20))
+    let service = try EntitiesTests.layered(store, api)
     let model = LiveAnswer(Self.watch(service))
     func changed() async {
       await withCheckedContinuation { continuation in
@@ -189,12 +188,17 @@ import Testing
     async throws
   {
     let store = InMemoryStore()
-    let api = ScriptedMovieService(try WatchTests.movies(rating: 20))
+    let api = ScriptedMovieApi(try WatchTests.movies(rating: 20))
     _ = try await EntitiesTests.layered(store, api).topGrossingMovies(year: 2016)
     let layer = CachingLayer(store: store, policy: policy, partition: "p")
     let call = ServiceCall<[Movie]>.topGrossingMovies(year: 2016)
+    let client = try api.client
     try await layer.refresh(
-      call, next: .base(call, .plain(api)) { try await $0.topGrossingMovies(year: 2016) })
+      call,
+      next: Next { offered in
+        let response = try await call.response(from: client.offering(offered))
+        return Answer(value: response.value, origin: .network, validators: response.validators)
+      })
     #expect(api.calls == (asks ? 2 : 1))
   }
 }
