@@ -306,7 +306,7 @@ public struct CachingLayer: ServiceLayer {
     return entities + [
       CacheEntry(
         key: key(of: call), payload: Data(), storedAt: now, validators: answer.validators,
-        references: zip(stored, entities).filter { $0.0.held == nil }.map(\.1.key))
+        references: zip(stored, entities).compactMap { $0.held == nil ? $1.key : nil })
     ]
   }
 
