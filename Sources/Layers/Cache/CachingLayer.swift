@@ -290,8 +290,10 @@ public struct CachingLayer: ServiceLayer {
       ]
     }
     let isItem = shape.itemID != nil
-    let stored = try shape.entities(of: answer.value)
-    let entities = stored.map { entity in
+    // The answer's own entities come first, then those they hold (`EntityShape.entities`).
+    var own = 0
+    let entities = try shape.entities(of: answer.value).map { entity in
+      if entity.held == nil { own += 1 }
       // Every entity under the id it carries: an item answer naming another entity than the
       // one asked is stored as that one (and the call refused, `ItemMismatch`), never as a
       // second copy under the id asked. An entity's validators are those of its own item
@@ -306,7 +308,7 @@ public struct CachingLayer: ServiceLayer {
     return entities + [
       CacheEntry(
         key: key(of: call), payload: Data(), storedAt: now, validators: answer.validators,
-        references: zip(stored, entities).compactMap { $0.held == nil ? $1.key : nil })
+        references: entities.prefix(own).map(\.key))
     ]
   }
 

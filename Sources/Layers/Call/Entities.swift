@@ -48,8 +48,8 @@ public struct EntityShape<Value: Sendable>: Sendable {
     return try upgrade(payload, version)
   }
 
-  /// The entities `value` holds, each with its id and its bytes, in order; then the entities
-  /// they hold (`held`), to any depth, each with its own type.
+  /// The entities `value` holds, each with its id and its bytes, in order; after all of them,
+  /// the entities they hold (`held`), to any depth, each with its own type.
   public func entities(of value: Value) throws -> [StoredEntity] {
     let own = try split(value)
     guard !held.isEmpty else { return own }
@@ -97,12 +97,29 @@ public struct StoredEntity: Sendable, Hashable {
   /// answer's own entities, of the shape's type.
   public var held: Held?
 
-  /// A held entity's type (`Supplier`) and the version its rows are stored with.
-  public struct Held: Sendable, Hashable {
+  /// A held entity's type (`Supplier`) and the version its rows are stored with: one for every
+  /// entity of a held field, so an entity carries a reference, not a copy (a list of 100,000
+  /// movies held 3 MB more with a copy in each).
+  public final class Held: Sendable, Hashable {
     /// The type, as the store names it.
     public let type: String
     /// Its `StoredModel.modelVersion`.
     public let modelVersion: Int
+
+    /// The held type `type`, stored at `modelVersion`.
+    public init(type: String, modelVersion: Int) {
+      self.type = type
+      self.modelVersion = modelVersion
+    }
+
+    public static func == (a: Held, b: Held) -> Bool {
+      a.type == b.type && a.modelVersion == b.modelVersion
+    }
+
+    public func hash(into hasher: inout Hasher) {
+      hasher.combine(type)
+      hasher.combine(modelVersion)
+    }
   }
 
   /// The entity `id` holding `payload`.

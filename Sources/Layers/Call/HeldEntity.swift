@@ -28,6 +28,8 @@ public struct HeldEntity: Sendable {
   public let idField: String
   let modelVersion: Int
   let upgrade: (@Sendable (Data, Int) throws -> Data)?
+  /// What each entity of the field carries of it.
+  let stored: StoredEntity.Held
   /// What the held type holds in turn; read when needed, so two types may hold each other.
   let nested: @Sendable () -> [HeldEntity]
 
@@ -41,6 +43,7 @@ public struct HeldEntity: Sendable {
     self.idField = idField
     self.modelVersion = StoredModels.version(of: E.self)
     self.upgrade = StoredModels.upgrade(of: E.self)
+    self.stored = StoredEntity.Held(type: self.type, modelVersion: modelVersion)
     self.nested = { HeldEntity.declared(by: E.self) }
   }
 
@@ -76,9 +79,7 @@ public struct HeldEntity: Sendable {
       field.objects(in: holder).flatMap { object -> [StoredEntity] in
         guard let payload = try? encoder.encode(object.value) else { return [] }
         return [
-          StoredEntity(
-            id: object.id, payload: payload,
-            held: .init(type: field.type, modelVersion: field.modelVersion))
+          StoredEntity(id: object.id, payload: payload, held: field.stored)
         ] + entities(in: object.value, field.nested(), depth: depth + 1)
       }
     }
