@@ -85,10 +85,10 @@ import Testing
   @Test func aConflictKeepsTheServersVersionAndIsSentAgainstIt() async throws {
     try await Self.withVersionedApi { versioned, api, origin, cache, outbox in
       do {
-        let read = LayeredMovieService(
-          base: .api(api.client) { ApiMovieService(client: $0) },
+        let read = ServiceStack(
+          client: api.client,
           layers: [CachingLayer(store: cache, policy: .networkFirst, partition: origin)])
-        #expect(try await read.movie(id: 7).rating == 50)
+        #expect(try await read.answer(.movie(id: 7)).value.rating == 50)
 
         // Meanwhile another client changes it: version 2 on the server, version 1 stored here.
         versioned.state.withLock { $0.version = 2 }

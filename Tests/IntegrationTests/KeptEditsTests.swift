@@ -14,10 +14,10 @@ import Testing
 extension OutboxTests {
   /// Movie 9 stored from the api: its rating, and the key of its stored copy.
   func stored(_ setup: Setup) async throws -> (rating: Double, key: String) {
-    let cached = LayeredMovieService(
-      base: .plain(ApiMovieService(client: setup.api.client)),
+    let cached = ServiceStack(
+      client: setup.api.client,
       layers: [CachingLayer(store: setup.cache, policy: .networkFirst, partition: setup.origin)])
-    let movie = try await cached.movie(id: 9)
+    let movie = try await cached.answer(.movie(id: 9)).value
     return (movie.rating, setup.origin + " " + ServiceCall<Movie>.movie(id: 9).key)
   }
 

@@ -24,21 +24,14 @@ import Testing
       transport: PlatformTransport(configuration: .loopbackTests, clock: deadline), retriers: [])
   }
 
-  /// The api movie service over a client of `server`, made for each call with the validators
-  /// a caching layer offers it, as Kernel's `api` source is.
-  private func api(_ server: FixtureServer, deadline: any Clock<Duration> = ContinuousClock())
-    throws -> Source<any MovieSource>
-  {
-    .api(try client(server, deadline: deadline)) { ApiMovieService(client: $0) }
-  }
-
-  /// That api service under one caching layer.
+  /// A client of `server` under one caching layer: each call offered its stored copy's
+  /// validators, as a profile's stack is.
   private func layered(
     _ server: FixtureServer, _ policy: CachePolicy, database: SQLiteCacheStore,
     deadline: any Clock<Duration> = ContinuousClock()
-  ) throws -> LayeredMovieService {
-    LayeredMovieService(
-      base: try api(server, deadline: deadline),
+  ) throws -> ServiceStack {
+    ServiceStack(
+      client: try client(server, deadline: deadline),
       layers: [CachingLayer(store: database, policy: policy)])
   }
 
@@ -47,19 +40,18 @@ import Testing
     let database = try SQLiteCacheStore.inMemory()
     let deadline = TestClock()
     let service = try layered(server, .networkFirst, database: database, deadline: deadline)
-    #expect(try await service.topGrossingMovies(year: 2016).count == 10)
+    #expect(try await service.answer(.topGrossingMovies(year: 2016)).value.count == 10)
     await server.stop()
 
-    let recorder = Provenance.Recorder()
-    let movies = try await service.observed(by: recorder).topGrossingMovies(year: 2016)
-    #expect(movies.first?.name == "Rogue One: A Star Wars Story")
-    #expect(recorder.origin == "cache")
+    let movies = try await service.answer(.topGrossingMovies(year: 2016))
+    #expect(movies.value.first?.name == "Rogue One: A Star Wars Story")
+    #expect(movies.origin == .cache)
     // The fallback came from the refusal itself, not from a deadline passing: the deadline's
     // clock never moved, and the api alone says "connection refused", not "timed out".
     #expect(deadline.now == TestClock.Instant(offset: .zero))
     let direct = await #expect(throws: ApiError.self) {
-      try await ApiMovieService(client: self.client(server, deadline: deadline))
-        .topGrossingMovies(year: 2016)
+      try await ServiceCall<[Movie]>.topGrossingMovies(year: 2016)
+        .response(from: self.client(server, deadline: deadline))
     }
     guard case .unreachable(_, _, let reason) = direct else {
       Issue.record("expected unreachable, got \(String(describing: direct))")
@@ -71,7 +63,7 @@ import Testing
   @Test func aNotFoundIsNotHiddenByTheCache() async throws {
     let server = try await FixtureServer.start(routes: .sampleMovies())
     let service = try layered(server, .networkFirst, database: try .inMemory())
-    let error = await #expect(throws: ApiError.self) { try await service.movie(id: 999) }
+    let error = await #expect(throws: ApiError.self) { try await service.answer(.movie(id: 999)) }
     await server.stop()
     #expect(error?.failure == .notFound)
   }
@@ -96,17 +88,16 @@ import Testing
     let layer = CachingLayer(
       store: try SQLiteCacheStore.inMemory(), policy: .cacheFirst(maxAge: .seconds(60)),
       clock: clock.wallClock)
-    let service = LayeredMovieService(base: try api(server), layers: [layer])
+    let service = ServiceStack(client: try client(server), layers: [layer])
 
-    let first = try await service.movie(id: 1)
+    let first = try await service.answer(.movie(id: 1)).value
     clock.advance(600)
-    let recorder = Provenance.Recorder()
-    let second = try await service.observed(by: recorder).movie(id: 1)
+    let second = try await service.answer(.movie(id: 1))
     await server.stop()
 
-    #expect(second == first)
+    #expect(second.value == first)
     #expect(seen.withLock { $0 } == [nil, value])
-    #expect(recorder.all.last == Provenance(origin: .cache, age: 0))
+    #expect(second.provenance == Provenance(origin: .cache, age: 0))
   }
 
   /// A token refresh made inside a call whose cached copy's validators are offered is a request
@@ -137,8 +128,8 @@ import Testing
       authentication: .plainToken(),
       retriers: [])
     let clock = TestWallClock()
-    let service = LayeredMovieService(
-      base: .api(client) { ApiMovieService(client: $0) },
+    let service = ServiceStack(
+      client: client,
       layers: [
         CachingLayer(
           store: try SQLiteCacheStore.inMemory(), policy: .cacheFirst(maxAge: .seconds(60)),
@@ -146,15 +137,14 @@ import Testing
       ])
 
     try await client.login()
-    let first = try await service.movie(id: 1)
+    let first = try await service.answer(.movie(id: 1)).value
     clock.advance(600)
     server.responder.expireTokens()
-    let recorder = Provenance.Recorder()
-    let second = try await service.observed(by: recorder).movie(id: 1)
+    let second = try await service.answer(.movie(id: 1))
     await server.stop()
 
-    #expect(second == first)
-    #expect(recorder.all.last == Provenance(origin: .cache, age: 0))
+    #expect(second.value == first)
+    #expect(second.provenance == Provenance(origin: .cache, age: 0))
     // The login, then the refresh the 401 set off: neither carried the movie's validators.
     #expect(conditions.withLock { $0["auth"] } == [nil, nil])
     // Three requests: the first; the conditional one, refused (401) before any handler; its

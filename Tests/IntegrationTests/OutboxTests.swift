@@ -214,17 +214,16 @@ import Testing
     try await withSetup { setup in
       let call = ServiceCall<Movie>.movie(id: 9)
       let layered = { (policy: CachePolicy, api: Bool) in
-        LayeredMovieService(
-          base: api ? .plain(ApiMovieService(client: setup.api.client)) : nil,
+        ServiceStack(
+          client: api ? setup.api.client : nil,
           layers: [CachingLayer(store: setup.cache, policy: policy, partition: setup.origin)])
       }
-      let original = try await layered(.networkFirst, true).movie(id: 9)
+      let original = try await layered(.networkFirst, true).answer(call).value
       _ = try await setup.writer(api: false).write(try .rate(movie: 9, score: 99))
 
-      let recorder = Provenance.Recorder()
-      let shown = try await recorder.observing(layered(.cacheOnly, false)).movie(id: 9)
-      #expect(shown.rating == 99)
-      #expect(recorder.origin == "pending")
+      let shown = try await layered(.cacheOnly, false).answer(call)
+      #expect(shown.value.rating == 99)
+      #expect(shown.origin == .pending)
       #expect(try await setup.cache.entry(for: setup.origin + " " + call.key)?.isPending == true)
 
       #expect(try await setup.sync().sent.count == 1)
@@ -232,10 +231,9 @@ import Testing
       // pending, and the next network read refreshes it.
       let settled = try #require(try await setup.cache.entry(for: setup.origin + " " + call.key))
       #expect(!settled.isPending && settled.isStale)
-      let after = Provenance.Recorder()
-      let fetched = try await after.observing(layered(.networkFirst, true)).movie(id: 9)
-      #expect(fetched.rating == original.rating)
-      #expect(after.origin == "network")
+      let fetched = try await layered(.networkFirst, true).answer(call)
+      #expect(fetched.value.rating == original.rating)
+      #expect(fetched.origin == .network)
     }
   }
 }
@@ -247,10 +245,10 @@ extension OutboxTests {
   func aDroppedOrRejectedWritesEditIsUndone(ending: String, keptIn kept: Kept) async throws {
     try await withSetup(keptIn: kept) { setup in
       let key = setup.origin + " " + ServiceCall<Movie>.movie(id: 9).key
-      let cached = LayeredMovieService(
-        base: .plain(ApiMovieService(client: setup.api.client)),
+      let cached = ServiceStack(
+        client: setup.api.client,
         layers: [CachingLayer(store: setup.cache, policy: .networkFirst, partition: setup.origin)])
-      _ = try await cached.movie(id: 9)
+      _ = try await cached.answer(.movie(id: 9))
       let kept = try #require(
         try await setup.writer(api: false).write(try .rate(movie: 9, score: 99)).kept)
       #expect(try await setup.cache.entry(for: key)?.isPending == true)
