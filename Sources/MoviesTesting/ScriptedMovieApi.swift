@@ -48,13 +48,19 @@ public final class ScriptedMovieApi: Sendable {
   /// A client of this api, with no retries and no memory of an unreachable origin: a test sees
   /// each failure as it happens, and the api back the moment it says so.
   public var client: ApiClient {
-    get throws {
-      ApiClient(
-        context: InMemoryApiContext(
-          environment: try ApiEnvironment(name: "scripted", baseURL: "http://127.0.0.1/api/")),
-        transport: InProcessTransport { [self] request, _ in try respond(to: request) },
-        retriers: [], unreachableFor: .zero)
-    }
+    get throws { try client(waitingOn: {}) }
+  }
+
+  /// `client` whose every request first waits for `wait` (a gate the test opens).
+  public func client(waitingOn wait: @escaping @Sendable () async -> Void) throws -> ApiClient {
+    ApiClient(
+      context: InMemoryApiContext(
+        environment: try ApiEnvironment(name: "scripted", baseURL: "http://127.0.0.1/api/")),
+      transport: InProcessTransport { [self] request, _ in
+        await wait()
+        return try respond(to: request)
+      },
+      retriers: [], unreachableFor: .zero)
   }
 
   private func respond(to request: HTTPRequest) throws -> ApiResponse {

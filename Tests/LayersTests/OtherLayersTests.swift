@@ -18,13 +18,10 @@ private final class CountingLayer: ServiceLayer {
   }
 }
 
-/// A base whose calls wait until the test opens it.
-private final class GatedMovies: MovieSource {
-  private let state = Mutex<(open: Bool, calls: Int, waiting: [CheckedContinuation<Void, Never>])>(
-    (false, 0, []))
-  let movie: Movie
-  init(_ movie: Movie) { self.movie = movie }
-  var calls: Int { state.withLock { $0.calls } }
+/// A gate requests wait at until the test opens it.
+private final class Gate: Sendable {
+  private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>(
+    (false, []))
   func open() {
     let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
       state.open = true
@@ -33,36 +30,31 @@ private final class GatedMovies: MovieSource {
     }
     for continuation in waiting { continuation.resume() }
   }
-  func movie(id: Int) async throws -> any Validated<Movie> {
+  @Sendable func pass() async {
     await withCheckedContinuation { continuation in
       let open = state.withLock { state -> Bool in
-        state.calls += 1
         if !state.open { state.waiting.append(continuation) }
         return state.open
       }
       if open { continuation.resume() }
     }
-    return WithoutValidators(movie)
-  }
-  func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
-    WithoutValidators([movie])
-  }
-  func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
-    WithoutValidators([movie])
   }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct OtherLayersTests {
   @Test func concurrentIdenticalCallsShareOneBaseCall() async throws {
     let dory = try Movie.fixture(1, "Finding Dory")
-    let base = GatedMovies(dory)
+    let base = ScriptedMovieApi([dory])
+    let gate = Gate()
     let counting = CountingLayer()
-    let service = LayeredMovieService(base: .plain(base), layers: [counting, DedupeLayer()])
+    let service = MovieStack(
+      ServiceStack(
+        client: try base.client(waitingOn: gate.pass), layers: [counting, DedupeLayer()]))
     let movies = try await withThrowingTaskGroup(of: Movie.self) { group in
       for _ in 0..<10 { group.addTask { try await service.movie(id: 1) } }
       // Open the base once every call has reached the dedupe layer.
       await counting.arrived.reach(10)
-      base.open()
+      gate.open()
       return try await group.reduce(into: [Movie]()) { $0.append($1) }
     }
     #expect(movies == Array(repeating: dory, count: 10))
@@ -73,18 +65,17 @@ private final class GatedMovies: MovieSource {
 
   @Test func theMemoryLayerKeepsRecentResultsForTheirMaxAge() async throws {
     let clock = TestWallClock()
-    let base = ScriptedMovieService([
+    let base = ScriptedMovieApi([
       try Movie.fixture(1, "A"), try Movie.fixture(2, "B"), try Movie.fixture(3, "C"),
     ])
     let memory = MemoryLayer(capacity: 2, maxAge: .seconds(10), clock: clock.wallClock)
-    let service = LayeredMovieService(base: .plain(base), layers: [memory])
+    let service = try MovieStack(api: base, layers: [memory])
 
     _ = try await service.movie(id: 1)
     clock.advance(4)
-    let recorder = Provenance.Recorder()
-    _ = try await service.observed(by: recorder).movie(id: 1)
+    let again = try await service.stack.answer(.movie(id: 1))
     #expect(base.calls == 1)
-    #expect(recorder.all == [Provenance(origin: .cache, age: 4)])
+    #expect(again.provenance == Provenance(origin: .cache, age: 4))
 
     clock.advance(7)
     _ = try await service.movie(id: 1)  // 11 s old: asked again
@@ -134,9 +125,9 @@ private final class GatedMovies: MovieSource {
 
   @Test func theLoggingLayerNamesTheOperationOriginAndFailure() async throws {
     let lines = Recorder<String>()
-    let base = ScriptedMovieService([try Movie.fixture(1, "A")])
-    let service = LayeredMovieService(
-      base: .plain(base),
+    let base = ScriptedMovieApi([try Movie.fixture(1, "A")])
+    let service = try MovieStack(
+      api: base,
       layers: [
         LoggingLayer(log: lines.append),
         CachingLayer(store: InMemoryStore(), policy: .networkFirst),
