@@ -48,43 +48,6 @@ private final class FailingStore: CacheStore {
   func changes() -> AsyncThrowingStream<Void, any Error> { AsyncThrowingStream { $0.finish() } }
 }
 
-/// A source whose calls answer with validators and say "not modified" when offered the
-/// current ones, as the api client does over HTTP.
-private final class ValidatingSource: Sendable {
-  let movies: [Movie]
-  let offered = Recorder<CacheValidators?>()
-
-  init(_ movies: [Movie]) { self.movies = movies }
-
-  /// Each call's service, made with the validators offered to that call.
-  var source: Source<any MovieSource> {
-    Source(offering: { [self] validators in Call(owner: self, validators: validators) })
-  }
-
-  /// An answer with the validators `"v1"`, as an api's `Response` brings them.
-  struct Tagged<Value: Sendable>: Validated {
-    let value: Value
-    var validators: CacheValidators { CacheValidators(etag: "\"v1\"") }
-  }
-
-  struct Call: MovieSource {
-    let owner: ValidatingSource
-    let validators: CacheValidators?
-
-    func movie(id: Int) async throws -> any Validated<Movie> {
-      owner.offered.append(validators)
-      if validators?.etag == "\"v1\"" { throw NotModified() }
-      return Tagged(value: owner.movies[0])
-    }
-    func topGrossingMovies(year: Int) async throws -> any Validated<[Movie]> {
-      Tagged(value: owner.movies)
-    }
-    func topRatedMovies(year: Int) async throws -> any Validated<[Movie]> {
-      Tagged(value: owner.movies)
-    }
-  }
-}
-
 @Suite(.timeLimit(.minutes(1))) struct CachingLayerTests {
   private let dory: Movie
   private let civilWar: Movie
@@ -94,66 +57,65 @@ private final class ValidatingSource: Sendable {
     civilWar = try Movie.fixture(3, "Captain America: Civil War", grossing: 408, rating: 75)
   }
 
-  /// What `body` got from `service`, and where it came from.
-  private func traced<T>(
-    _ service: LayeredMovieService, _ body: (LayeredMovieService) async throws -> T
-  ) async throws -> (T, Provenance.Recorder) {
-    let recorder = Provenance.Recorder()
-    let value = try await body(service.observed(by: recorder))
-    return (value, recorder)
+  /// What `service` answered `call`, and where it came from.
+  private func traced<T: Sendable>(_ service: MovieStack, _ call: ServiceCall<T>)
+    async throws -> (T, Provenance)
+  {
+    let answer = try await service.stack.answer(call)
+    return (answer.value, answer.provenance)
   }
 
   @Test func aListIsNeverAnsweredFromWhatAnotherCallStored() async throws {
-    let base = ScriptedMovieService([dory, civilWar])
+    let base = ScriptedMovieApi([dory, civilWar])
     let layer = CachingLayer(
       store: InMemoryStore(), policy: .cacheFirst(maxAge: .seconds(300)))
-    let service = LayeredMovieService(base: .plain(base), layers: [layer])
+    let service = try MovieStack(api: base, layers: [layer])
     _ = try await service.movie(id: 1)
-    let (list, trace) = try await traced(service) { try await $0.topGrossingMovies(year: 2016) }
+    let (list, trace) = try await traced(service, .topGrossingMovies(year: 2016))
     #expect(list == [dory, civilWar])
-    #expect(trace.all == [Provenance(origin: .network, age: 0)])
+    #expect(trace == Provenance(origin: .network, age: 0))
     #expect(base.calls == 2)
   }
 
   @Test func onePartitionsCopyNeverAnswersForAnotherNorOffersItsValidators() async throws {
     let store = InMemoryStore()
-    let staging = ValidatingSource([dory])
+    let staging = ScriptedMovieApi([dory], etag: "\"v1\"")
     let stagingLayer = CachingLayer(
       store: store, policy: .networkFirst, partition: "https://staging.example:443")
-    _ = try await LayeredMovieService(base: staging.source, layers: [stagingLayer]).movie(id: 1)
+    _ = try await MovieStack(api: staging, layers: [stagingLayer]).movie(id: 1)
 
     // Movie 1 as production has it: another copy of the same movie.
     let productionDory = try Movie.fixture(1, "Finding Dory (production)")
-    let production = ValidatingSource([productionDory])
+    let production = ScriptedMovieApi([productionDory], etag: "\"v1\"")
     let productionLayer = CachingLayer(
       store: store, policy: .cacheOnly, partition: "https://api.example:443")
-    let offline = LayeredMovieService(base: nil, layers: [productionLayer])
+    let offline = try MovieStack(api: nil, layers: [productionLayer])
     await #expect(throws: CacheMiss.self) { try await offline.movie(id: 1) }
 
-    let layered = LayeredMovieService(
-      base: production.source,
+    let layered = try MovieStack(
+      api: production,
       layers: [
         CachingLayer(store: store, policy: .networkFirst, partition: "https://api.example:443")
       ])
     #expect(try await layered.movie(id: 1) == productionDory)
-    #expect(production.offered.all == [nil])  // staging's ETag was not offered
+    #expect(production.offered == [nil])  // staging's ETag was not offered
     #expect(try await offline.movie(id: 1) == productionDory)
   }
 
   @Test func cacheThenNetworkGivesTheCopyThenTheAnswerEachTagged() async throws {
     let clock = TestWallClock()
-    let base = ScriptedMovieService([dory])
-    let stack = LayerStack([
-      CachingLayer(store: InMemoryStore(), policy: .cacheThenNetwork, clock: clock.wallClock)
-    ])
+    let base = ScriptedMovieApi([dory])
+    let stack = try MovieStack(
+      api: base,
+      layers: [
+        CachingLayer(store: InMemoryStore(), policy: .cacheThenNetwork, clock: clock.wallClock)
+      ]
+    ).stack
+    /// The stored copy handed over first (`early`), then the api's answer.
     func updates() async throws -> [Answer<Movie>] {
-      var all: [Answer<Movie>] = []
-      for try await update in stack.updates(
-        .movie(id: 1), from: .plain(base), { try await $0.movie(id: 1) })
-      {
-        all.append(update)
-      }
-      return all
+      let early = Mutex<[Answer<Movie>]>([])
+      let answer = try await stack.answer(.movie(id: 1)) { copy in early.withLock { $0 = [copy] } }
+      return early.withLock { $0 } + [answer]
     }
     #expect(try await updates().map(\.origin) == [.network])
 
@@ -164,30 +126,30 @@ private final class ValidatingSource: Sendable {
     #expect(second.map(\.origin) == [.cache, .network])
     #expect(second.map(\.value) == [dory, renamed])
     #expect(second.map(\.age) == [300, 0])
-    // The answer equals the copy: one update only.
-    #expect(try await updates().map(\.origin) == [.cache])
+    // The copy is the api's answer of a moment ago.
+    #expect(try await updates().map(\.value) == [renamed, renamed])
   }
 
   @Test func staleWhileRevalidateStoresItsRefreshOnceSettled() async throws {
     let clock = TestWallClock()
     let store = InMemoryStore()
-    let base = ScriptedMovieService([dory])
+    let base = ScriptedMovieApi([dory])
     let layer = CachingLayer(
       store: store, policy: .staleWhileRevalidate(maxAge: .seconds(60)), clock: clock.wallClock)
-    let service = LayeredMovieService(base: .plain(base), layers: [layer])
+    let service = try MovieStack(api: base, layers: [layer])
     _ = try await service.movie(id: 1)
     clock.advance(90)
     let renamed = try Movie.fixture(1, "Dory, revalidated")
     base.answer([renamed])
 
-    let (stale, trace) = try await traced(service) { try await $0.movie(id: 1) }
+    let (stale, trace) = try await traced(service, .movie(id: 1))
     #expect(stale == dory)
-    #expect(trace.all == [Provenance(origin: .cache, age: 90)])
+    #expect(trace == Provenance(origin: .cache, age: 90))
     await layer.settle()
     #expect(base.calls == 2)
-    let (fresh, after) = try await traced(service) { try await $0.movie(id: 1) }
+    let (fresh, after) = try await traced(service, .movie(id: 1))
     #expect(fresh == renamed)
-    #expect(after.all == [Provenance(origin: .cache, age: 0)])
+    #expect(after == Provenance(origin: .cache, age: 0))
   }
 
   @Test func backgroundWorkThatOutlastsItsLimitIsCancelled() async throws {
@@ -209,8 +171,7 @@ private final class ValidatingSource: Sendable {
     let store = FailingStore()
     let warnings = Recorder<String>()
     let layer = CachingLayer(store: store, policy: .networkFirst, warn: warnings.append)
-    let service = LayeredMovieService(
-      base: .plain(ScriptedMovieService([dory, civilWar])), layers: [layer])
+    let service = try MovieStack(api: ScriptedMovieApi([dory, civilWar]), layers: [layer])
     #expect(try await service.movie(id: 1) == dory)
     #expect(try await service.movie(id: 3) == civilWar)
     #expect(store.writes.value == 2)
@@ -222,9 +183,8 @@ private final class ValidatingSource: Sendable {
 
   @Test func anUnreadableStoreIsAskedAroundUnlessOnlyTheCacheMayAnswer() async throws {
     let warnings = Recorder<String>()
-    let base = ScriptedMovieService([dory])
-    let layered = LayeredMovieService(
-      base: .plain(base),
+    let layered = try MovieStack(
+      api: ScriptedMovieApi([dory]),
       layers: [
         CachingLayer(
           store: FailingStore(failReads: true), policy: .networkFirst, warn: warnings.append)
@@ -232,30 +192,30 @@ private final class ValidatingSource: Sendable {
     #expect(try await layered.movie(id: 1) == dory)
     #expect(warnings.all.first?.hasSuffix("it is damaged; asking the api instead.") == true)
 
-    let offline = LayeredMovieService(
-      base: nil, layers: [CachingLayer(store: FailingStore(failReads: true), policy: .cacheOnly)])
+    let offline = try MovieStack(
+      api: nil, layers: [CachingLayer(store: FailingStore(failReads: true), policy: .cacheOnly)])
     await #expect(throws: FailingStore.Failure.self) { try await offline.movie(id: 1) }
   }
 
   @Test func theCopysValidatorsAreOfferedAndA304RenewsIt() async throws {
     let clock = TestWallClock()
-    let base = ValidatingSource([dory])
-    let service = LayeredMovieService(
-      base: base.source,
+    let base = ScriptedMovieApi([dory], etag: "\"v1\"")
+    let service = try MovieStack(
+      api: base,
       layers: [
         CachingLayer(store: InMemoryStore(), policy: .networkFirst, clock: clock.wallClock)
       ])
     _ = try await service.movie(id: 1)
     clock.advance(500)
-    let (copy, trace) = try await traced(service) { try await $0.movie(id: 1) }
+    let (copy, trace) = try await traced(service, .movie(id: 1))
     #expect(copy == dory)
-    #expect(trace.all == [Provenance(origin: .cache, age: 0)])
-    #expect(base.offered.all == [nil, CacheValidators(etag: "\"v1\"")])
+    #expect(trace == Provenance(origin: .cache, age: 0))
+    #expect(base.offered == [nil, "\"v1\""])
   }
 
   @Test func aStoreOnlyStackWithNothingStoredIsACacheMiss() async throws {
-    let offline = LayeredMovieService(
-      base: nil, layers: [CachingLayer(store: InMemoryStore(), policy: .networkFirst)])
+    let offline = try MovieStack(
+      api: nil, layers: [CachingLayer(store: InMemoryStore(), policy: .networkFirst)])
     let miss = await #expect(throws: CacheMiss.self) {
       try await offline.topRatedMovies(year: 2016)
     }
@@ -266,20 +226,20 @@ private final class ValidatingSource: Sendable {
     let clock = TestWallClock()
     let inner = InMemoryStore()
     let outer = InMemoryStore()
-    let below = LayeredMovieService(
-      base: .plain(ScriptedMovieService([dory])),
+    let below = try MovieStack(
+      api: ScriptedMovieApi([dory]),
       layers: [CachingLayer(store: inner, policy: .networkFirst, clock: clock.wallClock)])
     _ = try await below.movie(id: 1)
     clock.advance(40)
-    let above = LayeredMovieService(
-      base: nil,
+    let above = try MovieStack(
+      api: nil,
       layers: [
         CachingLayer(store: outer, policy: .networkFirst, clock: clock.wallClock),
         CachingLayer(store: inner, policy: .cacheOnly, clock: clock.wallClock),
       ])
-    let (movie, trace) = try await traced(above) { try await $0.movie(id: 1) }
+    let (movie, trace) = try await traced(above, .movie(id: 1))
     #expect(movie == dory)
-    #expect(trace.all == [Provenance(origin: .cache, age: 40)])
+    #expect(trace == Provenance(origin: .cache, age: 40))
     #expect(try await outer.statistics().entries == 0)
   }
 }
