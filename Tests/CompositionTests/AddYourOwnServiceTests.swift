@@ -19,37 +19,30 @@ struct Show: Codable, Sendable, Equatable {
 }
 
 protocol ShowService: Sendable {
-  func show(id: Int) async throws -> Show
+  func show(id: Int) async throws -> Answer<Show>
 }
 
-// 2. The api layer: a route below the environment's base URL, decoded by the shared client
-//    (adapters, token refresh, backoff, errors that name the route all come with it); each
-//    answer a `Response`, whose validators a cache above keeps.
-struct ApiShowService {
-  let client: ApiClient
-  func show(id: Int) async throws -> Response<Show> {
-    try await client.response(ApiRequest<Show>(.get("shows/\(id)")))
-  }
+// 2. The call, declared once: its route below the environment's base URL, decoded by the
+//    shared client (adapters, token refresh, backoff, errors that name the route all come with
+//    it), kept whole by a cache above.
+extension ServiceCall where Value == Show {
+  static func show(id: Int) -> Self { ServiceCall(.init(.get("shows/\(id)"))) }
 }
 
-// 3. The cache and offline layers: one call description; the layers are the movies' own.
-//    With no base it is a cache-only source: no api client, nothing that sends.
-struct LayeredShowService: ShowService, LayeredService {
-  let base: Source<ApiShowService>?
-  var layers: LayerStack
-  func show(id: Int) async throws -> Show {
-    let call = ServiceCall<Show>(name: "show", key: "shows/\(id)", summary: "show \(id)")
-    return try await answer(call) { try await $0.show(id: id) }
-  }
+// 3. The small struct over a stack, for an app that wants a service type: the layers are the
+//    movies' own. With no client it is the store alone: nothing that sends.
+struct StackShowService: ShowService {
+  let stack: ServiceStack
+  func show(id: Int) async throws -> Answer<Show> { try await stack.answer(.show(id: id)) }
 }
 
 // 4. The wiring: register it beside the movies in the profile's container. It holds the api
 //    client, so it lives as long as the session (validation refuses a singleton over it).
 func registerShows(in container: Container, policy: CachePolicy) throws {
   try container.register((any ShowService).self, scope: .session) { r in
-    LayeredShowService(
-      base: .api(try r.resolve()) { ApiShowService(client: $0) },
-      layers: LayerStack([CachingLayer(store: try r.resolve(), policy: policy)]))
+    StackShowService(
+      stack: ServiceStack(
+        client: try r.resolve(), layers: [CachingLayer(store: try r.resolve(), policy: policy)]))
   }
 }
 
@@ -70,25 +63,25 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     ) { try registerShows(in: $0, policy: .networkFirst) }.container
     let shows = try container.resolve((any ShowService).self)
 
-    #expect(try await shows.show(id: 7) == Show(id: 7, title: "Twin Peaks"))
+    #expect(try await shows.show(id: 7).value == Show(id: 7, title: "Twin Peaks"))
     await server.stop()
     // The server is gone: the same call answers from the cache, and says so.
-    let recorder = Provenance.Recorder()
-    let cached = try await recorder.observing(shows).show(id: 7)
-    #expect(cached.title == "Twin Peaks" && recorder.origin == "cache")
+    let cached = try await shows.show(id: 7)
+    #expect(cached.value.title == "Twin Peaks" && cached.origin == .cache)
     // Offline: the offline profile's container, which holds no api client at all; the shows
     // from the call description and the cache alone.
     let offlineContainer = try KernelApp.kernel.compose(
       config: try KernelConfig.builtIn(.kernel, profile: "offline"), runtime: runtime
     ) { child in
       try child.register((any ShowService).self, scope: .singleton) { r in
-        LayeredShowService(
-          base: nil, layers: LayerStack([CachingLayer(store: try r.resolve(), policy: .cacheOnly)]))
+        StackShowService(
+          stack: ServiceStack(
+            client: nil, layers: [CachingLayer(store: try r.resolve(), policy: .cacheOnly)]))
       }
     }.container
     #expect(throws: (any Error).self) { try offlineContainer.resolve(ApiClient.self) }
     let offline = try offlineContainer.resolve((any ShowService).self)
-    #expect(try await offline.show(id: 7).id == 7)
+    #expect(try await offline.show(id: 7).value.id == 7)
     await #expect(throws: CacheMiss.self) { try await offline.show(id: 8) }
   }
 
