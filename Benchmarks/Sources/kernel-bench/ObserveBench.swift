@@ -28,11 +28,12 @@ enum ObserveBench {
     let file = folder.appendingPathComponent("cache.sqlite")
     let store = try SQLiteCacheStore.open(at: file)
     let call = ServiceCall<Int>(name: "count", key: "count", summary: "the count")
-    let stack = LayerStack([CachingLayer(store: store, policy: .cacheOnly)])
+    let stack = ServiceStack(client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly)])
     try await store.store(
       CacheEntry(key: "count", payload: Data("0".utf8), storedAt: Date()))
-    var elements = stack.watch(call, from: Source<Int>?.none) { WithoutValidators($0) }
-      .makeAsyncIterator()
+    guard var elements = stack.watch(call, refresh: false)?.makeAsyncIterator() else {
+      throw BenchError("a stack with a caching layer has nothing to watch")
+    }
     _ = await elements.next()
 
     guard let sqlite3 = CliBench.which("sqlite3") else {
@@ -77,15 +78,13 @@ enum ObserveBench {
     for index in 0..<10 {
       let store = try SQLiteCacheStore.open(
         at: folder.appendingPathComponent("idle-\(index).sqlite"))
-      let stack = LayerStack([CachingLayer(store: store, policy: .cacheOnly)])
+      let stack = ServiceStack(
+        client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly)])
       let call = ServiceCall<Int>(name: "count", key: "count", summary: "the count")
-      watching.append(
-        Task {
-          for await element in stack.watch(call, from: Source<Int>?.none, { WithoutValidators($0) })
-          {
-            blackHole(element)
-          }
-        })
+      guard let watch = stack.watch(call, refresh: false) else {
+        throw BenchError("a stack with a caching layer has nothing to watch")
+      }
+      watching.append(Task { for await element in watch { blackHole(element) } })
     }
     try await Task.sleep(for: .milliseconds(500))
     let before = cpuSeconds()
