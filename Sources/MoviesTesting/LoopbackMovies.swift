@@ -4,8 +4,6 @@ import Layers
 import MoviesKit
 
 extension LoopbackApi {
-  /// The movie service over this client: the api source under no layers.
-  public var movies: any MovieService {
-    LayeredMovieService(base: .plain(ApiMovieService(client: client)), layers: [])
-  }
+  /// The movie calls over this client, under no layers.
+  public var movies: any MovieService { MovieStack(ServiceStack(client: client, layers: [])) }
 }
