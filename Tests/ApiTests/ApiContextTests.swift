@@ -13,13 +13,12 @@ import Testing
     let second = try await FixtureServer.start(routes: .sampleMovies())
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "one", baseURL: first.baseURL))
-    let movies = ApiMovieService(
-      client: ApiClient(
-        context: context, transport: PlatformTransport(configuration: .loopbackTests)))
+    let movies = ApiClient(
+      context: context, transport: PlatformTransport(configuration: .loopbackTests))
 
-    _ = try await movies.movie(id: 1)
+    _ = try await movies.response(ApiRequest<ApiMovie>(.movie(id: 1)))
     context.use(try ApiEnvironment(name: "two", baseURL: second.baseURL))
-    _ = try await movies.movie(id: 2)
+    _ = try await movies.response(ApiRequest<ApiMovie>(.movie(id: 2)))
     await first.stop()
     await second.stop()
 

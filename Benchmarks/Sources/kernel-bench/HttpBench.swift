@@ -44,9 +44,8 @@ enum HttpBench {
     let server = try await FixtureServer.start(routes: .sampleMovies())
     let context = InMemoryApiContext(
       environment: try ApiEnvironment(name: "local", baseURL: server.baseURL))
-    let movies = ApiMovieService(
-      client: ApiClient(
-        context: context, transport: PlatformTransport(), authentication: .plainToken()))
+    let movies = ApiClient(
+      context: context, transport: PlatformTransport(), authentication: .plainToken())
     let url = Route.topGrossingMovies(year: 2016).url(in: context.environment)
 
     // Kernel's time broken down: the transport alone, the client (adapters, validation,
@@ -58,17 +57,22 @@ enum HttpBench {
     let route = Route.topGrossingMovies(year: 2016)
     // The pipeline with no network at all: the same answer handed back in process.
     let canned = try await transport.send(bareRequest, body: nil)
-    let inProcess = ApiMovieService(
-      client: ApiClient(
-        context: context, transport: InProcessTransport { _, _ in canned },
-        authentication: .plainToken()))
+    let inProcess = ApiClient(
+      context: context, transport: InProcessTransport { _, _ in canned },
+      authentication: .plainToken())
     var contenders: [String: @Sendable () async throws -> Int] = [
-      "in_process": { try await inProcess.topGrossingMovies(year: 2016).value.count },
+      "in_process": {
+        try await ServiceCall<[Movie]>.topGrossingMovies(year: 2016).response(from: inProcess)
+          .value.count
+      },
       "client_decode": {
         let answer = try await client.response(for: route)
         return try JSONMapping.body.decode([ApiMovie].self, from: answer.body, route: route).count
       },
-      "kernel": { try await movies.topGrossingMovies(year: 2016).value.count },
+      "kernel": {
+        try await ServiceCall<[Movie]>.topGrossingMovies(year: 2016).response(from: movies)
+          .value.count
+      },
       "transport": { try await transport.send(bareRequest, body: nil).status == 200 ? 10 : 0 },
       "client": { try await client.response(for: route).status == 200 ? 10 : 0 },
       "decode": {
@@ -179,7 +183,7 @@ enum HttpBench {
       let client = ApiClient(
         context: InMemoryApiContext(environment: environment), transport: transport,
         authentication: .plainToken())
-      let movies = ApiMovieService(client: client)
+      let movies = MovieStack(ServiceStack(client: client, layers: []))
       try await client.login()
       server.responder.expireTokens()
       let before = server.responder.requests(to: "auth")

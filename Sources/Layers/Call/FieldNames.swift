@@ -16,6 +16,9 @@ enum FieldNames {
   }
 
   private static let found = Mutex<[ObjectIdentifier: Found?]>([:])
+  /// The field each key path named, found once: a call made for each request names its
+  /// fields again.
+  private static let named = Mutex<[String: String?]>([:])
 
   /// What a blank decoding of `type` finds, found once; nil when its decoding could not be
   /// followed to its end.
@@ -39,6 +42,16 @@ enum FieldNames {
   /// reads says which field it came from; a flag is found by decoding a blank with each flag
   /// set in turn. Nil for a list or an object.
   static func name<Root: Decodable, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
+    // A key path's text (`\Movie.year`) names it, its root type and every step.
+    let key = "\(keyPath)"
+    if let known = named.withLock({ $0[key] }) { return known }
+    let name = find(keyPath)
+    named.withLock { $0[key] = .some(name) }
+    return name
+  }
+
+  /// `name(of:)`, found anew.
+  private static func find<Root: Decodable, Value>(_ keyPath: KeyPath<Root, Value>) -> String? {
     guard let found = fields(of: Root.self),
       let root = try? Root(from: Blank(notes: Notes(), codingPath: []))
     else { return nil }
