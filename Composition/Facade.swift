@@ -49,26 +49,27 @@ public struct Composed: Sendable {
       })
   }
 
-  /// The profile's `Service` (`(any BookService).self`), built on first use; observed by the
-  /// recorder this value carries, if any (`observed(by:)`).
+  /// The profile's `Service` (`(any BookService).self`), built on first use.
   public func service<Service: Sendable>(_ type: Service.Type) throws -> Service {
-    observing(try container.resolve(type))
+    try container.resolve(type)
   }
 
   /// The profile's `Service` registered under `tag` (a service the catalog took with a tag: one
   /// of several of the same type, as `Catalog.service(_:)` registers each `ServiceStack`).
   public func service<Service: Sendable>(_ type: Service.Type, tag: String) throws -> Service {
-    observing(try container.resolve(type, tag: Tag(tag)))
+    try container.resolve(type, tag: Tag(tag))
   }
 
   /// The profile's stack for the service `key` (`Catalog.service(_:)`), built on first use:
-  /// it answers and watches any call that carries its request. Observed as `service(_:)` is.
+  /// it answers and watches any call that carries its request; observed by the recorder this
+  /// value carries, if any (`observed(by:)`).
   ///
   /// ```swift
   /// let book = try await composed.stack("books").answer(.book(id: 1))
   /// ```
   public func stack(_ key: String) throws -> ServiceStack {
-    try service(ServiceStack.self, tag: key)
+    let stack = try service(ServiceStack.self, tag: key)
+    return observer.map { stack.observed(by: $0) } ?? stack
   }
 
   /// The stacks the profile names among `keys`, by key: those a generated client's operations
@@ -79,17 +80,13 @@ public struct Composed: Sendable {
     return found
   }
 
-  /// This graph, its services noting where each of their answers came from in `recorder` (a
-  /// layered service's; see `LayeredService.observed(by:)`): what a command's work is handed,
-  /// so whatever it resolves reports its provenance, a generated client's transport too.
+  /// This graph, its stacks noting where each of their answers came from in `recorder`: what
+  /// a command's work is handed, so the stacks it resolves report their provenance, a
+  /// generated client's transport too.
   public func observed(by recorder: Provenance.Recorder) -> Composed {
     var observed = self
     observed.observer = recorder
     return observed
-  }
-
-  private func observing<Service>(_ service: Service) -> Service {
-    observer?.observing(service) ?? service
   }
 
   /// Brings the store up to date with every changes feed the app registered

@@ -202,7 +202,7 @@ extension ServiceCall where Value == [Note] {
       _ = try await layered.answer(.note(id: 1))
       #expect(await elements.next()?.value?.map(\.text) == ["oat milk"])
       // A stack that stores nothing has nothing to watch.
-      #expect(ServiceStack(base: nil, layers: []).watch(.notes(pinned: true)) == nil)
+      #expect(ServiceStack(client: nil, layers: []).watch(.notes(pinned: true)) == nil)
     }
   }
 
@@ -224,7 +224,7 @@ extension ServiceCall where Value == [Note] {
     let kept = OutboxLayer(outbox: outbox, origin: origin, partition: "p")
     let layered = try Self.stack(server, cache, .networkFirst)
     _ = try await ServiceStack(
-      base: layered.base,
+      client: layered.client,
       layers: [CachingLayer(store: cache, policy: .networkFirst, partition: "p")]
     ).answer(.note(id: 1))
     let edit = try WriteCall<Note>(
@@ -243,7 +243,7 @@ extension ServiceCall where Value == [Note] {
     #expect(try await outbox.store.writes().count == 1)
 
     let online = ServiceStack(
-      base: layered.base,
+      client: layered.client,
       layers: [kept, CachingLayer(store: cache, policy: .networkFirst, partition: "p")])
     guard case .sent(let sent) = try await online.write(edit) else {
       Issue.record("the stack over the api did not send the write")

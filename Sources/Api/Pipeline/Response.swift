@@ -36,9 +36,6 @@ public struct Response<Value: Sendable>: Sendable {
   public var validators: CacheValidators { CacheValidators(headerFields) }
 }
 
-/// What a caching layer keeps of an answer: its value with its validators, handed up by value.
-extension Response: Validated {}
-
 extension Response {
   /// The same answer with its value changed by `transform` (an api type made a domain type).
   public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> Response<Other>

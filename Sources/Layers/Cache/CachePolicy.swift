@@ -10,7 +10,7 @@ public enum CachePolicy: Sendable, Hashable, CustomStringConvertible {
   /// Below, falling back to the store when it cannot be reached, times out or answers 5xx
   /// after its retries; a 4xx is not hidden.
   case networkFirst
-  /// The store's copy at once, as an early answer (`LayerStack.updates`), then below's answer
+  /// The store's copy at once, as an early answer (`ServiceStack.answer(_:early:)`), then below's answer
   /// as the final one, falling back like `networkFirst`.
   case cacheThenNetwork
   /// The store's copy at once; when it is older than `maxAge`, below refreshes it behind, in

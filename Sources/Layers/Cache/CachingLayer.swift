@@ -8,8 +8,7 @@ import Synchronization
 /// result, its own time) in the layer's `partition`: the api's origin (and whatever identity an
 /// app adds), so one environment's copy, or its validators, never serve another. A failed call
 /// below never deletes anything. The stored copy's
-/// validators are offered below to the call below (see `Source`); a 304 serves the copy and makes
-/// it
+/// validators are offered to the call below (see `Next.api`); a 304 serves the copy and makes it
 /// new. A store that cannot be read or written never costs the answer: the layer warns once
 /// per cause and goes on as if nothing were stored (`cacheOnly` reports the failure instead).
 public struct CachingLayer: ServiceLayer {
@@ -110,7 +109,7 @@ public struct CachingLayer: ServiceLayer {
   }
 
   /// The stored answer of `call` under a policy that shows it before asking the api
-  /// (`cacheThenNetwork`), or nil: what `LayerStack.updates` gives first.
+  /// (`cacheThenNetwork`), or nil: what `ServiceStack.answer(_:early:)` hands over first.
   public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
     guard policy == .cacheThenNetwork, let codec = call.codec else { return nil }
     do { return try await read(call, codec)?.answer } catch is EntityGone { return nil }

@@ -1,7 +1,8 @@
+import Api
 import Domain
 import Foundation
 
-/// What a layer calls to go on down the stack: the next layer, or the service underneath.
+/// What a layer calls to go on down the stack: the next layer, or the api underneath.
 /// A caching layer offers its stored copy's validators, so the service can ask "changed since?".
 public struct Next<Value: Sendable>: Sendable {
   private let body: @Sendable (CacheValidators?) async throws -> Answer<Value>
@@ -20,20 +21,18 @@ public struct Next<Value: Sendable>: Sendable {
     try await body(validators)
   }
 
-  /// The source underneath every layer: the service it makes for this call, offered the
-  /// validators the layers above offered; its answer comes back with its own validators, new
-  /// from the network, and a 304 is its `NotModified`. With no source, a call no layer
-  /// answered is a `CacheMiss`.
-  public static func base<Service: Sendable>(
-    _ call: ServiceCall<Value>, _ source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
-  ) -> Next<Value> {
-    guard let source else {
+  /// The api underneath every layer: `call`'s request sent through `client`, offered the
+  /// validators the layers above offered (`ApiClient.offering(_:)`); its answer comes back with
+  /// its own validators, new from the network, and a 304 is its `NotModified`. With no client
+  /// (the store alone), or a call that carries no request, a call no layer answered is a
+  /// `CacheMiss`.
+  public static func api(_ call: ServiceCall<Value>, _ client: ApiClient?) -> Next<Value> {
+    guard let client, call.fetch != nil else {
       return Next { _ in throw CacheMiss(what: call.summary, cachable: call.codec != nil) }
     }
     return Next { offered in
-      let answered = try await fetch(source.make(offered))
-      return Answer(value: answered.value, origin: .network, validators: answered.validators)
+      let response = try await call.response(from: client.offering(offered))
+      return Answer(value: response.value, origin: .network, validators: response.validators)
     }
   }
 }

@@ -23,12 +23,11 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   /// How the store answers it when it was never stored: a query over the stored entities of its
   /// type (a list call's; nil: nothing stored is nothing to answer).
   public let local: LocalQuery?
-  /// What the api is sent for it (nil: a call only the store answers, or one a service's own
-  /// `fetch` closure answers).
+  /// What the api is sent for it (nil: a call only the store answers).
   public let route: Route?
-  /// Its request sent through the client the stack's `api` source gives (every page when it
-  /// pages); nil when it has no `route`.
-  let fetch: (@Sendable (ApiClient) async throws -> any Validated<Value>)?
+  /// Its request sent through the stack's api client (every page when it pages); nil when it
+  /// has no `route`.
+  let fetch: (@Sendable (ApiClient) async throws -> Response<Value>)?
 
   /// A call of these parts; `codec` nil for a call never cached.
   public init(
@@ -51,7 +50,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   init(
     _ request: ApiRequest<Value>, name: String?, key: String?, summary: String?,
     codec: CacheCodec<Value>?, entities: EntityShape<Value>?, local: LocalQuery?,
-    fetch: (@Sendable (ApiClient) async throws -> any Validated<Value>)? = nil
+    fetch: (@Sendable (ApiClient) async throws -> Response<Value>)? = nil
   ) {
     let route = request.route
     if let entities, let id = entities.itemID {
@@ -103,7 +102,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
 
   /// The call sent once through `client`, under no layer: its value with the validators it came
   /// with. A call that carries no request is a `CacheMiss`: only a store answers it.
-  public func response(from client: ApiClient) async throws -> any Validated<Value> {
+  public func response(from client: ApiClient) async throws -> Response<Value> {
     guard let fetch else { throw CacheMiss(what: summary, cachable: codec != nil) }
     return try await fetch(client)
   }
@@ -189,7 +188,9 @@ extension ServiceCall where Value: Codable {
     self.init(
       request, name: name, key: key, summary: summary, codec: .json, entities: entities,
       local: local,
-      fetch: { client in WithoutValidators(try await client.all(request, paging: paging)) })
+      fetch: { client in
+        Response(value: try await client.all(request, paging: paging), status: 200)
+      })
   }
 }
 

@@ -7,9 +7,7 @@ import Synchronization
 /// view model is: made, read and stopped on the main actor, its `latest` set there.
 ///
 /// ```swift
-/// let shelf = LiveAnswer(books.layers.watch(.shelf(page: 1), from: books.base) {
-///   try await $0.shelf(page: 1)
-/// })
+/// let shelf = LiveAnswer(books.watch(.shelf) ?? AsyncStream { $0.finish() })
 /// // SwiftUI: List(shelf.latest?.value ?? []) { … }
 /// ```
 @MainActor @Observable

@@ -1,3 +1,4 @@
+import Api
 import Domain
 
 /// Something that wraps every call of a service: caching, logging, de-duplication, memory.
@@ -9,7 +10,8 @@ public protocol ServiceLayer: Sendable {
   >
 
   /// What this layer holds for `call` without asking below (a caching layer's stored answer),
-  /// or nil; asked before a call by whoever shows a stored answer first (`LayerStack.updates`).
+  /// or nil; asked before a call by whoever shows a stored answer first
+  /// (`ServiceStack.answer(_:early:)`).
   func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>?
 }
 
@@ -54,15 +56,14 @@ public struct LayerStack: ServiceLayer {
     return try await chain()
   }
 
-  /// What a layered service's method does: runs `call` through the stack down to `fetch` on
-  /// the service `source` makes for it, notes where the answer came from (once, for the
-  /// observer), returns it. With no source (a store-only stack) a call the layers do not
-  /// answer is a `CacheMiss`. The observer stays here, at the top: nothing is carried down.
-  public func answer<Service: Sendable, Value: Sendable>(
-    _ call: ServiceCall<Value>, from source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
-  ) async throws -> Answer<Value> {
-    let answer = try await run(call, next: .base(call, source, fetch))
+  /// `call` through the stack down to its request sent through `client` (`Next.api`); notes
+  /// where the answer came from (once, for the observer) and returns it. With no client (a
+  /// store-only stack) a call the layers do not answer is a `CacheMiss`. The observer stays
+  /// here, at the top: nothing is carried down.
+  public func answer<Value: Sendable>(_ call: ServiceCall<Value>, client: ApiClient?)
+    async throws -> Answer<Value>
+  {
+    let answer = try await run(call, next: .api(call, client))
     observer?.record(answer.provenance)
     return answer
   }
@@ -73,27 +74,5 @@ public struct LayerStack: ServiceLayer {
       if let answer = try await layer.stored(call) { return answer }
     }
     return nil
-  }
-
-  /// The call's answers as they come: the stored copy a layer holds first, then the final
-  /// answer when it differs from it.
-  public func updates<Service: Sendable, Value: Sendable & Equatable>(
-    _ call: ServiceCall<Value>, from source: Source<Service>?,
-    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
-  ) -> AsyncThrowingStream<Answer<Value>, any Error> {
-    AsyncThrowingStream { continuation in
-      let task = Task {
-        do {
-          let first = try? await stored(call)
-          if let first { continuation.yield(first) }
-          let answer = try await run(call, next: .base(call, source, fetch))
-          if first?.value != answer.value { continuation.yield(answer) }
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: error)
-        }
-      }
-      continuation.onTermination = { _ in task.cancel() }
-    }
   }
 }

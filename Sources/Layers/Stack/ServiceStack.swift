@@ -15,23 +15,25 @@ import Foundation
 ///
 /// A service protocol is optional: an app that wants one for test doubles writes a small
 /// struct over its stack; doubles may also sit at the transport (`InProcessTransport`).
-public struct ServiceStack: LayeredService {
+public struct ServiceStack: Sendable {
   /// The api client under the layers (offered each call's stored validators), or nil: a
   /// store-only stack (the offline profile), where a call no layer answers is a `CacheMiss`.
-  public let base: Source<ApiClient>?
+  public let client: ApiClient?
   /// The layers the profile names.
   public var layers: LayerStack
-
-  /// `layers` over `base`.
-  public init(base: Source<ApiClient>?, layers: [any ServiceLayer]) {
-    self.base = base
-    self.layers = LayerStack(layers)
-  }
 
   /// `layers` over `client` (each call offered its stored copy's validators), or over nothing:
   /// `client` nil is the store alone.
   public init(client: ApiClient?, layers: [any ServiceLayer]) {
-    self.init(base: client.map { client in .api(client) { $0 } }, layers: layers)
+    self.client = client
+    self.layers = LayerStack(layers)
+  }
+
+  /// This stack, noting where each of its answers came from in `recorder`.
+  public func observed(by recorder: Provenance.Recorder) -> ServiceStack {
+    var copy = self
+    copy.layers = layers.observed(by: recorder)
+    return copy
   }
 
   /// `call`'s answer — its value, where it came from (`network`, `cache`, `pending`, `local`),
@@ -48,9 +50,7 @@ public struct ServiceStack: LayeredService {
     _ call: ServiceCall<Value>, early: (@Sendable (Answer<Value>) -> Void)? = nil
   ) async throws -> Answer<Value> {
     if let early, let stored = try? await layers.stored(call) { early(stored) }
-    return try await layers.answer(call, from: base(for: call)) {
-      try await call.response(from: $0)
-    }
+    return try await layers.answer(call, client: client)
   }
 
   /// `call`'s answers as its stored data changes (see `LayerStack.watch`), refreshed from the
@@ -60,9 +60,7 @@ public struct ServiceStack: LayeredService {
     _ call: ServiceCall<Value>, refresh: Bool = true
   ) -> AsyncStream<Watched<Value>>? {
     guard layers.layers.contains(where: { $0 is CachingLayer }) else { return nil }
-    return layers.watch(call, from: base(for: call), refresh: refresh) {
-      try await call.response(from: $0)
-    }
+    return layers.watch(call, client: client, refresh: refresh)
   }
 
   /// `call` written through this stack: sent through the api at once, or kept in the outbox
@@ -81,8 +79,8 @@ public struct ServiceStack: LayeredService {
     _ call: ServiceCall<Value>, to file: URL,
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws -> Response<URL>? {
-    guard let route = call.route, let base else { return nil }
-    return try await base.make(nil).download(route, to: file, progress: progress)
+    guard let route = call.route, let client else { return nil }
+    return try await client.download(route, to: file, progress: progress)
   }
 
   /// Brings the stack's store up to date with `feed`: asks its route from the token kept in
@@ -100,9 +98,8 @@ public struct ServiceStack: LayeredService {
     _ feed: ChangesFeed, progress: (@Sendable (SyncSummary) -> Void)? = nil
   ) async throws -> SyncSummary {
     let cache: CachingLayer? = layers.layers.lazy.compactMap { $0 as? CachingLayer }.first
-    guard let base else { throw SyncUnavailable(feed: feed.name, lacks: .api) }
+    guard let client else { throw SyncUnavailable(feed: feed.name, lacks: .api) }
     guard let cache else { throw SyncUnavailable(feed: feed.name, lacks: .store) }
-    let client = base.make(nil)
     let tokenKey = cache.storeKey(feed.key)
     var summary = SyncSummary(name: feed.name)
     summary.token = try await cache.store.entry(for: tokenKey).flatMap { entry in
@@ -142,7 +139,6 @@ public struct ServiceStack: LayeredService {
   public var writer: Writer {
     let kept: OutboxLayer? = layers.layers.lazy.compactMap { $0 as? OutboxLayer }.first
     let cache: CachingLayer? = layers.layers.lazy.compactMap { $0 as? CachingLayer }.first
-    let client: ApiClient? = base?.make(nil)
     let send: WriteSender? = client.map { WriteSender.api($0) }
     let origin = kept?.origin ?? client.map { "\($0.context.environment.origin)" } ?? ""
     let partition = kept?.partition ?? cache?.partition ?? ""
@@ -153,10 +149,5 @@ public struct ServiceStack: LayeredService {
     return Writer(
       origin: origin, partition: partition, send: send, outbox: kept.outbox, cache: cache?.store,
       warn: kept.warn)
-  }
-
-  /// The api under the layers for `call`: none for a call that carries no request.
-  private func base<Value: Sendable>(for call: ServiceCall<Value>) -> Source<ApiClient>? {
-    call.fetch == nil ? nil : base
   }
 }

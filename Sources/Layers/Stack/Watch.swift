@@ -1,3 +1,4 @@
+import Api
 import Domain
 
 /// One element of a watched call (`LayerStack.watch`): its answer as stored now, nothing
@@ -88,9 +89,8 @@ extension LayerStack {
   /// `failed` element that does not end the watch. Never two equal elements in a row.
   /// Cancelling the consuming task ends it and frees what it held. A stack with no caching
   /// layer has nothing to watch: it gives the refreshed answer, or its failure, then ends.
-  public func watch<Service: Sendable, Value: Sendable & Equatable>(
-    _ call: ServiceCall<Value>, from source: Source<Service>?, refresh: Bool = false,
-    _ fetch: @escaping @Sendable (Service) async throws -> any Validated<Value>
+  public func watch<Value: Sendable & Equatable>(
+    _ call: ServiceCall<Value>, client: ApiClient?, refresh: Bool = false
   ) -> AsyncStream<Watched<Value>> {
     let index = layers.firstIndex { $0 is CachingLayer }
     let cache = index.flatMap { layers[$0] as? CachingLayer }
@@ -102,12 +102,12 @@ extension LayerStack {
         let refreshed = { () async -> Watched<Value>? in
           do {
             guard let cache else {
-              return .answer(try await run(call, next: .base(call, source, fetch)))
+              return .answer(try await run(call, next: .api(call, client)))
             }
             let next = Next<Value> { offered in
               try await below.run(
                 call,
-                next: Next { try await Next.base(call, source, fetch)(offering: $0 ?? offered) })
+                next: Next { try await Next.api(call, client)(offering: $0 ?? offered) })
             }
             try await cache.refresh(call, next: next)
             return nil
@@ -131,7 +131,7 @@ extension LayerStack {
         }
         show(await cache.current(call))
         let refreshing =
-          refresh && source != nil
+          refresh && client != nil && call.fetch != nil
           ? Task {
             if let failure = await refreshed() { continuation.yield(failure) }
           } : nil
