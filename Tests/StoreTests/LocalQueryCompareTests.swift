@@ -175,3 +175,23 @@ extension LocalQueryCompareTests {
     #expect(throws: UnknownField.self) { try EntityShape<[Product]>.list(Product.self).check(bins) }
   }
 }
+
+/// Two types of one name, their fields spelled differently in JSON.
+private enum Snake {
+  struct Row: Codable {
+    let reorderLevel: Int
+    enum CodingKeys: String, CodingKey { case reorderLevel = "reorder_level" }
+  }
+}
+
+private enum Camel {
+  struct Row: Codable { let reorderLevel: Int }
+}
+
+extension LocalQueryCompareTests {
+  /// A key path's field is its own root type's, never that of another type of the same name.
+  @Test func twoTypesOfOneNameKeepTheirOwnFields() {
+    #expect(LocalQuery.Order(\Snake.Row.reorderLevel).field == "reorder_level")
+    #expect(LocalQuery.Order(\Camel.Row.reorderLevel).field == "reorderLevel")
+  }
+}

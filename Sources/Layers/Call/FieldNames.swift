@@ -18,7 +18,15 @@ enum FieldNames {
   private static let found = Mutex<[ObjectIdentifier: Found?]>([:])
   /// The field each key path named, found once: a call made for each request names its
   /// fields again.
-  private static let named = Mutex<[String: String?]>([:])
+  private static let named = Mutex<[Named: String?]>([:])
+
+  /// A key path as `named` keeps it: its root type, and its text (`\Movie.year`), which names
+  /// every step but not which of two types of one name (two files' private `Product`) it starts
+  /// from.
+  private struct Named: Hashable, Sendable {
+    let root: ObjectIdentifier
+    let path: String
+  }
 
   /// What a blank decoding of `type` finds, found once; nil when its decoding could not be
   /// followed to its end.
@@ -42,8 +50,7 @@ enum FieldNames {
   /// reads says which field it came from; a flag is found by decoding a blank with each flag
   /// set in turn. Nil for a list or an object.
   static func name<Root: Decodable, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
-    // A key path's text (`\Movie.year`) names it, its root type and every step.
-    let key = "\(keyPath)"
+    let key = Named(root: ObjectIdentifier(Root.self), path: "\(keyPath)")
     if let known = named.withLock({ $0[key] }) { return known }
     let name = find(keyPath)
     named.withLock { $0[key] = .some(name) }
