@@ -259,13 +259,16 @@ public struct Catalog: Sendable {
 
   /// A changes feed of the service `service` (`ChangesFeed`): `kernel sync`, and
   /// `Composed.sync()`, bring the store up to date with it through the profile's stack for
-  /// that service.
+  /// that service. The service is registered too when it is not yet (`service(_:)`), and the
+  /// feed's entity type (`entity(_:type:)`).
   ///
   /// ```swift
   /// catalog.feed(.books, of: "books")
   /// ```
   public mutating func feed(_ feed: ChangesFeed, of service: String) {
+    if parts.services[service] == nil { self.service(service) }
     parts.feeds.append((service, feed))
+    parts.models[feed.type] = (feed.modelVersion, feed.migrates)
   }
 
   /// Names an entity type the app's calls store (`Movie`), so `cache stats` and `doctor` can

@@ -65,7 +65,7 @@ public struct KernelTransport: ClientTransport {
     do {
       answer =
         try await call.isRead
-        ? stack.answer(call.serviceCall(paging: paging[operationID])).value : write(call, on: stack)
+        ? stack.answer(call.call(paging: paging[operationID])).value : write(call, on: stack)
     } catch ApiError.status(let failure) {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)
@@ -83,7 +83,7 @@ public struct KernelTransport: ClientTransport {
   private func write(_ call: OperationCall, on stack: ServiceStack) async throws
     -> OperationAnswer
   {
-    switch try await stack.write(try call.writeCall()) {
+    switch try await stack.write(call.call()) {
     case .sent(let answer): return answer
     case .applied(let problem):
       // The operation's answer is its whole response, so this cannot happen; said if it does.

@@ -6,7 +6,7 @@ import Layers
 
 /// One call of a generated client, as `KernelTransport` receives it: its operation, method, path
 /// (with its query) below the server URL, header fields and body. Turned at this edge into one
-/// of Kernel's calls: a read (`serviceCall`) or a write (`writeCall`).
+/// of Kernel's calls (`call(paging:)`), answered when it is a read, else written.
 struct OperationCall: Sendable, Hashable {
   /// The OpenAPI document's `operationId`: `getMovie`.
   var operationID: String
@@ -34,25 +34,20 @@ struct OperationCall: Sendable, Hashable {
   /// A GET or HEAD: its answer may be kept by a caching layer.
   var isRead: Bool { method == .get || method == .head }
 
-  /// The read as Kernel's call: its answer, the whole response, kept under the operation and
-  /// its path with the query (`getMovie movies/1`); its validators are the response's own.
-  /// With `paging`, the response of every page gathered (`KernelTransport.paging`).
-  func serviceCall(paging: (next: Paging, items: String)? = nil) -> ServiceCall<OperationAnswer> {
-    ServiceCall(
-      route, name: operationID, key: "\(operationID) \(path)", summary: "\(operationID) \(path)",
+  /// The operation as Kernel's call: its answer, the whole response, kept under the operation
+  /// and its path with the query (`getMovie movies/1`) when it is a read; its validators are the
+  /// response's own. With `paging`, the response of every page gathered
+  /// (`KernelTransport.paging`). Written, it keeps the order of its path and the generated
+  /// client's `Idempotency-Key` when it set one.
+  func call(paging: (next: Paging, items: String)? = nil) -> ServiceCall<OperationAnswer> {
+    let call = ServiceCall(
+      route, name: operationID, key: "\(operationID) \(path)",
+      summary: isRead ? "\(operationID) \(path)" : "\(operationID) \(method) \(path)",
       codec: isRead ? .json : nil, paging: paging
     ) { OperationAnswer(status: $0.status, headerFields: $0.headerFields, body: $0.body) }
-  }
-
-  /// The write as Kernel's write: kept in the order of its path, with the generated client's
-  /// `Idempotency-Key` when it set one; its answer the whole response.
-  func writeCall() throws -> WriteCall<OperationAnswer> {
-    let key = HTTPField.Name("Idempotency-Key").flatMap { headerFields[$0] }
-    return WriteCall<OperationAnswer>(
-      name: operationID, summary: "\(operationID) \(method) \(path)",
-      request: try route.recorded(), idempotencyKey: key ?? UUID().uuidString,
-      orderingKey: String(path.prefix { $0 != "?" }),
-      decode: { OperationAnswer(status: $0.status, headerFields: $0.headerFields, body: $0.body) })
+    guard !isRead else { return call }
+    return call.writing(ordering: String(path.prefix { $0 != "?" }))
+      .written(idempotencyKey: HTTPField.Name("Idempotency-Key").flatMap { headerFields[$0] })
   }
 
   /// The route the api client sends: the path and query below the environment's base URL.

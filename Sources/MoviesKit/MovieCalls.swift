@@ -10,9 +10,7 @@ import Layers
 extension ServiceCall where Value == Movie {
   /// `GET movies/{id}`: the entity `Movie/{id}`, answered from its row whichever answer stored it.
   public static func movie(id: Int) -> Self {
-    ServiceCall(
-      ApiRequest<ApiMovie>(.get("movies/\(id)")).map { $0.convert() },
-      entities: .item(Movie.self, id: id))
+    ServiceCall(ApiRequest(.get("movies/\(id)")), entities: .item(Movie.self, id: id))
   }
 }
 
@@ -38,8 +36,7 @@ extension ServiceCall where Value == [Movie] {
     summary: String
   ) -> Self {
     ServiceCall(
-      ApiRequest<[ApiMovie]>(route).map { $0.map { $0.convert() } }, name: name,
-      summary: summary, entities: .list(Movie.self),
+      ApiRequest(route), name: name, summary: summary, entities: .list(Movie.self),
       local: LocalQuery(
         filters: [.init(\Movie.year, equals: .integer(year))],
         order: [.init(field, descending: true)], limit: 10,
@@ -47,20 +44,19 @@ extension ServiceCall where Value == [Movie] {
   }
 }
 
-extension WriteCall where Value == Rating {
+extension ServiceCall where Value == Rating {
   /// `POST movies/{id}/ratings` with `{"score": N}`: a movie's ratings go in the order they were
-  /// made; sent, the cached movie is dropped (the api's rating changes); kept, the cached movie
-  /// shows the score as its rating, marked pending. `ifUnchanged`: sent with `If-Match`, the
-  /// ETag of the stored movie as its own answer gave it, so the api refuses it (412) if the
-  /// movie changed since; with no such ETag stored (the movie seen only in a list) it is
-  /// refused before anything is sent or kept (`UnknownVersion`).
-  public static func rate(movie id: Int, score: Int, ifUnchanged: Bool = false) throws
-    -> WriteCall
-  {
+  /// made; sent, the stored movie is marked stale (the api's rating changes); kept, it shows the
+  /// score as its rating, marked pending. `ifUnchanged`: sent with `If-Match`, the ETag of the
+  /// stored movie as its own answer gave it, so the api refuses it (412) if the movie changed
+  /// since; with no such ETag stored it is refused before anything is sent or kept.
+  public static func rate(movie id: Int, score: Int, ifUnchanged: Bool = false) throws -> Self {
     let movie = ServiceCall<Movie>.movie(id: id)
-    return try WriteCall(
-      "rateMovie", route: .post("movies/\(id)/ratings", body: try .json(["score": score])),
-      summary: "a rating of movie \(id)", ordering: movie.key, invalidates: [movie.key],
+    return ServiceCall(
+      .init(.post("movies/\(id)/ratings", body: try .json(["score": score]))), name: "rateMovie",
+      summary: "a rating of movie \(id)", stored: false
+    ).writing(
+      ordering: movie.key, invalidates: [movie.key],
       optimistic: [.update(movie) { $0.rating = Double(score) }],
       precondition: ifUnchanged ? movie.key : nil)
   }
@@ -79,5 +75,5 @@ extension ChangesFeed {
   /// `GET movies/changes?since=T`: the movies created, updated and deleted since `T`, in
   /// WatermelonDB's pull shape (`kernel sync`).
   public static let movies = ChangesFeed.watermelon(
-    Movie.self, decoding: ApiMovie.self, { $0.convert() }, table: "movies", path: "movies/changes")
+    Movie.self, table: "movies", path: "movies/changes")
 }

@@ -12,9 +12,7 @@ public struct MoviesAssembly: Assembly {
 
   /// Registers `movies` (its reads, writes and changes feed) and the `sample` transport.
   public func assemble(into catalog: inout Catalog) {
-    catalog.service("movies")
     catalog.feed(.movies, of: "movies")
-    catalog.entity(Movie.self)
     catalog.transport("sample", answersInProcess: true) { _ in
       InProcessTransport.sample(SampleApiResponder(routes: .sampleMovies()))
     }

@@ -27,7 +27,7 @@ import Testing
         // backoff for idempotent requests
         retriers: [.backoff])
       // end snippet
-      let movie = try await client.response(ApiRequest<ApiMovie>(.movie(id: 2)))
+      let movie = try await client.response(ApiRequest<Movie>(.movie(id: 2)))
       #expect(movie.value.name == "Rogue One: A Star Wars Story")
       // movies/2 answered 401 (no token yet), auth a token, then movies/2 the movie.
       #expect(server.responder.requests(to: "movies/2") == 2)

@@ -16,9 +16,9 @@ import Testing
     let movies = ApiClient(
       context: context, transport: PlatformTransport(configuration: .loopbackTests))
 
-    _ = try await movies.response(ApiRequest<ApiMovie>(.movie(id: 1)))
+    _ = try await movies.response(ApiRequest<Movie>(.movie(id: 1)))
     context.use(try ApiEnvironment(name: "two", baseURL: second.baseURL))
-    _ = try await movies.response(ApiRequest<ApiMovie>(.movie(id: 2)))
+    _ = try await movies.response(ApiRequest<Movie>(.movie(id: 2)))
     await first.stop()
     await second.stop()
 

@@ -245,7 +245,7 @@ import Testing
           authentication: AuthenticationInterceptor(
             ApiKeyAuthenticator(placement, key: "k-1234"), name: "apiKey"),
           retriers: [], monitors: [LogMonitor { trace.append($0) }])
-        #expect(try await client.response(ApiRequest<ApiMovie>(.movie(id: 1))).value.id == 1)
+        #expect(try await client.response(ApiRequest<Movie>(.movie(id: 1))).value.id == 1)
         let sent = try #require(transport.requests.all.first)
         switch placement {
         case .header: #expect(sent.headerFields[HTTPField.Name("X-Api-Key")!] == "k-1234")
@@ -274,7 +274,7 @@ import Testing
         context: InMemoryApiContext(environment: environment),
         transport: PlatformTransport(configuration: .loopbackTests),
         authentication: AuthenticationInterceptor(BasicAuthenticator(), name: "basic"))
-      let error = await apiError { try await client.response(ApiRequest<ApiMovie>(.movie(id: 1))) }
+      let error = await apiError { try await client.response(ApiRequest<Movie>(.movie(id: 1))) }
       #expect(
         error?.description
           == "GET movies/1 was refused for want of a valid credential: the api refused the HTTP"

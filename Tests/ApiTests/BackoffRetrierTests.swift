@@ -160,7 +160,7 @@ import Testing
   @Test func aRefusedConnectionIsRetriedThenReportedAsUnreachable() async throws {
     let clock = ImmediateClock()
     let client = try await clientOfStoppedServer(retriers: [Self.exact], clock: clock)
-    let error = await apiError { try await client.response(ApiRequest<ApiMovie>(.movie(id: 1))) }
+    let error = await apiError { try await client.response(ApiRequest<Movie>(.movie(id: 1))) }
     guard case .unreachable(let route, "127.0.0.1", _) = error, route == .movie(id: 1) else {
       Issue.record("expected unreachable, got \(String(describing: error))")
       return

@@ -62,7 +62,7 @@ import Testing
       clock.advance(by: .seconds(601))
       let movies = try await withThrowingTaskGroup(of: Int.self) { group in
         for client in clients {
-          group.addTask { try await client.response(ApiRequest<ApiMovie>(.movie(id: 1))).value.id }
+          group.addTask { try await client.response(ApiRequest<Movie>(.movie(id: 1))).value.id }
         }
         return try await group.reduce(into: [Int]()) { $0.append($1) }
       }
@@ -91,7 +91,7 @@ import Testing
         return await server.responder.original(request)
       }
       clock.advance(by: .seconds(601))
-      let read = Task { try await refreshing.response(ApiRequest<ApiMovie>(.movie(id: 1))) }
+      let read = Task { try await refreshing.response(ApiRequest<Movie>(.movie(id: 1))) }
       await entered.reach(1)
       // The logout of another run: it waits for the refresh under way, then removes what the
       // refresh stored.
@@ -151,7 +151,7 @@ import Testing
     // before sending cannot reach the token endpoint.
     wall.advance(601)
     do {
-      _ = try await client.response(ApiRequest<ApiMovie>(.movie(id: 1)))
+      _ = try await client.response(ApiRequest<Movie>(.movie(id: 1)))
       Issue.record("expected a failure")
     } catch {
       #expect(ServiceFailure.of(error) == .unreachable, "\(error)")

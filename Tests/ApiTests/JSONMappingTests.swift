@@ -21,8 +21,7 @@ import Testing
       harness.server.handle("GET", "/api/movies/1") { _ in htmlResponse(body) }
       do {
         return .success(
-          try await harness.client.send(ApiRequest<ApiMovie>(.movie(id: 1), mapping: mapping))
-            .convert())
+          try await harness.client.send(ApiRequest<Movie>(.movie(id: 1), mapping: mapping)))
       } catch let error as ApiError {
         return .failure(error)
       }

@@ -20,15 +20,15 @@ import Testing
         response.headers["ETag"] = "\"v7\""
         return response
       }
-      let answer = try await harness.client.response(ApiRequest<ApiMovie>(.movie(id: 1)))
+      let answer = try await harness.client.response(ApiRequest<Movie>(.movie(id: 1)))
       #expect(answer.value.name == "Finding Dory")
       #expect(answer.validators == CacheValidators(etag: "\"v7\""))
       let offering = harness.client.offering(answer.validators)
       await #expect(throws: NotModified.self) {
-        try await offering.response(ApiRequest<ApiMovie>(.movie(id: 1)))
+        try await offering.response(ApiRequest<Movie>(.movie(id: 1)))
       }
       // Only the client made for the call offers them.
-      #expect(try await harness.client.response(ApiRequest<ApiMovie>(.movie(id: 1))).value.id == 1)
+      #expect(try await harness.client.response(ApiRequest<Movie>(.movie(id: 1))).value.id == 1)
     }
   }
 
@@ -109,7 +109,7 @@ import Testing
 
   @Test func aServerThatIsNotThereIsUnreachableNamingTheHost() async throws {
     let client = try await clientOfStoppedServer()
-    let error = await apiError { try await client.response(ApiRequest<ApiMovie>(.movie(id: 1))) }
+    let error = await apiError { try await client.response(ApiRequest<Movie>(.movie(id: 1))) }
     guard case .unreachable(let route, let host, _) = error else {
       Issue.record("expected unreachable, got \(String(describing: error))")
       return

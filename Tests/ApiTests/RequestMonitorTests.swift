@@ -97,7 +97,7 @@ import Testing
         transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
         clock: ImmediateClock(),
         monitors: [heard])
-      let movie = try await client.send(ApiRequest<ApiMovie>(.get("old/1")))
+      let movie = try await client.send(ApiRequest<Movie>(.get("old/1")))
       #expect(movie.id == 1)
 
       let events = heard.events.withLock { $0 }

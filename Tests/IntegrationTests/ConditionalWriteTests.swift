@@ -58,11 +58,13 @@ import Testing
     }
   }
 
-  static func patch() throws -> WriteCall<Movie> {
+  static func patch() throws -> ServiceCall<Movie> {
     let movie = ServiceCall<Movie>.movie(id: 7)
-    return try WriteCall(
-      "rateMovie", route: Route(.patch, "movies/7", body: try .json(["rating": 80])),
-      summary: "a new rating of movie 7", ordering: movie.key, invalidates: [movie.key],
+    return ServiceCall(
+      .init(Route(.patch, "movies/7", body: try .json(["rating": 80]))), name: "rateMovie",
+      summary: "a new rating of movie 7", stored: false
+    ).writing(
+      ordering: movie.key, invalidates: [movie.key],
       optimistic: [.update(movie) { $0.rating = 80 }], precondition: movie.key)
   }
 

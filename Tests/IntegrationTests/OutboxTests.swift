@@ -108,9 +108,11 @@ import Testing
       for reachable in [true, false] {
         setup.flaky.failing.withLock { $0 = reachable ? [] : [7] }
         // snippet: offline-writes
-        let write = try WriteCall<Rating>(
-          "rateMovie", route: .post("movies/7/ratings", body: try .json(["score": 80])),
-          summary: "a rating of movie 7", ordering: "movies/7", invalidates: ["movies/7"],
+        let write = ServiceCall<Rating>(
+          .init(.post("movies/7/ratings", body: try .json(["score": 80]))), name: "rateMovie",
+          summary: "a rating of movie 7", stored: false
+        ).writing(
+          ordering: "movies/7", invalidates: ["movies/7"],
           optimistic: [.update(ServiceCall<Movie>.movie(id: 7)) { $0.rating = 80 }])
         switch try await writer.write(write) {
         case .sent(let rating): said.append("rated \(rating.score)")
@@ -179,7 +181,7 @@ import Testing
       // The one behind it waits for the conflict to be resolved.
       #expect(try await setup.sync(force: true).tried == 0)
       setup.ratings.setConflict(false, movie: 5)
-      let anew = try WriteCall<Rating>.rate(movie: 5, score: 55)
+      let anew = try ServiceCall<Rating>.rate(movie: 5, score: 55).written()
       let resolved = try #require(try await writer.resolve(conflict.id, with: anew))
       #expect(resolved.id == conflict.id)
       #expect(resolved.state == .pending)

@@ -227,9 +227,11 @@ extension ServiceCall where Value == [Note] {
       client: layered.client,
       layers: [CachingLayer(store: cache, policy: .networkFirst, partition: "p")]
     ).answer(.note(id: 1))
-    let edit = try WriteCall<Note>(
-      "editNote", route: .put("notes/1", body: .json(Note(id: 1, text: "oat milk", pinned: true))),
-      summary: "an edit of note 1", ordering: "Note/1",
+    let edit = ServiceCall<Note>(
+      .init(.put("notes/1", body: try .json(Note(id: 1, text: "oat milk", pinned: true)))),
+      name: "editNote", summary: "an edit of note 1", stored: false
+    ).writing(
+      ordering: "Note/1",
       optimistic: [.update(ServiceCall<Note>.note(id: 1)) { $0.text = "oat milk" }])
 
     let offline = ServiceStack(

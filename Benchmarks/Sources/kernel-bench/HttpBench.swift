@@ -67,7 +67,7 @@ enum HttpBench {
       },
       "client_decode": {
         let answer = try await client.response(for: route)
-        return try JSONMapping.body.decode([ApiMovie].self, from: answer.body, route: route).count
+        return try JSONMapping.body.decode([Movie].self, from: answer.body, route: route).count
       },
       "kernel": {
         try await ServiceCall<[Movie]>.topGrossingMovies(year: 2016).response(from: movies)
@@ -76,8 +76,7 @@ enum HttpBench {
       "transport": { try await transport.send(bareRequest, body: nil).status == 200 ? 10 : 0 },
       "client": { try await client.response(for: route).status == 200 ? 10 : 0 },
       "decode": {
-        try JSONMapping.body.decode([ApiMovie].self, from: body, route: route).map { $0.convert() }
-          .count
+        try JSONMapping.body.decode([Movie].self, from: body, route: route).count
       },
     ]
     // A generated client's transport through Kernel (KernelOpenAPI), on the same route and
@@ -90,7 +89,7 @@ enum HttpBench {
         generated, body: nil, baseURL: server.baseURL, operationID: "getTopGrossing")
       var data = Data()
       if let answer { data = try await Data(collecting: answer, upTo: 1 << 20) }
-      return try JSONMapping.body.decode([ApiMovie].self, from: data, route: route).count
+      return try JSONMapping.body.decode([Movie].self, from: data, route: route).count
     }
     #if canImport(Darwin)
       let session = URLSession(configuration: .ephemeral)

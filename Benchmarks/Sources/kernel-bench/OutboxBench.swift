@@ -41,9 +41,9 @@ enum OutboxBench {
         for id in 1...movies {
           let route = Route.post("movies/\(id)/ratings", body: try .json(["score": round]))
           _ = try await outbox.keep(
-            WriteCall<Data>(
-              name: "rateMovie", summary: "a rating of movie \(id)", request: try route.recorded(),
-              orderingKey: "movies/\(id)", decode: { $0.body }),
+            ServiceCall(
+              .data(route), name: "rateMovie", summary: "a rating of movie \(id)", stored: false
+            ).writing(ordering: "movies/\(id)"),
             origin: origin, partition: origin)
         }
       }

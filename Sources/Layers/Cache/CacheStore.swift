@@ -64,7 +64,7 @@ public struct CacheEntry: Sendable, Hashable {
   public var storedAt: Date
   /// The validators it came with, offered to the next request for it.
   public var validators: CacheValidators
-  /// Changed by writes the api has not taken yet (`WriteCall.optimistic`): answered as
+  /// Changed by writes the api has not taken yet (`ServiceCall.optimistic`): answered as
   /// `pending`, never offered as the api's copy.
   public var isPending: Bool
   /// For an entity: its partition and type (`<partition>|Book`), what a local query of that

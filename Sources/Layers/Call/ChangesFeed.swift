@@ -15,9 +15,8 @@ import Foundation
 ///   static let books = ChangesFeed.watermelon(Book.self, table: "books", path: "books/changes")
 ///   // GET books/feed?cursor=C: {"items": [...], "deleted": [ids], "next_cursor": C}
 ///   static let flat = ChangesFeed(
-///     Book.self, name: "books", key: "books/feed", changed: "items", deleted: "deleted",
-///     token: "next_cursor"
-///   ) { cursor in .get("books/feed", query: cursor.map { [URLQueryItem(name: "cursor", value: $0)] } ?? []) }
+///     Book.self, name: "books", path: "books/feed", since: "cursor", changed: "items",
+///     deleted: "deleted", token: "next_cursor")
 /// }
 /// ```
 public struct ChangesFeed: Sendable {
@@ -29,50 +28,39 @@ public struct ChangesFeed: Sendable {
   public let type: String
   /// The version of that type's stored form (`StoredModel`), which its rows are stored at.
   public let modelVersion: Int
-  /// The request for the page after `since` (nil: from the start).
+  /// Whether that type declares migrations from older versions (`StoredModel`).
+  public let migrates: Bool
+  /// The request for the page after a token (nil: from the start).
   let route: @Sendable (_ since: String?) -> Route
   /// A page's body read as its changes.
   let read: @Sendable (Data, Route) throws -> ChangesPage
 
-  /// A feed of `Entity` values whose pages `route` asks for after a token (nil: from the
-  /// start): the entities at `changed` (and at `created` and `updated`, when the feed splits
-  /// them) are stored, the ids at `deleted` leave the store, the token at `token` is asked
-  /// with next; while `hasMore` says so (when the feed has it), else while a page changes
-  /// anything, the next page is asked. Key paths are read below `mapping`'s own (an envelope's
-  /// `data`), whose dates and keys decode the entities as the api writes them.
+  /// A feed of `Entity` values at `path`, asked with the token in the query item `since`
+  /// (`first`, or none, from the start): the entities at `changed` (and at `created` and
+  /// `updated`, when the feed splits them) are stored, the ids at `deleted` leave the store, the
+  /// token at `token` is asked with next; while `hasMore` says so (when the feed has it), else
+  /// while a page changes anything, the next page is asked. Key paths are read below
+  /// `mapping`'s own (an envelope's `data`), whose dates and keys decode the entities as the api
+  /// writes them. Its token is kept under `path`.
   public init<Entity: Identifiable & Codable & Sendable>(
-    _ entity: Entity.Type, name: String, key: String, mapping: JSONMapping = .body,
-    created: String? = nil, updated: String? = nil, changed: String? = nil, deleted: String,
-    token: String, hasMore: String? = nil,
-    route: @escaping @Sendable (_ since: String?) -> Route
-  ) {
-    self.init(
-      entity, decoding: Entity.self, { $0 }, name: name, key: key, mapping: mapping,
-      created: created, updated: updated, changed: changed, deleted: deleted, token: token,
-      hasMore: hasMore, route: route)
-  }
-
-  /// A feed as `init(_:name:key:mapping:created:updated:changed:deleted:token:hasMore:route:)`
-  /// makes it, whose entities the api sends as `Wire` values (its own field names and types),
-  /// each made an `Entity` by `convert`.
-  public init<Wire: Decodable & Sendable, Entity: Identifiable & Codable & Sendable>(
-    _ entity: Entity.Type, decoding wire: Wire.Type,
-    _ convert: @escaping @Sendable (Wire) -> Entity, name: String, key: String,
+    _ entity: Entity.Type, name: String, path: String, since: String, first: String? = nil,
     mapping: JSONMapping = .body, created: String? = nil, updated: String? = nil,
-    changed: String? = nil, deleted: String, token: String, hasMore: String? = nil,
-    route: @escaping @Sendable (_ since: String?) -> Route
+    changed: String? = nil, deleted: String, token: String, hasMore: String? = nil
   ) {
     self.name = name
-    self.key = key
-    self.type = "\(Entity.self)"
-    self.modelVersion = StoredModels.version(of: Entity.self)
-    self.route = route
+    self.key = path
     let shape = EntityShape<[Entity]>.list(Entity.self)
+    self.type = shape.type
+    self.modelVersion = shape.modelVersion
+    self.migrates = shape.migrates
+    route = { token in
+      .get(path, query: (token ?? first).map { [URLQueryItem(name: since, value: $0)] } ?? [])
+    }
     read = { body, route in
       func entities(_ path: String?) throws -> [StoredEntity] {
         guard let path else { return [] }
-        let found = try mapping.below(path).decode([Wire]?.self, from: body, route: route)
-        return try shape.entities(of: (found ?? []).map(convert))
+        let found = try mapping.below(path).decode([Entity]?.self, from: body, route: route)
+        return try shape.entities(of: found ?? [])
       }
       let ids = try mapping.below(deleted).decode([JSONValue]?.self, from: body, route: route)
       let next = try mapping.below(token).decode(JSONValue?.self, from: body, route: route)
@@ -94,26 +82,10 @@ public struct ChangesFeed: Sendable {
   public static func watermelon<Entity: Identifiable & Codable & Sendable>(
     _ entity: Entity.Type, table: String, path: String, mapping: JSONMapping = .body
   ) -> ChangesFeed {
-    watermelon(entity, decoding: Entity.self, { $0 }, table: table, path: path, mapping: mapping)
-  }
-
-  /// WatermelonDB's pull shape (`watermelon(_:table:path:mapping:)`), its entities sent as
-  /// `Wire` values, each made an `Entity` by `convert`.
-  public static func watermelon<
-    Wire: Decodable & Sendable, Entity: Identifiable & Codable & Sendable
-  >(
-    _ entity: Entity.Type, decoding wire: Wire.Type,
-    _ convert: @escaping @Sendable (Wire) -> Entity, table: String, path: String,
-    mapping: JSONMapping = .body
-  ) -> ChangesFeed {
     ChangesFeed(
-      entity, decoding: wire, convert, name: table, key: path, mapping: mapping,
-      created: "changes.\(table).created",
-      updated: "changes.\(table).updated", deleted: "changes.\(table).deleted",
-      token: "timestamp", hasMore: "hasMore"
-    ) { since in
-      .get(path, query: [URLQueryItem(name: "since", value: since ?? "0")])
-    }
+      entity, name: table, path: path, since: "since", first: "0", mapping: mapping,
+      created: "changes.\(table).created", updated: "changes.\(table).updated",
+      deleted: "changes.\(table).deleted", token: "timestamp", hasMore: "hasMore")
   }
 }
 

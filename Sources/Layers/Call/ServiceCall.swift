@@ -2,8 +2,10 @@ import Api
 import Domain
 import Foundation
 
-/// One call of a service, as the layers see it: its name and key, and how its result is kept in
-/// a cache. A service gets every layer by describing each of its calls this way once.
+/// One call of a service, as the layers see it: its name and key, its request, how its result is
+/// kept in a cache and, for a write, the order it keeps, what it changes and its precondition.
+/// A service gets every layer by describing each of its calls this way once; any stack answers,
+/// watches, writes (`ServiceStack.write(_:)`) and downloads it.
 ///
 /// The key names this call's answer. An answer made of entities (`entities:`) is stored as
 /// those entities, once each by type and id, so an item call reads its entity whoever stored
@@ -28,6 +30,26 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   /// Its request sent through the stack's api client (every page when it pages); nil when it
   /// has no `route`.
   let fetch: (@Sendable (ApiClient) async throws -> Response<Value>)?
+  /// Its value read from one answer of the api (a write's: sent now, or kept and sent later).
+  let decode: (@Sendable (ApiResponse) throws -> Value)?
+  /// Written, the order it keeps: writes of one ordering are sent in the order they were made
+  /// (`Movie/7`); nil, its route's path.
+  public private(set) var ordering: String?
+  /// Written, the keys of the calls whose stored answers it changes (`key`): when the api takes
+  /// it, an entity is marked stale (the next network read refreshes it), an answer stored whole
+  /// is dropped.
+  public private(set) var invalidates: [String] = []
+  /// Written, how it changes stored answers while it waits in the outbox: the copies an app
+  /// shows, marked pending, until the api's answer replaces them.
+  public private(set) var optimistic: [OptimisticEdit] = []
+  /// Written, the key of the stored entity it edits (`ServiceCall.book(id: 7).key`): the ETag
+  /// of that copy, as its own item answer gave it, is taken when the write is made and sent as
+  /// `If-Match` on every try, so the api refuses it (412) if the entity changed meanwhile. No app
+  /// copies ETags into its model. Nil: sent unconditionally.
+  public private(set) var precondition: String?
+  /// Written, sent as `Idempotency-Key` on every try, so a server that honours it applies a
+  /// repeated write once; nil until it is written, when one is made (`written()`).
+  public private(set) var idempotencyKey: String?
 
   /// A call of these parts; `codec` nil for a call never cached.
   public init(
@@ -42,6 +64,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     self.local = local
     route = nil
     fetch = nil
+    decode = nil
   }
 
   /// A call the api answers with `request`, stored as `codec`, `entities` and `local` say. Its
@@ -69,6 +92,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     self.local = local
     self.route = route
     self.fetch = fetch ?? { client in try await client.response(request) }
+    decode = { response in try request.decode(response.body, route) }
   }
 
   /// A call the api answers with `route`, its value made of the whole answer (status, header
@@ -87,6 +111,7 @@ public struct ServiceCall<Value: Sendable>: Sendable {
     entities = nil
     local = nil
     self.route = route
+    decode = { response in try answer(response) }
     fetch = { client in
       let response: ApiResponse
       if let (next, items) = paging {
@@ -98,6 +123,38 @@ public struct ServiceCall<Value: Sendable>: Sendable {
         value: try answer(response), status: response.status,
         headerFields: response.headerFields, body: response.body)
     }
+  }
+
+  /// This call as a write (`ServiceStack.write(_:)`): sent in the order of `ordering` (its
+  /// route's path when nil) behind the kept writes of that order, its stored answers at
+  /// `invalidates` settled when the api takes it, shown changed by `optimistic` while it waits
+  /// in the outbox, and sent only if the stored entity at `precondition` is unchanged.
+  ///
+  /// ```swift
+  /// static func borrow(book id: Int) throws -> ServiceCall<Loan> {
+  ///   let book = ServiceCall<Book>.book(id: id)
+  ///   return ServiceCall<Loan>(.init(.post("books/\(id)/loans")), summary: "a loan of book \(id)")
+  ///     .writing(ordering: book.key, optimistic: [.update(book) { $0.onLoan = true }])
+  /// }
+  /// ```
+  public func writing(
+    ordering: String? = nil, invalidates: [String] = [], optimistic: [OptimisticEdit] = [],
+    precondition: String? = nil
+  ) -> ServiceCall {
+    var write = self
+    write.ordering = ordering
+    write.invalidates = invalidates
+    write.optimistic = optimistic
+    write.precondition = precondition
+    return write
+  }
+
+  /// This call as written once: with `idempotencyKey` (its own, or a new one when it has none),
+  /// kept for every try of it.
+  public func written(idempotencyKey: String? = nil) -> ServiceCall {
+    var write = self
+    write.idempotencyKey = idempotencyKey ?? self.idempotencyKey ?? UUID().uuidString
+    return write
   }
 
   /// The call sent once through `client`, under no layer: its value with the validators it came

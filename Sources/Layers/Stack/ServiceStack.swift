@@ -67,7 +67,7 @@ public struct ServiceStack: Sendable {
   /// when the api cannot take it (a stack with an `OutboxLayer` over the api), or kept (an
   /// outbox over the store alone), or sent or failed (no outbox); see `Writer`. Its optimistic
   /// edits show in the stack's cache as it is kept.
-  public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
+  public func write<Value>(_ call: ServiceCall<Value>) async throws -> Written<Value> {
     try await writer.write(call)
   }
 

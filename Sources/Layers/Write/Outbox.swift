@@ -104,7 +104,7 @@ public struct Outbox: Sendable {
   /// those it invalidates: whatever becomes of it, no copy keeps an edit the api did not take,
   /// nor one it took but answered differently.
   public func keep<Value>(
-    _ call: WriteCall<Value>, origin: String, partition: String, ifMatch: String? = nil,
+    _ call: ServiceCall<Value>, origin: String, partition: String, ifMatch: String? = nil,
     edits: [String: JSONValue] = [:]
   ) async throws -> PendingWrite {
     let now = clock.now()
@@ -115,7 +115,8 @@ public struct Outbox: Sendable {
     return try await store.add(
       PendingWrite(
         name: call.name, summary: call.summary, origin: origin, partition: partition,
-        orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey, request: call.request,
+        orderingKey: call.orderingKey, idempotencyKey: call.idempotencyKey ?? UUID().uuidString,
+        request: try call.recorded(),
         invalidates: invalidates, createdAt: now, nextTryAt: now, ifMatch: ifMatch,
         edits: edits))
   }

@@ -21,19 +21,3 @@ extension WriteSender {
     }
   }
 }
-
-extension WriteCall where Value: Decodable {
-  /// A write that sends `route` and reads its answer with `mapping`; `name` names it in logs and
-  /// `outbox list`, `summary` in sentences (`a loan of book 7`).
-  /// `precondition`: the key of the stored entity it edits, whose ETag goes as `If-Match`.
-  public init(
-    _ name: String, route: Route, summary: String, ordering: String, invalidates: [String] = [],
-    optimistic: [OptimisticEdit] = [], precondition: String? = nil, mapping: JSONMapping = .body
-  ) throws {
-    self.init(
-      name: name, summary: summary, request: try route.recorded(), orderingKey: ordering,
-      invalidates: invalidates, optimistic: optimistic,
-      decode: { answer in try mapping.decode(Value.self, from: answer.body, route: route) })
-    self.precondition = precondition
-  }
-}

@@ -5,7 +5,8 @@ import Foundation
 /// How a service's stack writes, as its config names it (`books: [cache(networkFirst), outbox,
 /// api]`; `ServiceStack.writer`): sends a write at once when the stack has the api, keeps it in
 /// the outbox when the api cannot take it now (unreachable, a timeout, 5xx, 408, 429) or when the
-/// stack has no api, and answers `.queued` then. Each write is described as a `WriteCall`.
+/// stack has no api, and answers `.queued` then. Each write is a call that carries its request
+/// (`ServiceCall.writing(ordering:invalidates:optimistic:precondition:)`).
 ///
 /// | stack | the api answers | the api cannot be reached |
 /// |---|---|---|
@@ -40,7 +41,10 @@ public struct Writer: Sendable {
 
   /// Sends `call`, or keeps it. A write goes behind any kept write of its ordering key, so writes
   /// of one key reach the api in the order they were made.
-  public func write<Value>(_ call: WriteCall<Value>) async throws -> Written<Value> {
+  public func write<Value>(_ call: ServiceCall<Value>) async throws -> Written<Value> {
+    // Its request and idempotency key made once: the same bytes and key on every try.
+    let call = call.written()
+    let request = try call.recorded()
     // Taken now, from the copy the user edited: sent with every try.
     let validator = try await condition(for: call)
     guard let send else {
@@ -57,14 +61,19 @@ public struct Writer: Sendable {
     let answer: ApiResponse
     do {
       answer = try await send(
-        call.request, idempotencyKey: call.idempotencyKey, ifMatch: validator)
+        request, idempotencyKey: call.idempotencyKey ?? "", ifMatch: validator)
     } catch {
       guard let outbox, Self.canWait(error) else { throw error }
       return .queued(try await keep(call, in: outbox, ifMatch: validator))
     }
     await invalidate(call.invalidates)
     // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
-    do { return .sent(try call.decode(answer)) } catch { return .applied(problem: "\(error)") }
+    do {
+      guard let decode = call.decode else { throw NotAWrite(summary: call.summary) }
+      return .sent(try decode(answer))
+    } catch {
+      return .applied(problem: "\(error)")
+    }
   }
 
   /// Sends what the outbox keeps for this origin (see `Outbox.sync`); nil when the stack has no
@@ -81,12 +90,13 @@ public struct Writer: Sendable {
   /// against the server's version (`PendingWrite.serverBody`), sent in the kept write's place
   /// in its order, with `call`'s own idempotency key, by the next sync. Nil when the outbox
   /// keeps no such write, or the stack has no outbox.
-  public func resolve<Value>(_ id: Int64, with call: WriteCall<Value>) async throws
+  public func resolve<Value>(_ id: Int64, with call: ServiceCall<Value>) async throws
     -> PendingWrite?
   {
     guard let outbox else { return nil }
+    let call = call.written()
     return try await outbox.store.replace(
-      id, request: call.request, idempotencyKey: call.idempotencyKey,
+      id, request: try call.recorded(), idempotencyKey: call.idempotencyKey ?? "",
       ifMatch: try await condition(for: call), now: outbox.clock.now())
   }
 
@@ -99,7 +109,7 @@ public struct Writer: Sendable {
 
   /// The ETag of the stored copy `call` edits (its `precondition`), as its own item answer
   /// gave it; nil when the write names none or no copy with one is stored.
-  public func ifMatch<Value>(for call: WriteCall<Value>) async -> String? {
+  public func ifMatch<Value>(for call: ServiceCall<Value>) async -> String? {
     guard let key = call.precondition, let cache else { return nil }
     return try? await cache.entry(for: Outbox.key(key, in: partition))?.validators.etag
   }
@@ -108,7 +118,7 @@ public struct Writer: Sendable {
   /// that does, the stored copy's ETag, or `UnknownVersion` when none is stored (a copy seen
   /// only in a list, or never read): a conditional write is never sent, or kept to be sent,
   /// without its condition.
-  func condition<Value>(for call: WriteCall<Value>) async throws -> String? {
+  func condition<Value>(for call: ServiceCall<Value>) async throws -> String? {
     guard let key = call.precondition else { return nil }
     guard let etag = await ifMatch(for: call) else {
       throw UnknownVersion(summary: call.summary, key: key)
@@ -125,7 +135,7 @@ public struct Writer: Sendable {
     return failure == .unreachable || failure == .unavailable
   }
 
-  private func keep<Value>(_ call: WriteCall<Value>, in outbox: Outbox, ifMatch: String?)
+  private func keep<Value>(_ call: ServiceCall<Value>, in outbox: Outbox, ifMatch: String?)
     async throws -> PendingWrite
   {
     // The edited copies are made first: the write keeps what each edit changed (undoing
@@ -186,7 +196,7 @@ public struct Writer: Sendable {
   }
 }
 
-/// A conditional write (`WriteCall.precondition`) whose stored copy has no ETag: it was seen
+/// A conditional write (`ServiceCall.precondition`) whose stored copy has no ETag: it was seen
 /// only in a list, or never read on its own. It is refused before anything is sent or kept,
 /// since sent without `If-Match` it would overwrite whatever the server holds.
 public struct UnknownVersion: Error, Sendable, ClassifiedError, CustomStringConvertible {
@@ -208,5 +218,28 @@ public struct UnknownVersion: Error, Sendable, ClassifiedError, CustomStringConv
     "\(summary) was not sent: it edits \(key) only if unchanged (If-Match), and no version of"
       + " \(key) is stored (it was seen only in a list, or never read on its own); read it on"
       + " its own first, then write again."
+  }
+}
+
+extension ServiceCall {
+  /// The request a write sends and keeps: its route, recorded. A call without one (a call only
+  /// the store answers) cannot be written.
+  func recorded() throws -> Data {
+    guard let route else { throw NotAWrite(summary: summary) }
+    return try route.recorded()
+  }
+
+  /// Writes of one ordering key go in the order they were made: `ordering`, else its route's
+  /// path.
+  var orderingKey: String { ordering ?? route?.path ?? key }
+}
+
+/// A call written that carries no request (a call only the store answers): a mistake in the
+/// app's declaration of it.
+struct NotAWrite: Error, Sendable, ClassifiedError, CustomStringConvertible {
+  let summary: String
+  var failure: ServiceFailure { .configuration }
+  var description: String {
+    "\(summary) carries no request for the api, so it cannot be written; declare it with one."
   }
 }

@@ -44,11 +44,8 @@ extension ChangesFeed {
   /// `GET books/changes?cursor=C`: the books added or changed and the ids deleted since `C`
   /// (`{"data": {"items", "deleted", "next_cursor"}}`), for `books sync`.
   public static let books = ChangesFeed(
-    Book.self, name: "books", key: "books/changes", mapping: library, changed: "items",
-    deleted: "deleted", token: "next_cursor"
-  ) { cursor in
-    .get("books/changes", query: cursor.map { [URLQueryItem(name: "cursor", value: $0)] } ?? [])
-  }
+    Book.self, name: "books", path: "books/changes", since: "cursor", mapping: library,
+    changed: "items", deleted: "deleted", token: "next_cursor")
 }
 // end snippet
 
@@ -58,9 +55,7 @@ extension KernelApp {
   /// names: the `books` service (its stack per profile, `books: [api]`), the `perPage` setting.
   public static var books: KernelApp {
     var app = KernelApp(name: "books", builtInConfig: (BooksConfig.name, BooksConfig.yaml))
-    app.catalog.service("books")
     app.catalog.feed(.books, of: "books")
-    app.catalog.entity(Book.self)
     app.catalog.setting(
       AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
     return app
