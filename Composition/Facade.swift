@@ -19,8 +19,6 @@ public struct Composed: Sendable {
   /// `offline`): what a download, which no cache answers, needs.
   public var reachesApi: Bool { profileHasApi }
   let overriding: (@Sendable (Container) throws -> Void)?
-  /// Notes where the answers of the services resolved through this value came from.
-  private(set) var observer: Provenance.Recorder?
 
   /// Whether the config's api context keeps the environment and the token in the data dir
   /// (the catalog says so of the context it registered).
@@ -61,15 +59,13 @@ public struct Composed: Sendable {
   }
 
   /// The profile's stack for the service `key` (`Catalog.service(_:)`), built on first use:
-  /// it answers and watches any call that carries its request; observed by the recorder this
-  /// value carries, if any (`observed(by:)`).
+  /// it answers, watches, writes and downloads any call that carries its request.
   ///
   /// ```swift
   /// let book = try await composed.stack("books").answer(.book(id: 1))
   /// ```
   public func stack(_ key: String) throws -> ServiceStack {
-    let stack = try service(ServiceStack.self, tag: key)
-    return observer.map { stack.observed(by: $0) } ?? stack
+    try service(ServiceStack.self, tag: key)
   }
 
   /// The stacks the profile names among `keys`, by key: those a generated client's operations
@@ -78,15 +74,6 @@ public struct Composed: Sendable {
     var found: [String: ServiceStack] = [:]
     for key in keys where stacks(key) { found[key] = try stack(key) }
     return found
-  }
-
-  /// This graph, its stacks noting where each of their answers came from in `recorder`: what
-  /// a command's work is handed, so the stacks it resolves report their provenance, a
-  /// generated client's transport too.
-  public func observed(by recorder: Provenance.Recorder) -> Composed {
-    var observed = self
-    observed.observer = recorder
-    return observed
   }
 
   /// Brings the store up to date with every changes feed the app registered

@@ -27,6 +27,7 @@ let package = Package(
         "MoviesOpenAPIKit", .product(name: "KernelCommands", package: "Kernel"),
         .product(name: "KernelServe", package: "Kernel"),
         .product(name: "Composition", package: "Kernel"),
+        .product(name: "Domain", package: "Kernel"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where a result came from.
 public enum ResultOrigin: String, Sendable, Hashable {
@@ -28,30 +27,4 @@ public struct Provenance: Sendable, Hashable {
     self.age = age
   }
 
-  /// Where the answers a caller asked for came from: given to the service it asks (a layered
-  /// service's `observed(by:)`), which notes each answer's provenance here as it returns it.
-  public final class Recorder: Sendable {
-    private let entries = Mutex<[Provenance]>([])
-
-    /// A recorder with nothing noted yet.
-    public init() {}
-
-    /// Notes the provenance of an answer given to the caller.
-    public func record(_ provenance: Provenance) { entries.withLock { $0.append(provenance) } }
-
-    /// Every provenance noted so far, in order.
-    public var all: [Provenance] { entries.withLock { $0 } }
-
-    /// `network`, `cache`, `pending`, `local`, `mixed`, or nil when nothing was recorded.
-    public var origin: String? {
-      let origins = Set(all.map(\.origin))
-      if origins.count > 1 { return "mixed" }
-      return origins.first?.rawValue
-    }
-
-    /// The oldest cache answer's age, in seconds.
-    public var oldestCacheAge: TimeInterval? {
-      all.filter { $0.origin != .network }.map(\.age).max()
-    }
-  }
 }

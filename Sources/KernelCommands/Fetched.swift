@@ -70,23 +70,19 @@ public struct Fetched<Value: Sendable>: Sendable {
 }
 
 extension Invocation {
-  /// `answered` for a body whose value carries no origin (a generated client's typed answers,
-  /// a write's `Written`): the graph handed to `body` notes where its services' answers came
-  /// from, and the fetched value is from there.
+  /// `call` written through the profile's stack for `service` (`ServiceStack.write(_:)`), as
+  /// `answered` runs a read: the writes the outbox keeps that are due are sent first, so this
+  /// one goes behind them.
   ///
   /// ```swift
-  /// let book = try await invocation.fetch { try await LibraryAPI.book(1, through: $0) }
+  /// switch try await invocation.write(.borrow(book: 7), to: "books") { … }
   /// ```
-  public func fetch<Value: Sendable>(
-    _ body: @escaping @Sendable (Composed) async throws -> Value
-  ) async throws -> Fetched<Value> {
-    let recorder = Provenance.Recorder()
-    let fetched = try await answered { composed in
-      Answer(value: try await body(composed.observed(by: recorder)), origin: .network)
-    }
-    return Fetched(
-      value: fetched.value, origin: recorder.origin ?? "network",
-      oldestCacheAge: recorder.oldestCacheAge, elapsed: fetched.elapsed)
+  public func write<Value: Sendable>(_ call: ServiceCall<Value>, to service: String)
+    async throws -> Written<Value>
+  {
+    try await answered { composed in
+      Answer(value: try await composed.stack(service).write(call), origin: .network)
+    }.value
   }
 
   /// The one way a command reaches the profile's services, reads and writes alike: sends the

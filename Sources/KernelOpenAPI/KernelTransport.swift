@@ -37,6 +37,11 @@ public struct KernelTransport: ClientTransport {
 
   /// The header of a write's `202` answer when the stack's outbox kept it: `queued; id=7`.
   public static let outboxHeader = HTTPField.Name("Kernel-Outbox")
+  /// The header of a read's answer that says where it came from (`Answer.origin`: `network`,
+  /// `cache`, `pending`, `local`), beside `Age` (the stored copy's, in seconds): an app whose
+  /// document declares both reads them from the generated client's typed answer
+  /// (`Answer(_:origin:age:)`), values like any other header.
+  public static let originHeader = HTTPField.Name("Kernel-Origin")
 
   /// Runs every operation on `stack`, and those named in `operations` on their own
   /// (`composed.stacks(named:)`); those named in `paging` gather their pages
@@ -61,11 +66,16 @@ public struct KernelTransport: ClientTransport {
       operationID: operationID, method: request.method, path: request.path ?? "",
       headerFields: request.headerFields, body: data)
     let stack = operations[operationID] ?? stack
-    let answer: OperationAnswer
+    var answer: OperationAnswer
     do {
-      answer =
-        try await call.isRead
-        ? stack.answer(call.call(paging: paging[operationID])).value : write(call, on: stack)
+      if call.isRead {
+        let read = try await stack.answer(call.call(paging: paging[operationID]))
+        answer = read.value
+        if let name = Self.originHeader { answer.headerFields[name] = read.origin.rawValue }
+        if read.origin != .network { answer.headerFields[.age] = "\(Int(read.age.rounded()))" }
+      } else {
+        answer = try await write(call, on: stack)
+      }
     } catch ApiError.status(let failure) {
       answer = OperationAnswer(
         status: failure.status, headerFields: failure.headerFields, body: failure.body)
@@ -118,5 +128,21 @@ extension ClientError: WrappingError {
         decoding, route: route)
     else { return underlyingError }
     return ApiError.decoding(route: route, field: field, reason: "\(reason) (\(operationID))")
+  }
+}
+
+extension Answer {
+  /// `value`, from where the `Kernel-Origin` and `Age` header fields of its operation's answer
+  /// say (`KernelTransport.originHeader`), as a generated client reads them when its document
+  /// declares them; from the network when it has none.
+  ///
+  /// ```swift
+  /// case .ok(let ok):
+  ///   return Answer(try ok.body.json, origin: ok.headers.Kernel_hyphen_Origin, age: ok.headers.Age)
+  /// ```
+  public init(_ value: Value, origin: String?, age: Int?) {
+    self.init(
+      value: value, origin: origin.flatMap(ResultOrigin.init(rawValue:)) ?? .network,
+      age: TimeInterval(age ?? 0))
   }
 }

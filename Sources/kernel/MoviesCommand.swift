@@ -248,10 +248,9 @@ extension MoviesCommand {
     func run() async throws {
       let invocation = try Invocation(global)
       let (id, score, ifUnchanged) = (id, score, ifUnchanged)
-      let written = try await invocation.fetch {
-        try await $0.stack("movies").write(.rate(movie: id, score: score, ifUnchanged: ifUnchanged))
-      }
-      switch written.value {
+      let written = try await invocation.write(
+        try .rate(movie: id, score: score, ifUnchanged: ifUnchanged), to: "movies")
+      switch written {
       case .queued(let write): try invocation.sayQueued(write)
       case .applied(let problem):
         // Exit 0: the rating is done; a second run would rate again.

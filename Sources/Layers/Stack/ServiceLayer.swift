@@ -27,19 +27,9 @@ extension ServiceLayer {
 public struct LayerStack: ServiceLayer {
   /// The layers, outermost first.
   public let layers: [any ServiceLayer]
-  /// Who hears where each answer came from; nil until the stack is `observed(by:)`.
-  public private(set) var observer: Provenance.Recorder?
 
   /// A stack of `layers`, outermost first.
   public init(_ layers: [any ServiceLayer]) { self.layers = layers }
-
-  /// This stack, noting the provenance of each answer it gives in `recorder` and handing it
-  /// the stored copies its calls have before their final answers.
-  public func observed(by recorder: Provenance.Recorder) -> LayerStack {
-    var copy = self
-    copy.observer = recorder
-    return copy
-  }
 
   /// `call` through every layer in turn, then `next`.
   public func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
@@ -56,16 +46,12 @@ public struct LayerStack: ServiceLayer {
     return try await chain()
   }
 
-  /// `call` through the stack down to its request sent through `client` (`Next.api`); notes
-  /// where the answer came from (once, for the observer) and returns it. With no client (a
-  /// store-only stack) a call the layers do not answer is a `CacheMiss`. The observer stays
-  /// here, at the top: nothing is carried down.
+  /// `call` through the stack down to its request sent through `client` (`Next.api`). With no
+  /// client (a store-only stack) a call the layers do not answer is a `CacheMiss`.
   public func answer<Value: Sendable>(_ call: ServiceCall<Value>, client: ApiClient?)
     async throws -> Answer<Value>
   {
-    let answer = try await run(call, next: .api(call, client))
-    observer?.record(answer.provenance)
-    return answer
+    try await run(call, next: .api(call, client))
   }
 
   /// The first stored answer a layer holds for `call` (see `ServiceLayer.stored(_:)`), or nil.

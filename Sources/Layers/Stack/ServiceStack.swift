@@ -29,13 +29,6 @@ public struct ServiceStack: Sendable {
     self.layers = LayerStack(layers)
   }
 
-  /// This stack, noting where each of its answers came from in `recorder`.
-  public func observed(by recorder: Provenance.Recorder) -> ServiceStack {
-    var copy = self
-    copy.layers = layers.observed(by: recorder)
-    return copy
-  }
-
   /// `call`'s answer — its value, where it came from (`network`, `cache`, `pending`, `local`),
   /// how old it is and its validators — through the layers down to its request when none
   /// answers it. A call that carries no request is answered by the layers alone (the store), as

@@ -40,19 +40,24 @@ public enum MoviesAPI {
 extension MoviesAPI {
   public typealias Movie = Components.Schemas.Movie
 
-  /// `getMovie`; a 404 is `MovieNotFound`, any other undocumented answer `UnexpectedAnswer`.
-  public static func movie(_ id: Int, through composed: Composed) async throws -> Movie {
+  /// `getMovie`, from where its answer came (`Kernel-Origin`, `Age`); a 404 is `MovieNotFound`,
+  /// any other undocumented answer `UnexpectedAnswer`.
+  public static func movie(_ id: Int, through composed: Composed) async throws -> Answer<Movie> {
     switch try await client(composed).getMovie(path: .init(id: id)) {
-    case .ok(let ok): return try ok.body.json
+    case .ok(let ok):
+      return Answer(try ok.body.json, origin: ok.headers.Kernel_hyphen_Origin, age: ok.headers.Age)
     case .notFound: throw MovieNotFound(id: id)
     case .undocumented(let status, _): throw UnexpectedAnswer(operation: "getMovie", status: status)
     }
   }
 
-  /// `getTopGrossing`.
-  public static func topGrossing(_ year: Int, through composed: Composed) async throws -> [Movie] {
+  /// `getTopGrossing`, from where its answer came.
+  public static func topGrossing(_ year: Int, through composed: Composed) async throws
+    -> Answer<[Movie]>
+  {
     switch try await client(composed).getTopGrossing(path: .init(year: year)) {
-    case .ok(let ok): return try ok.body.json
+    case .ok(let ok):
+      return Answer(try ok.body.json, origin: ok.headers.Kernel_hyphen_Origin, age: ok.headers.Age)
     case .undocumented(let status, _):
       throw UnexpectedAnswer(operation: "getTopGrossing", status: status)
     }

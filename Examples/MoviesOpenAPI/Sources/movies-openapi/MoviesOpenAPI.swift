@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Domain
 import KernelCommands
 import KernelServe
 import MoviesOpenAPIKit
@@ -32,7 +33,8 @@ struct Get: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let id = id
     try show(
-      try await invocation.fetch { [try await MoviesAPI.movie(id, through: $0)] }, invocation)
+      try await invocation.answered { try await MoviesAPI.movie(id, through: $0).map { [$0] } },
+      invocation)
   }
 }
 
@@ -47,7 +49,8 @@ struct TopGrossing: AsyncParsableCommand {
     let invocation = try Invocation(global)
     let year = year
     try show(
-      try await invocation.fetch { try await MoviesAPI.topGrossing(year, through: $0) }, invocation)
+      try await invocation.answered { try await MoviesAPI.topGrossing(year, through: $0) },
+      invocation)
   }
 }
 
@@ -67,9 +70,10 @@ struct Rate: AsyncParsableCommand {
   func run() async throws {
     let invocation = try Invocation(global)
     let (id, score) = (id, score)
-    switch try await invocation.fetch({ try await MoviesAPI.rate(id, score: score, through: $0) })
-      .value
-    {
+    let rated = try await invocation.answered {
+      Answer(value: try await MoviesAPI.rate(id, score: score, through: $0), origin: .network)
+    }
+    switch rated.value {
     case .rated(let rating): try Terminal.print("Rated movie \(rating.movieId) \(rating.score).")
     case .queued:
       try Terminal.print("queued: the rating of movie \(id) is kept in the outbox (outbox list).")

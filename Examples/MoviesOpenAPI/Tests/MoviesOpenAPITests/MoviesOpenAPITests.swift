@@ -46,15 +46,22 @@ import Testing
     let data = try TemporaryDirectory()
     defer { data.remove() }
     let layered = try Self.composed("layered", base: server.baseURL, data: data.url)
-    #expect(try await MoviesAPI.movie(1, through: layered).name == "Finding Dory")
-    let top = try await MoviesAPI.topGrossing(2016, through: layered)
+    let first = try await MoviesAPI.movie(1, through: layered)
+    #expect(first.value.name == "Finding Dory")
+    #expect(first.origin == .network)
+    let top = try await MoviesAPI.topGrossing(2016, through: layered).value
     #expect(top.map(\.name) == ["Rogue One", "Finding Dory"])
     await #expect(throws: MovieNotFound.self) { try await MoviesAPI.movie(9, through: layered) }
     await server.stop()
 
     let offline = try Self.composed("offline", base: server.baseURL, data: data.url)
-    #expect(try await MoviesAPI.movie(1, through: offline).name == "Finding Dory")
-    #expect(try await MoviesAPI.topGrossing(2016, through: offline) == top)
+    // Answered by the one store, and said so: the origin crosses the generated client as a header.
+    let stored = try await MoviesAPI.movie(1, through: offline)
+    #expect(stored.value.name == "Finding Dory")
+    #expect(stored.origin == .cache)
+    let storedTop = try await MoviesAPI.topGrossing(2016, through: offline)
+    #expect(storedTop.value == top)
+    #expect(storedTop.origin == .cache)
   }
 
   @Test func aRatingMadeOfflineIsKeptAndSentByASync() async throws {
@@ -81,12 +88,12 @@ import Testing
     let data = try TemporaryDirectory()
     defer { data.remove() }
     let api = try Self.composed("api", base: server.baseURL, data: data.url, auth: "plainToken")
-    #expect(try await MoviesAPI.movie(1, through: api).id == 1)
+    #expect(try await MoviesAPI.movie(1, through: api).value.id == 1)
     #expect(server.responder.tokensIssued == 1)
     server.responder.expireTokens()
     let names = try await withThrowingTaskGroup(of: String.self) { group in
       for index in 0..<10 {
-        group.addTask { try await MoviesAPI.movie(index % 2 + 1, through: api).name }
+        group.addTask { try await MoviesAPI.movie(index % 2 + 1, through: api).value.name }
       }
       return try await group.reduce(into: Set<String>()) { $0.insert($1) }
     }

@@ -72,6 +72,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
+                    let headers: Operations.getMovie.Output.Ok.Headers = .init(
+                        Kernel_hyphen_Origin: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Kernel-Origin",
+                            as: Components.Headers.KernelOrigin.self
+                        ),
+                        Age: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Age",
+                            as: Components.Headers.Age.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.getMovie.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -92,7 +104,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .ok(.init(body: body))
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 404:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.getMovie.Output.NotFound.Body
@@ -154,6 +169,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
+                    let headers: Operations.getTopGrossing.Output.Ok.Headers = .init(
+                        Kernel_hyphen_Origin: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Kernel-Origin",
+                            as: Components.Headers.KernelOrigin.self
+                        ),
+                        Age: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Age",
+                            as: Components.Headers.Age.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.getTopGrossing.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -174,7 +201,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .ok(.init(body: body))
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

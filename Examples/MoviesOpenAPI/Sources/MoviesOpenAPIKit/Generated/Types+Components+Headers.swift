@@ -17,5 +17,15 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
-    public enum Headers {}
+    public enum Headers {
+        /// Where the answer came from, as Kernel's transport says it (network, cache, pending, local); no server sends it.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/KernelOrigin`.
+        public typealias KernelOrigin = Swift.String
+        /// Seconds since a stored answer was fetched from the api.
+        ///
+        /// - Remark: Generated from `#/components/headers/Age`.
+        public typealias Age = Swift.Int
+    }
 }

@@ -62,6 +62,32 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/movies/{id}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Where the answer came from, as Kernel's transport says it (network, cache, pending, local); no server sends it.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/paths/movies/{id}/GET/responses/200/headers/Kernel-Origin`.
+                    public var Kernel_hyphen_Origin: Components.Headers.KernelOrigin?
+                    /// Seconds since a stored answer was fetched from the api.
+                    ///
+                    /// - Remark: Generated from `#/paths/movies/{id}/GET/responses/200/headers/Age`.
+                    public var Age: Components.Headers.Age?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - Kernel_hyphen_Origin: Where the answer came from, as Kernel's transport says it (network, cache, pending, local); no server sends it.
+                    ///   - Age: Seconds since a stored answer was fetched from the api.
+                    public init(
+                        Kernel_hyphen_Origin: Components.Headers.KernelOrigin? = nil,
+                        Age: Components.Headers.Age? = nil
+                    ) {
+                        self.Kernel_hyphen_Origin = Kernel_hyphen_Origin
+                        self.Age = Age
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.getMovie.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/movies/{id}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/movies/{id}/GET/responses/200/content/application\/json`.
@@ -84,8 +110,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.getMovie.Output.Ok.Body) {
+                public init(
+                    headers: Operations.getMovie.Output.Ok.Headers = .init(),
+                    body: Operations.getMovie.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -239,6 +270,32 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/movies/topGrossing/{year}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Where the answer came from, as Kernel's transport says it (network, cache, pending, local); no server sends it.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/paths/movies/topGrossing/{year}/GET/responses/200/headers/Kernel-Origin`.
+                    public var Kernel_hyphen_Origin: Components.Headers.KernelOrigin?
+                    /// Seconds since a stored answer was fetched from the api.
+                    ///
+                    /// - Remark: Generated from `#/paths/movies/topGrossing/{year}/GET/responses/200/headers/Age`.
+                    public var Age: Components.Headers.Age?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - Kernel_hyphen_Origin: Where the answer came from, as Kernel's transport says it (network, cache, pending, local); no server sends it.
+                    ///   - Age: Seconds since a stored answer was fetched from the api.
+                    public init(
+                        Kernel_hyphen_Origin: Components.Headers.KernelOrigin? = nil,
+                        Age: Components.Headers.Age? = nil
+                    ) {
+                        self.Kernel_hyphen_Origin = Kernel_hyphen_Origin
+                        self.Age = Age
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.getTopGrossing.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/movies/topGrossing/{year}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/movies/topGrossing/{year}/GET/responses/200/content/application\/json`.
@@ -261,8 +318,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.getTopGrossing.Output.Ok.Body) {
+                public init(
+                    headers: Operations.getTopGrossing.Output.Ok.Headers = .init(),
+                    body: Operations.getTopGrossing.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
