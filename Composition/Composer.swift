@@ -21,7 +21,7 @@ public struct Environments: Sendable {
 /// What a transport and the client are built with: the config's timeouts and every header that
 /// carries a credential (the environments' token headers and every adapter's secret headers),
 /// which the client leaves off a request redirected to another origin.
-public struct TransportSettings: Sendable {
+struct TransportSettings: Sendable {
   /// `timeouts.requestSeconds`: how long a request may wait for its next bytes.
   public var requestTimeout: Duration
   /// `timeouts.resourceSeconds`: how long one exchange may take in all.

@@ -16,7 +16,7 @@ import Layers
 /// - the store (`cache(cacheOnly)`), which a `store` stack answers from;
 /// - contexts `memory`, `persistent` (`context.json` in the data dir);
 /// - transport `http` (URLSession, with the config's timeouts and secret headers).
-public struct KernelAssembly: Assembly {
+struct KernelAssembly: Assembly {
   /// Kernel's parts.
   public init() {}
 

@@ -154,6 +154,30 @@ extension Invocation {
     try show(try await answer(call, from: service).map { [$0] }, as: key, one: one)
   }
 
+  /// Writes `call` through the profile's stack for `service` (`write(_:to:)`) and prints what
+  /// became of it: the api's answer as a list of one, `queued: …` when the stack's outbox kept
+  /// it (`sayQueued(_:)`), or that the api took it but its answer could not be read.
+  ///
+  /// ```swift
+  /// try await Invocation(global).show(writing: .add(title: "Emma"), to: "books", as: "books", one: "book")
+  /// ```
+  public func show<Value: Encodable & Sendable>(
+    writing call: ServiceCall<Value>, to service: String, as key: String, one: String
+  ) async throws {
+    let start = ContinuousClock.now
+    switch try await write(call, to: service) {
+    case .sent(let value):
+      let answer = Answer(value: [value], origin: .network)
+      try show(Fetched(answer, elapsed: ContinuousClock.now - start), as: key, one: one)
+    case .queued(let write): try sayQueued(write)
+    case .applied(let problem):
+      try Reply.say(
+        self,
+        "\(call.summary) was taken by the api, but its answer could not be read (\(problem));"
+          + " it is applied, so do not send it again.", ["state": "applied", "problem": problem])
+    }
+  }
+
   /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
   /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
   public func sayQueued(_ write: PendingWrite) throws {

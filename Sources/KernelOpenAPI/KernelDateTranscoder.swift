@@ -8,7 +8,7 @@ import OpenAPIRuntime
 /// milliseconds. The runtime's own `.iso8601` refuses fractional seconds and its
 /// `.iso8601WithFractionalSeconds` requires them, so an app whose server sends both wrote a
 /// transcoder of its own; `Configuration.kernel` is this one.
-public struct KernelDateTranscoder: DateTranscoder {
+struct KernelDateTranscoder: DateTranscoder {
   /// The transcoder.
   public init() {}
 

@@ -67,7 +67,7 @@ struct OperationCall: Sendable, Hashable {
 }
 
 /// What an operation answered: status, header fields and body, as a cache keeps it.
-public struct OperationAnswer: Sendable, Hashable, Codable {
+struct OperationAnswer: Sendable, Hashable, Codable {
   /// The HTTP status.
   public var status: Int
   /// The answer's header fields.

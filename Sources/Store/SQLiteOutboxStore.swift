@@ -359,7 +359,7 @@ public final class SQLiteOutboxStore: OutboxStore {
 
 /// The outbox could not be opened, read or changed: one sentence naming the file, the cause
 /// and what to do. Its writes are kept as they were.
-public struct OutboxError: Error, Sendable, CustomStringConvertible, ClassifiedError {
+struct OutboxError: Error, Sendable, CustomStringConvertible, ClassifiedError {
   /// The outbox's file.
   public let file: String
   /// What could not be done: `opened`, `read`, `changed`.

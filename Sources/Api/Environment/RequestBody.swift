@@ -203,7 +203,7 @@ public struct RequestBody: Sendable, Hashable {
 }
 
 /// A body part that could not be read when it was sent: its file is gone or unreadable.
-public struct BodyUnreadable: Error, Sendable, CustomStringConvertible {
+struct BodyUnreadable: Error, Sendable, CustomStringConvertible {
   /// The file.
   public let file: String
   /// Why it could not be read.
@@ -214,7 +214,7 @@ public struct BodyUnreadable: Error, Sendable, CustomStringConvertible {
 /// Reads a body's parts in order, a chunk at a time, opening each file when it is reached; it
 /// can start over (a transport rewinds it to send the body again). Not for concurrent use: one
 /// transfer reads it, on one thread at a time.
-public final class BodyReader {
+final class BodyReader {
   private let parts: [RequestBody.Part]
   private var index = 0
   private var offset = 0

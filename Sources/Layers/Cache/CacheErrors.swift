@@ -4,7 +4,7 @@ import Foundation
 /// The api answered an item call with another entity than the one asked (`movies/1004`
 /// answering movie 1005): that entity is stored under its own id, and the call is refused as
 /// bad data rather than shown as the one asked.
-public struct ItemMismatch: Error, Sendable, CustomStringConvertible, ClassifiedError {
+struct ItemMismatch: Error, Sendable, CustomStringConvertible, ClassifiedError {
   /// The call, as a person calls it (`movie 1004`).
   public let what: String
   /// The entities' type (`Movie`).
@@ -41,7 +41,7 @@ public struct EntityGone: Error, Sendable, CustomStringConvertible, ClassifiedEr
 }
 
 /// A stored copy that no longer decodes, asked for where nothing else may answer.
-public struct CacheUnreadable: Error, Sendable, CustomStringConvertible, ClassifiedError {
+struct CacheUnreadable: Error, Sendable, CustomStringConvertible, ClassifiedError {
   /// The call, as a person calls it.
   public let what: String
   /// Why the copy does not decode.

@@ -25,11 +25,10 @@ extension ServiceCall where Value == Book {
     ServiceCall(.init(.get("books/\(id)"), mapping: library), entities: .item(Book.self, id: id))
   }
 
-  /// `POST books` with `{"title", "author"}`: the book the library made of them, never kept.
+  /// `POST books` with `{"title", "author"}`, a write: the book the library made of them.
   public static func add(title: String, author: String) throws -> Self {
     let body = try RequestBody.json(["title": title, "author": author])
-    return ServiceCall(
-      .init(.post("books", body: body), mapping: library), summary: "a new book", stored: false)
+    return ServiceCall(.init(.post("books", body: body), mapping: library), summary: "a new book")
   }
 }
 

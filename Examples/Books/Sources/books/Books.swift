@@ -49,6 +49,6 @@ struct Add: AsyncParsableCommand {
 
   func run() async throws {
     try await Invocation(global).show(
-      try .add(title: title, author: author), from: "books", as: "books", one: "book")
+      writing: try .add(title: title, author: author), to: "books", as: "books", one: "book")
   }
 }

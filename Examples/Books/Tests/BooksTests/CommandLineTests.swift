@@ -24,6 +24,9 @@ import Testing
     let layered = try await books.run(url + ["--profile", "layered", "shelf"])
     #expect(layered.status == 0, "\(layered)")
     let json = try await books.run(url + ["get", "2", "--format", "json"])
+    // A write, run by the same stack: sent, and the library's book printed.
+    let added = try await books.run(url + ["add", "--title", "Middlemarch", "--author", "Eliot"])
+    #expect(added.status == 0 && added.stdout.contains("Middlemarch"), "\(added)")
     await server.stop()
 
     // Offline, with the same base URL: the cache keeps each origin's answers apart.
