@@ -3,13 +3,16 @@ import Composition
 import Foundation
 import Layers
 
-/// `kernel sync`: brings the store up to date with every changes feed the app declares.
+/// `kernel sync`: sends the kept writes that are due, then brings the store up to date with
+/// every changes feed the app declares.
 struct SyncCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sync",
-    abstract: "Bring the stored data up to date with the api's changes feeds.",
+    abstract: "Send the kept writes that are due, then bring the stored data up to date.",
     discussion: """
-      Asks each changes feed the app declares (catalog.feed) for what was created, updated \
+      First sends the writes the outbox keeps that are due (as every run that reaches the api \
+      does; outbox sync sends them all, due or not), saying how many were sent. Then asks each \
+      changes feed the app declares (catalog.feed) for what was created, updated \
       and deleted since the last sync, a page at a time, and applies each page to the store \
       with the feed's token in one transaction: a sync stopped at any point goes on from the \
       last page applied, nothing applied twice. Deleted entities leave every stored list; an \
@@ -37,20 +40,32 @@ struct SyncCommand: AsyncParsableCommand {
     let composed = try invocation.services()
     repeat {
       let shows = Terminal.showsProgress
-      let summaries = try await composed.makeCurrent {
+      let (writes, summaries) = try await composed.makeCurrent {
         defer { if shows { Terminal.endProgress() } }
-        return try await composed.sync { summary in
+        // Pushed first: what the feeds say next already holds what the api took.
+        let writes = try await composed.syncDueWrites()
+        let summaries = try await composed.sync { summary in
           if shows {
             Terminal.progress("syncing \(summary.name): page \(summary.pages), \(summary)")
           }
         }
+        return (writes, summaries)
       }
       if invocation.format == .json {
-        try Terminal.printExact(try Reply.json(["feeds": summaries.map(Self.fields)]))
-      } else if summaries.isEmpty {
-        try Terminal.print(
-          "This app declares no changes feed for the services this profile stacks.")
+        var reply: [String: any Sendable] = ["feeds": summaries.map(Self.fields)]
+        reply["writes"] = writes.map(Self.fields)
+        try Terminal.printExact(try Reply.json(reply))
       } else {
+        if let writes, writes.tried > 0 {
+          try Terminal.print(
+            "Sent \(OutboxCommand.count(writes.sent.count, "kept write")); \(writes.conflicts.count)"
+              + " in conflict, \(writes.rejected.count) rejected, \(writes.failed.count) still"
+              + " waiting (outbox list shows them).")
+        }
+        if summaries.isEmpty {
+          try Terminal.print(
+            "This app declares no changes feed for the services this profile stacks.")
+        }
         for summary in summaries { try Terminal.print("\(summary) (\(Self.pages(summary.pages)))") }
       }
       guard watch else { return }
@@ -60,8 +75,16 @@ struct SyncCommand: AsyncParsableCommand {
 
   static func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) pages" }
 
+  /// What the writes sent before the feeds came to, as JSON.
+  static func fields(_ report: SyncReport) -> [String: any Sendable] {
+    [
+      "sent": report.sent.count, "conflicts": report.conflicts.count,
+      "rejected": report.rejected.count, "failed": report.failed.count,
+    ]
+  }
+
   /// A summary as JSON.
-  static func fields(_ summary: SyncSummary) -> [String: Any] {
+  static func fields(_ summary: SyncSummary) -> [String: any Sendable] {
     [
       "name": summary.name, "created": summary.created, "updated": summary.updated,
       "deleted": summary.deleted, "pages": summary.pages, "token": summary.token ?? NSNull(),
