@@ -16,6 +16,9 @@ public struct Answer<Value: Sendable>: Sendable {
   /// holds all the api had when a complete list of the whole type last answered (`age` is
   /// that list's), so nothing is missing but what changed since.
   public var isComplete = false
+  /// How long the answer took, as its runner measured it (a command front's `answered`: every
+  /// call of the command's work); nil when it was not measured.
+  public var elapsed: Duration?
 
   /// An answer of `value` from `origin`, `age` seconds old, with its validators.
   public init(
@@ -36,6 +39,7 @@ public struct Answer<Value: Sendable>: Sendable {
     var answer = Answer<T>(
       value: try transform(value), origin: origin, age: age, validators: validators)
     answer.isComplete = isComplete
+    answer.elapsed = elapsed
     return answer
   }
 

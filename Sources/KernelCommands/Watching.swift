@@ -28,37 +28,16 @@ struct WatchEnded: ClassifiedError, CustomStringConvertible {
   let failure: ServiceFailure
 }
 
-/// One element of a watch as a command shows it: an answer with where it came from, nothing
-/// stored yet, or a refresh that failed (what is stored stays shown).
-public enum WatchElement<Value: Sendable>: Sendable {
-  /// An answer, and where it came from.
-  case answer(Fetched<Value>)
-  /// Nothing stored answers it yet.
-  case nothingStored
-  /// A refresh failed, for this reason; what is stored stays shown.
-  case failed(String)
-
-  init(_ watched: Watched<Value>) {
-    switch watched {
-    case .answer(let answer):
-      self = .answer(Fetched(answer, elapsed: .zero))
-    case .nothingStored: self = .nothingStored
-    // A watch's end never reaches `show`: `Invocation.watch` throws it.
-    case .failed(let failure), .ended(let failure): self = .failed(failure.description)
-    }
-  }
-}
-
 extension Invocation {
   /// Watches `call` on the profile's stack for `service` (`ServiceStack.watch`, refreshed from
   /// the api once where the stack has one), and hands `show` each element (`first` for the
-  /// first), clearing a terminal's screen before each after the first when the output is text,
+  /// first; never `.ended`: that is thrown), clearing a terminal's screen before each after the first when the output is text,
   /// until interrupted: Ctrl-C (or SIGTERM) exits 0. A watch that cannot go on (the store's file
   /// deleted or replaced) throws its one sentence. A stack that stores nothing (an api-only
   /// profile) cannot be watched: a usage error (exit 64) naming the profile.
   public func watch<Value: Sendable & Equatable>(
     _ call: ServiceCall<Value>, from service: String,
-    show: @escaping @Sendable (_ element: WatchElement<Value>, _ first: Bool) throws -> Void
+    show: @escaping @Sendable (_ element: Watched<Value>, _ first: Bool) throws -> Void
   ) async throws {
     let composed = try services()
     await settleKeptWrites(composed)
@@ -80,7 +59,7 @@ extension Invocation {
         throw WatchEnded(description: failure.description, failure: failure.failure ?? .unavailable)
       }
       if redraws && !first { try Terminal.printPart("\u{1B}[H\u{1B}[2J") }
-      try show(WatchElement(element), first)
+      try show(element, first)
       first = false
     }
   }

@@ -52,7 +52,7 @@ enum MovieOutput {
   /// stored yet says so (JSON: no movies, origin `none`); a failed refresh is a warning.
   static func watched<Value: Sendable>(
     _ format: OutputFormat, movies list: @escaping @Sendable (Value) -> [Movie]
-  ) -> @Sendable (WatchElement<Value>, Bool) throws -> Void {
+  ) -> @Sendable (Watched<Value>, Bool) throws -> Void {
     { element, _ in
       switch (element, format) {
       case (.answer(let fetched), .json): try printJSON(list(fetched.value), fields: fetched.fields)
@@ -62,7 +62,8 @@ enum MovieOutput {
         try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
       case (.nothingStored, .json): try printJSON([], fields: ["origin": .string("none")])
       case (.nothingStored, _): try Terminal.print("Nothing is stored for it yet; watching.")
-      case (.failed(let reason), _): Terminal.warn("The api could not be asked: \(reason)")
+      case (.failed(let failure), _), (.ended(let failure), _):
+        Terminal.warn("The api could not be asked: \(failure)")
       }
     }
   }

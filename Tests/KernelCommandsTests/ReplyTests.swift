@@ -93,8 +93,8 @@ extension ReplyTests {
   /// The footer says where the answer came from as the JSON does: a pending answer is the
   /// cached copy with unsent changes, never "from the api".
   @Test func aPendingAnswersFooterSaysPending() {
-    let fetched = Fetched(
-      value: 1, origin: "pending", oldestCacheAge: 90, elapsed: .milliseconds(3))
+    var fetched = Answer(value: 1, origin: .pending, age: 90)
+    fetched.elapsed = .milliseconds(3)
     #expect(
       fetched.footer("1 movie")
         == "1 movie from cache, 1 min old, with changes not yet sent (outbox list shows them)")
@@ -105,11 +105,11 @@ extension ReplyTests {
   /// collection, all there is, and `"complete": true`.
   @Test func aCompleteLocalAnswerSaysItIsAllThereIs() {
     var answer = Answer(value: [1, 2], origin: .local, age: 120)
-    let partial = Fetched(answer, elapsed: .zero)
+    let partial = answer
     #expect(partial.footer("2 products").contains("the api may know more"))
     #expect(partial.fields == ["origin": .string("local")])
     answer.isComplete = true
-    let complete = Fetched(answer, elapsed: .zero)
+    let complete = answer
     #expect(
       complete.footer("2 products")
         == "2 products found among those stored, all there are as of a complete list 2 min old")

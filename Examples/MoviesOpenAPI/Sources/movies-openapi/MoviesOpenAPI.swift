@@ -82,6 +82,6 @@ struct Rate: AsyncParsableCommand {
 }
 
 /// One line a movie and where they came from, or `{"movies": [...], "origin": …}`.
-func show(_ movies: Fetched<[MoviesAPI.Movie]>, _ invocation: Invocation) throws {
+func show(_ movies: Answer<[MoviesAPI.Movie]>, _ invocation: Invocation) throws {
   try invocation.show(movies, as: "movies", one: "movie") { "\($0.id)  \($0.name) (\($0.year))" }
 }

@@ -3,49 +3,11 @@ import Domain
 import Foundation
 import Layers
 
-/// What a command got from a service, and where it came from: the api, the cache, or both.
-public struct Fetched<Value: Sendable>: Sendable {
-  /// What the service answered.
-  public let value: Value
-  /// `network`, `cache`, `pending` (a cached copy with writes the api has not taken), `local`
-  /// (a query over stored entities, for a call never stored) or `mixed`.
-  public let origin: String
-  /// The age of the oldest cached answer in it, in seconds.
-  public let oldestCacheAge: TimeInterval?
-  /// How long fetching it took.
-  public let elapsed: Duration
-  /// A local query's answer over every entity of its type there is (`Answer.isComplete`).
-  public var isComplete = false
-
-  /// `answer`, which took `elapsed`.
-  init(_ answer: Answer<Value>, elapsed: Duration) {
-    self.init(
-      value: answer.value, origin: answer.origin.rawValue,
-      oldestCacheAge: answer.origin == .network ? nil : answer.age, elapsed: elapsed)
-    isComplete = answer.isComplete
-  }
-
-  /// A fetched value of these.
-  init(value: Value, origin: String, oldestCacheAge: TimeInterval?, elapsed: Duration) {
-    self.value = value
-    self.origin = origin
-    self.oldestCacheAge = oldestCacheAge
-    self.elapsed = elapsed
-  }
-
-  /// The same answer with its value transformed (the first page of a list), from where it came.
-  public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Fetched<T> {
-    var mapped = Fetched<T>(
-      value: try transform(value), origin: origin, oldestCacheAge: oldestCacheAge,
-      elapsed: elapsed)
-    mapped.isComplete = isComplete
-    return mapped
-  }
-
+extension Answer {
   /// What a JSON reply says of where it came from: `origin`, and `complete: true` for a local
   /// query's answer over every entity there is.
   public var fields: [String: JSONValue] {
-    var fields: [String: JSONValue] = ["origin": .string(origin)]
+    var fields: [String: JSONValue] = ["origin": .string(origin.rawValue)]
     if isComplete { fields["complete"] = .boolean(true) }
     return fields
   }
@@ -53,18 +15,18 @@ public struct Fetched<Value: Sendable>: Sendable {
   /// "1 book from cache, 3 min old", "2 books from the api in 12 ms", from both, or from a
   /// cached copy with changes not yet sent.
   public func footer(_ what: String) -> String {
-    let milliseconds = elapsed.wholeMilliseconds
-    let age = oldestCacheAge.map(Reply.age) ?? "new"
+    let milliseconds = (elapsed ?? .zero).wholeMilliseconds
+    let age = origin == .network ? "new" : Reply.age(age)
     switch origin {
-    case "cache": return "\(what) from cache, \(age)"
-    case "local" where isComplete:
+    case .cache: return "\(what) from cache, \(age)"
+    case .local where isComplete:
       return "\(what) found among those stored, all there are as of a complete list \(age)"
-    case "local":
+    case .local:
       return "\(what) found among those stored (a local query: the api may know more), \(age)"
-    case "pending":
+    case .pending:
       return "\(what) from cache, \(age), with changes not yet sent (outbox list shows them)"
-    case "mixed": return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
-    default: return "\(what) from the api in \(milliseconds) ms"
+    case .mixed: return "\(what) from the api and the cache (oldest \(age)), in \(milliseconds) ms"
+    case .network: return "\(what) from the api in \(milliseconds) ms"
     }
   }
 }
@@ -87,8 +49,8 @@ extension Invocation {
 
   /// The one way a command reaches the profile's services, reads and writes alike: sends the
   /// writes the outbox keeps that are due (a new write goes behind them), runs `body` with the
-  /// profile's graph and returns the value of its answer (a stack's, or several gathered:
-  /// `Answer.gathered`), from where the answer says. Before returning (or throwing) it waits,
+  /// profile's graph and returns its answer (a stack's, or several gathered:
+  /// `Answer.gathered`), with how long it took (`Answer.elapsed`). Before returning (or throwing) it waits,
   /// bounded by `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started
   /// behind its answers, so they are stored before the process ends.
   ///
@@ -97,7 +59,7 @@ extension Invocation {
   /// ```
   public func answered<Value: Sendable>(
     _ body: @escaping @Sendable (Composed) async throws -> Answer<Value>
-  ) async throws -> Fetched<Value> {
+  ) async throws -> Answer<Value> {
     let composed = try services()
     await settleKeptWrites(composed)
     Phases.mark("service")
@@ -119,7 +81,9 @@ extension Invocation {
     }
     await settle(composed)
     Phases.mark("answer")
-    return Fetched(answer, elapsed: clock.now - start)
+    var timed = answer
+    timed.elapsed = clock.now - start
+    return timed
   }
 
   /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `fetch`
@@ -131,7 +95,7 @@ extension Invocation {
   public func answer<Value: Sendable>(
     _ call: ServiceCall<Value>, from service: String,
     early: (@Sendable (Answer<Value>) -> Void)? = nil
-  ) async throws -> Fetched<Value> {
+  ) async throws -> Answer<Value> {
     try await answered { composed in try await composed.stack(service).answer(call, early: early) }
   }
 
@@ -167,8 +131,9 @@ extension Invocation {
     let start = ContinuousClock.now
     switch try await write(call, to: service) {
     case .sent(let value):
-      let answer = Answer(value: [value], origin: .network)
-      try show(Fetched(answer, elapsed: ContinuousClock.now - start), as: key, one: one)
+      var answer = Answer(value: [value], origin: .network)
+      answer.elapsed = ContinuousClock.now - start
+      try show(answer, as: key, one: one)
     case .queued(let write): try sayQueued(write)
     case .applied(let problem):
       try Reply.say(
@@ -291,7 +256,7 @@ extension Invocation {
   /// try invocation.show(shelf, as: "books", one: "book") { "\($0.id)  \($0.title)" }
   /// ```
   public func show<Element: Encodable & Sendable>(
-    _ fetched: Fetched<[Element]>, as key: String, one: String,
+    _ fetched: Answer<[Element]>, as key: String, one: String,
     line: (Element) -> String = { "\($0)" }
   ) throws {
     guard format == .text else {
