@@ -18,11 +18,10 @@ public func fuzzMapping(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   ]
   for mapping in mappings {
     expectApiError {
-      _ = try mapping.decode([ApiMovie].self, from: body, route: .get("movies/topGrossing/2016"))
-        .map { $0.convert() }
+      _ = try mapping.decode([Movie].self, from: body, route: .get("movies/topGrossing/2016"))
     }
     expectApiError {
-      _ = try mapping.decode(ApiMovie.self, from: body, route: .get("movies/1")).convert()
+      _ = try mapping.decode(Movie.self, from: body, route: .get("movies/1"))
     }
     expectApiError { _ = try mapping.decode(String.self, from: body, route: .auth) }
   }
