@@ -49,10 +49,10 @@ extension Invocation {
 
   /// The one way a command reaches the profile's services, reads and writes alike: sends the
   /// writes the outbox keeps that are due (a new write goes behind them), runs `body` with the
-  /// profile's graph and returns its answer (a stack's, or several gathered:
-  /// `Answer.gathered`), with how long it took (`Answer.elapsed`). Before returning (or throwing) it waits,
-  /// bounded by `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started
-  /// behind its answers, so they are stored before the process ends.
+  /// profile's graph and returns its answer (a stack's, or several gathered: `Answer.gathered`),
+  /// with how long it took (`Answer.elapsed`). Before returning (or throwing) it waits, bounded
+  /// by `timeouts.resourceSeconds`, for refreshes a stale-while-revalidate cache started behind
+  /// its answers, so they are stored before the process ends.
   ///
   /// ```swift
   /// let shelf = try await invocation.answered { try await $0.stack("books").answer(.shelf) }
@@ -86,8 +86,8 @@ extension Invocation {
     return timed
   }
 
-  /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `fetch`
-  /// runs it: due writes sent first, the answer's origin noted.
+  /// `call` answered by the profile's stack for `service` (`Catalog.service(_:)`), as `answered`
+  /// runs it: due writes sent first, the answer timed.
   ///
   /// ```swift
   /// let book = try await invocation.answer(.book(id: 1), from: "books")
@@ -123,7 +123,8 @@ extension Invocation {
   /// it (`sayQueued(_:)`), or that the api took it but its answer could not be read.
   ///
   /// ```swift
-  /// try await Invocation(global).show(writing: .add(title: "Emma"), to: "books", as: "books", one: "book")
+  /// let add = try ServiceCall<Book>.add(title: "Emma", author: "Jane Austen")
+  /// try await Invocation(global).show(writing: add, to: "books", as: "books", one: "book")
   /// ```
   public func show<Value: Encodable & Sendable>(
     writing call: ServiceCall<Value>, to service: String, as key: String, one: String
