@@ -72,7 +72,10 @@ public struct KernelTransport: ClientTransport {
         let read = try await stack.answer(call.call(paging: paging[operationID]))
         answer = read.value
         if let name = Self.originHeader { answer.headerFields[name] = read.origin.rawValue }
-        if read.origin != .network { answer.headerFields[.age] = "\(Int(read.age.rounded()))" }
+        // An age no whole number holds (a stored time past any range) is left unsaid.
+        if read.origin != .network, let age = Int(exactly: read.age.rounded()) {
+          answer.headerFields[.age] = "\(age)"
+        }
       } else {
         answer = try await write(call, on: stack)
       }

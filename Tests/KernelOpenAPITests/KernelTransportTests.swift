@@ -245,4 +245,36 @@ extension KernelTransportTests {
       #expect(try JSONDecoder().decode(JSONValue.self, from: Data(kept.body.utf8)) == body)
     }
   }
+
+  /// Says each answer came from the cache, `age` seconds old.
+  struct Aged: ServiceLayer {
+    let age: TimeInterval
+    func run<Value: Sendable>(_ call: ServiceCall<Value>, next: Next<Value>) async throws
+      -> Answer<Value>
+    {
+      var answer = try await next()
+      answer.origin = .cache
+      answer.age = age
+      return answer
+    }
+  }
+
+  /// A read's answer says where it came from in `Kernel-Origin` and `Age`, for a generated
+  /// client whose document declares them; an age past any whole number is left unsaid, not a
+  /// trap.
+  @Test func aReadSaysWhereItCameFromInItsHeaderFields() async throws {
+    try await withLoopbackApi(routes: .sampleMovies(), authentication: nil) { api in
+      let origin = try #require(KernelTransport.originHeader)
+      var fields: [[String?]] = []
+      for layers in [[], [Aged(age: 89.6)], [Aged(age: .infinity)]] {
+        let transport = KernelTransport(ServiceStack(client: api.client, layers: layers))
+        let (response, _) = try await transport.send(
+          HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/movies/1"), body: nil,
+          baseURL: URL(fileURLWithPath: "/"), operationID: "getMovie")
+        #expect(response.status == .ok)
+        fields.append([response.headerFields[origin], response.headerFields[.age]])
+      }
+      #expect(fields == [["network", nil], ["cache", "90"], ["cache", nil]])
+    }
+  }
 }
