@@ -31,9 +31,6 @@ public struct Answer<Value: Sendable>: Sendable {
     self.validators = validators
   }
 
-  /// Its origin and age.
-  public var provenance: Provenance { Provenance(origin: origin, age: age) }
-
   /// The same answer with its value transformed (a movie as a list of one), from where it came.
   public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Answer<T> {
     var answer = Answer<T>(
@@ -56,3 +53,16 @@ public struct Answer<Value: Sendable>: Sendable {
 }
 
 extension Answer: Equatable where Value: Equatable {}
+
+/// Where a result came from.
+public enum ResultOrigin: String, Sendable, Hashable {
+  /// From the api (`network`), or a stored copy (`cache`).
+  case network, cache
+  /// A cached copy changed by writes the api has not taken yet.
+  case pending
+  /// Answered by a local query over stored entities, for a call never stored: the api may
+  /// know more.
+  case local
+  /// Gathered from answers of more than one origin (the api's and stored copies).
+  case mixed
+}

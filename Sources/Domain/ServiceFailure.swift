@@ -27,24 +27,6 @@ public enum ServiceFailure: String, Sendable, Hashable {
   case output
 }
 
-/// A failure the server answered: its HTTP status, its body and what it said, kept by whoever
-/// must show them later (the outbox keeps a conflict's body for the app to resolve).
-public protocol AnsweredFailure: Error {
-  /// The HTTP status the server answered with.
-  var status: Int { get }
-  /// The body it answered with.
-  var body: Data { get }
-  /// What the server said, in a sentence the app may show.
-  var message: String { get }
-  /// The `ETag` the answer carried: the version of what a refused conditional write (412)
-  /// conflicts with.
-  var etag: String? { get }
-}
-
-extension AnsweredFailure {
-  public var etag: String? { nil }
-}
-
 /// An error that only carries another, the one to report (a library's wrapper around what its
 /// transport threw).
 public protocol WrappingError: Error {

@@ -9,7 +9,7 @@ extension SQLiteCacheStore {
   /// query filters and orders by index rather than decoding every entity.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
     for field in query.fields where !LocalQuery.isField(field) {
-      throw LocalQueryRefused(field: field)
+      throw LayerError.notAField(field)
     }
     try await index(query.filters.map(\.field) + query.order.prefix(1).map(\.field), Self.extract)
     guard let (sql, statementArguments) = Self.select(scope: scope, query) else { return [] }

@@ -82,7 +82,7 @@ func registerShows(in container: Container, policy: CachePolicy) throws {
     #expect(throws: (any Error).self) { try offlineContainer.resolve(ApiClient.self) }
     let offline = try offlineContainer.resolve((any ShowService).self)
     #expect(try await offline.show(id: 7).value.id == 7)
-    await #expect(throws: CacheMiss.self) { try await offline.show(id: 8) }
+    await #expect(throws: LayerError.miss(what: "GET shows/8")) { try await offline.show(id: 8) }
   }
 
   @Test func aRouteOfYourOwnCannotLeaveTheEnvironmentsHost() throws {

@@ -150,7 +150,8 @@ extension ServiceCall where Value == [Chore] {
       #expect(server.asked.dropFirst(3) == ["5", "7"])
       #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 4, 5, 6])
       #expect(try await offline.answer(.task(id: 2)).value.title == "task 2, changed")
-      await #expect(throws: EntityGone.self) { try await offline.answer(.task(id: 3)) }
+      let gone = await #expect(throws: LayerError.self) { try await offline.answer(.task(id: 3)) }
+      #expect(gone.map { if case .gone(what: "chore 3", _) = $0 { true } else { false } } == true)
 
       let third = try await layered.sync(.tasks)
       #expect(third.description == "+0 ~0 -0 tasks" && third.pages == 1)

@@ -149,12 +149,14 @@ import Testing
         for send in [WriteSender.api(api.client), nil] {
           let writer = Writer(
             origin: origin, partition: origin, send: send, outbox: outbox, cache: cache)
-          await #expect(throws: UnknownVersion.self) { try await writer.write(try Self.patch()) }
+          await #expect(
+            throws: LayerError.unknownVersion(what: "a new rating of movie 7", key: "Movie/7")
+          ) { try await writer.write(try Self.patch()) }
         }
         #expect(versioned.state.withLock { $0.patches }.isEmpty)
         #expect(try await outbox.store.writes().isEmpty)
         #expect(try await cache.entry(for: origin + " Movie/7")?.isPending == false)
-        let refusal = UnknownVersion(summary: "a new rating of movie 7", key: "Movie/7")
+        let refusal = LayerError.unknownVersion(what: "a new rating of movie 7", key: "Movie/7")
         #expect(ServiceFailure.of(refusal) == .conflict)
         #expect("\(refusal)".contains("read it on its own first"))
       }

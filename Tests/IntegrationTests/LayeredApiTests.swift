@@ -97,7 +97,7 @@ import Testing
 
     #expect(second.value == first)
     #expect(seen.withLock { $0 } == [nil, value])
-    #expect(second.provenance == Provenance(origin: .cache, age: 0))
+    #expect(second.origin == .cache && second.age == 0)
   }
 
   /// A token refresh made inside a call whose cached copy's validators are offered is a request
@@ -144,7 +144,7 @@ import Testing
     await server.stop()
 
     #expect(second.value == first)
-    #expect(second.provenance == Provenance(origin: .cache, age: 0))
+    #expect(second.origin == .cache && second.age == 0)
     // The login, then the refresh the 401 set off: neither carried the movie's validators.
     #expect(conditions.withLock { $0["auth"] } == [nil, nil])
     // Three requests: the first; the conditional one, refused (401) before any handler; its

@@ -139,7 +139,9 @@ extension ServiceCall where Value == [Note] {
     #expect(try await offline.answer(.note(id: 1)).value.text == "milk")
     // Never asked, the unpinned list is what its local query finds among the stored notes.
     #expect(try await offline.answer(.notes(pinned: false)).value.map(\.id) == [2])
-    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
+    await #expect(throws: LayerError.miss(what: "note 3")) {
+      try await offline.answer(.note(id: 3))
+    }
     #expect(asked.value == 2)
   }
 
@@ -165,8 +167,12 @@ extension ServiceCall where Value == [Note] {
       all[0].pinned = false
     }
     #expect(try await layered.answer(.notes(pinned: true, complete: true)).value.isEmpty)
-    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 1)) }
-    await #expect(throws: CacheMiss.self) { try await offline.answer(.note(id: 3)) }
+    await #expect(throws: LayerError.miss(what: "note 1")) {
+      try await offline.answer(.note(id: 1))
+    }
+    await #expect(throws: LayerError.miss(what: "note 3")) {
+      try await offline.answer(.note(id: 3))
+    }
     #expect(try await offline.answer(.note(id: 2)).value.text == "eggs")
 
     // A local query may not know everything until a complete list of the whole type answers.
@@ -174,7 +180,8 @@ extension ServiceCall where Value == [Note] {
     #expect(try await layered.answer(.everyNote).value.map(\.id) == [1, 2])
     notes.all.withLock { $0.removeAll { $0.id == 2 } }
     #expect(try await layered.answer(.everyNote).value.map(\.id) == [1])
-    await #expect(throws: EntityGone.self) { try await offline.answer(.note(id: 2)) }
+    let gone = await #expect(throws: LayerError.self) { try await offline.answer(.note(id: 2)) }
+    #expect(gone.map { if case .gone(what: "note 2", _) = $0 { true } else { false } } == true)
     #expect(try await offline.answer(.everyNote).value.map(\.text) == ["milk"])
     let all = try await offline.answer(.storedNotes)
     #expect(all.isComplete && all.origin == .local && all.value.map(\.text) == ["milk"])
@@ -183,7 +190,9 @@ extension ServiceCall where Value == [Note] {
 
   @Test func aCallWithNoRequestIsAnsweredByTheStoreAndNeverAsksTheApi() async throws {
     try await Self.withMilk { layered, notes, asked in
-      await #expect(throws: CacheMiss.self) { try await layered.answer(.storedNotes) }
+      await #expect(throws: LayerError.miss(what: "the stored notes")) {
+        try await layered.answer(.storedNotes)
+      }
       _ = try await layered.answer(.note(id: 1))
       #expect(try await layered.answer(.storedNotes).value.map(\.text) == ["milk"])
       #expect(asked.value == 1)
@@ -256,7 +265,7 @@ extension ServiceCall where Value == [Note] {
     // The kept write of the same note went first, in order.
     #expect(try await outbox.store.writes().isEmpty)
     await server.stop()
-    await #expect(throws: CacheMiss.self) {
+    await #expect(throws: LayerError.needsApi(what: "an edit of note 1")) {
       try await ServiceStack(client: nil, layers: []).write(edit)
     }
   }

@@ -139,11 +139,11 @@ import Testing
     #expect(kept == movie)
     #expect(try await Self.send(offline, "getTopGrossing", "/movies/topGrossing/2016") == top)
     // Nothing kept for another path: the cache's own sentence, no request.
-    await #expect(throws: CacheMiss.self) {
+    await #expect(throws: LayerError.miss(what: "getMovie movies/5")) {
       try await Self.send(offline, "getMovie", "/movies/5")
     }
     // A write under a stack with no api is refused, not kept by a read cache.
-    await #expect(throws: CacheMiss.self) {
+    await #expect(throws: LayerError.needsApi(what: "rateMovie POST movies/4/ratings")) {
       try await Self.send(offline, "rateMovie", "/movies/4/ratings", method: .post, body: "{}")
     }
   }

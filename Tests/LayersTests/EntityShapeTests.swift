@@ -1,10 +1,11 @@
 import Domain
 import Foundation
 import KernelTesting
-import Layers
 import MoviesKit
 import MoviesTesting
 import Testing
+
+@testable import Layers
 
 /// How a list of entities is split into rows and joined again.
 @Suite struct EntityShapeTests {

@@ -82,7 +82,9 @@ import Testing
     // and builds no api side at all.
     let (offline, _) = try Self.books(app, yaml, profile: "offline", data: data.url)
     #expect(try await offline.answer(.book(id: 7)).value.title == "Dune")
-    await #expect(throws: CacheMiss.self) { try await offline.answer(.book(id: 8)) }
+    await #expect(throws: LayerError.miss(what: "book 8")) {
+      try await offline.answer(.book(id: 8))
+    }
     let (api, _) = try Self.books(app, yaml, profile: "api", data: data.url)
     await #expect(throws: ApiError.self) { try await api.answer(.book(id: 7)) }
   }

@@ -72,10 +72,12 @@ import Testing
     let offline = try Self.layered(store, nil, policy: .cacheOnly)
     #expect(try await offline.topGrossingMovies(year: 2016).map(\.id) == [1, 3])
     #expect(try await offline.topRatedMovies(year: 2016).map(\.id) == [3, 1])
-    let gone = await #expect(throws: EntityGone.self) { try await offline.movie(id: 2) }
+    let gone = await #expect(throws: LayerError.self) { try await offline.movie(id: 2) }
     #expect(gone.flatMap { ServiceFailure.of($0) } == .notFound)
     api.fail(.unreachable)
-    await #expect(throws: EntityGone.self) { try await online.movie(id: 2) }
+    let stillGone = await #expect(throws: LayerError.self) { try await online.movie(id: 2) }
+    #expect(
+      stillGone.map { if case .gone(what: "movie 2", _) = $0 { true } else { false } } == true)
 
     api.answer(try Self.movies(rating: 20))
     _ = try await online.topGrossingMovies(year: 2016)
@@ -111,7 +113,7 @@ import Testing
     let answered = try await offline.stack.answer(.topGrossingMovies(year: 2016))
     #expect(answered.value.map(\.id) == [1, 3])
     #expect(answered.origin == .local)
-    await #expect(throws: CacheMiss.self) { try await offline.movie(id: 2) }
+    await #expect(throws: LayerError.miss(what: "movie 2")) { try await offline.movie(id: 2) }
   }
 
   @Test(arguments: Kind.allCases)
@@ -120,8 +122,10 @@ import Testing
     _ = try await Self.layered(store, ScriptedMovieApi(try Self.movies(rating: 20)))
       .topGrossingMovies(year: 2016)
     let elsewhere = try Self.layered(store, nil, partition: "q", policy: .cacheOnly)
-    await #expect(throws: CacheMiss.self) { try await elsewhere.movie(id: 2) }
-    await #expect(throws: CacheMiss.self) { try await elsewhere.topRatedMovies(year: 2016) }
+    await #expect(throws: LayerError.miss(what: "movie 2")) { try await elsewhere.movie(id: 2) }
+    await #expect(throws: LayerError.miss(what: "the top-rated movies of 2016")) {
+      try await elsewhere.topRatedMovies(year: 2016)
+    }
     #expect(try await Self.layered(store, nil, policy: .cacheOnly).movie(id: 2).name == "Two")
   }
 
@@ -131,7 +135,7 @@ import Testing
     let store = try Self.store(kind)
     let query = LocalQuery(
       filters: [.init("year') OR 1=1 --", equals: .integer(1))], summary: "nothing")
-    await #expect(throws: LocalQueryRefused.self) {
+    await #expect(throws: LayerError.notAField("year') OR 1=1 --")) {
       try await store.query(scope: "p|Movie", query)
     }
   }

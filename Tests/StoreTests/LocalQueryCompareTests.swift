@@ -136,8 +136,8 @@ extension LocalQueryCompareTests {
     try shape.check(good)
     let misspelled = LocalQuery(
       filters: [.init("count", .less, field: "reorderLevle")], summary: "products to reorder")
-    #expect(throws: UnknownField.self) { try shape.check(misspelled) }
-    #expect(throws: UnknownField.self) {
+    #expect(throws: LayerError.self) { try shape.check(misspelled) }
+    #expect(throws: LayerError.self) {
       try shape.check(LocalQuery(order: [.init("bins.0.shelf")], summary: "by shelf"))
     }
 
@@ -148,7 +148,7 @@ extension LocalQueryCompareTests {
     let call = ServiceCall<[Product]>(
       name: "reorder", key: "products/reorder", summary: "the products to reorder",
       entities: shape, local: misspelled)
-    let refused = await #expect(throws: UnknownField.self) { try await offline.answer(call) }
+    let refused = await #expect(throws: LayerError.self) { try await offline.answer(call) }
     #expect(ServiceFailure.of(try #require(refused)) == .configuration)
     #expect(
       refused?.description
@@ -172,7 +172,7 @@ extension LocalQueryCompareTests {
     let reorder = LocalQuery.Filter(\Product.count, .less, field: \.reorderLevel)
     #expect(reorder.test == .field(.less, "reorderLevel"))
     let bins = LocalQuery(filters: [.init(\Product.bins, .isNull)], summary: "binless")
-    #expect(throws: UnknownField.self) { try EntityShape<[Product]>.list(Product.self).check(bins) }
+    #expect(throws: LayerError.self) { try EntityShape<[Product]>.list(Product.self).check(bins) }
   }
 }
 

@@ -154,10 +154,12 @@ import Testing
       store: store, policy: c.policy, clock: clock.wallClock, background: background)
     // What a command printing early answers is handed first (`ServiceStack.answer(_:early:)`).
     let stack = LayerStack([layer])
-    let early: Provenance? =
+    let early: String? =
       switch c.shape {
-      case .item: try? await stack.stored(ServiceCall<Movie>.movie(id: 1))?.provenance
-      case .list: try? await stack.stored(.topGrossingMovies(year: 2016))?.provenance
+      case .item:
+        (try? await stack.stored(ServiceCall<Movie>.movie(id: 1))).flatMap(\.self).map(Self.seen)
+      case .list:
+        (try? await stack.stored(.topGrossingMovies(year: 2016))).flatMap(\.self).map(Self.seen)
       }
     let service = try MovieStack(api: api, layers: [layer]).stack
     let answer = await Result(catching: { () async throws -> Answer<[Movie]> in
@@ -178,9 +180,9 @@ import Testing
       case nil: nil
       }
     #expect((try? result.get()) == wanted)
-    let provenance = (try? answer.get()).map { [$0.provenance] } ?? []
+    let provenance = (try? answer.get()).map { [Self.seen($0)] } ?? []
     if let origin = expectation.origin, let age = expectation.age {
-      #expect(provenance == [Provenance(origin: origin, age: age)])
+      #expect(provenance == ["\(origin) \(age)"])
     } else {
       #expect(provenance.isEmpty)
     }
@@ -190,8 +192,11 @@ import Testing
     #expect(
       (early.map { [$0] } ?? [])
         == (c.policy == .cacheThenNetwork && own
-          ? [Provenance(origin: .cache, age: c.stored == .stale ? 600 : 30)] : []))
+          ? ["cache \(c.stored == .stale ? 600.0 : 30.0)"] : []))
   }
+
+  /// Where an answer came from and how old it is (`cache 30.0`).
+  static func seen<T>(_ answer: Answer<T>) -> String { "\(answer.origin) \(answer.age)" }
 }
 
 extension Result where Failure == any Error {

@@ -26,7 +26,7 @@ public struct RequestBody: Sendable, Hashable {
   /// Its `Content-Type`; nil for none.
   public var contentType: String?
   /// Told how much of the body was sent (`reportingProgress`).
-  public var progress: ProgressObserver?
+  var progress: ProgressObserver?
 
   /// A body of `parts`, of `contentType`.
   public init(parts: [Part], contentType: String?) {
@@ -61,13 +61,13 @@ public struct RequestBody: Sendable, Hashable {
   }
 
   /// Who hears a body's progress: not part of what the body is.
-  public struct ProgressObserver: Sendable, Hashable {
+  struct ProgressObserver: Sendable, Hashable {
     let tell: @Sendable (TransferProgress) -> Void
 
     init(_ tell: @escaping @Sendable (TransferProgress) -> Void) { self.tell = tell }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { true }
-    public func hash(into hasher: inout Hasher) {}
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
   }
 
   /// Bytes as they are, with the content type given (none: the route's, or none at all).

@@ -25,7 +25,7 @@ public final class ApiClient: Sendable {
   /// nil: requests go as adapted, and a 401 is the api's answer.
   public let authentication: AuthenticationInterceptor?
   /// The retriers, asked in order after a failed try.
-  public let retrier: CompositeRetrier
+  let retrier: CompositeRetrier
   /// The most tries of one request, retries included.
   public let maxAttempts: Int
   /// Waits out retry delays and times each try.
@@ -51,7 +51,7 @@ public final class ApiClient: Sendable {
   public let secretHeaders: Set<String>
   /// Origins found unreachable in this client's lifetime: requests to them fail at once for a
   /// while instead of each retrying on its own.
-  public let unreachable: UnreachableOrigins
+  let unreachable: UnreachableOrigins
   /// The validators a cached copy offers to this client's GET requests: set only on the copy
   /// `offering(_:)` makes for one call.
   private let offered: CacheValidators?

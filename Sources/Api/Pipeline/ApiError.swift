@@ -161,7 +161,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
 ///   let problem = failure.decoded(as: Problem.self)
 /// }
 /// ```
-public struct HTTPFailure: Sendable, CustomStringConvertible, AnsweredFailure, ClassifiedError {
+public struct HTTPFailure: Sendable, CustomStringConvertible, ClassifiedError {
   /// The route answered.
   public var route: Route
   /// The status it was answered with.

@@ -24,17 +24,17 @@ public protocol RequestRetrier: Sendable {
 }
 
 /// Several retriers run as one: the first that decides wins.
-public struct CompositeRetrier: RequestRetrier {
+struct CompositeRetrier: RequestRetrier {
   /// The retriers, in order.
-  public let retriers: [any RequestRetrier]
+  let retriers: [any RequestRetrier]
 
   /// `retriers` as one, asked in order.
-  public init(_ retriers: [any RequestRetrier]) { self.retriers = retriers }
+  init(_ retriers: [any RequestRetrier]) { self.retriers = retriers }
 
-  public var name: String { retriers.map(\.name).joined(separator: "+") }
+  var name: String { retriers.map(\.name).joined(separator: "+") }
 
   /// The first decision other than `doNotRetry`, or `doNotRetry`.
-  public func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
+  func retry(_ request: HTTPRequest, for attempt: Attempt, after outcome: AttemptOutcome)
     async
     -> RetryDecision
   {

@@ -8,15 +8,15 @@ import Synchronization
 /// server that is down failed in 38 s before; now the first fails after its retries and the
 /// rest at once). A cache layer above still answers from its copy, as for any unreachable
 /// error. After `period` on the client's clock the origin is tried again.
-public final class UnreachableOrigins: Sendable {
+final class UnreachableOrigins: Sendable {
   /// How long an origin is taken as unreachable after a request to it gave up.
-  public let period: Duration
+  let period: Duration
   private let stopwatch: Stopwatch
   /// By origin: the first failure's error, and when (on `stopwatch`) it was recorded.
   private let known = Mutex<[Origin: (error: TransportError, at: Duration)]>([:])
 
   /// Origins held unreachable for `period`, measured on `clock`.
-  public init(period: Duration = .seconds(30), clock: any Clock<Duration>) {
+  init(period: Duration = .seconds(30), clock: any Clock<Duration>) {
     self.period = period
     stopwatch = Stopwatch(clock)
   }

@@ -312,27 +312,3 @@ extension CacheMaintenance {
   /// Deletes every stored answer in one transaction; returns how many there were.
   public func clear() async throws -> Int { try await clear(origin: nil) }
 }
-
-/// Nothing is stored for a call, and the policy does not ask the network; or the call is one
-/// no cache answers (a write), under a stack with no api.
-public struct CacheMiss: Error, Sendable, CustomStringConvertible, ClassifiedError {
-  /// The call, as a person calls it (`book 3`).
-  public let what: String
-  /// Whether a cache could answer the call once the api has (false for a write).
-  public let cachable: Bool
-
-  /// Nothing stored for `what`; `cachable` false for a call no cache answers.
-  public init(what: String, cachable: Bool = true) {
-    self.what = what
-    self.cachable = cachable
-  }
-
-  /// Unreachable (exit 69): the api would have to answer.
-  public var failure: ServiceFailure { .unreachable }
-
-  public var description: String {
-    cachable
-      ? "Nothing is cached for \(what), and the offline profile does not ask the api; run it once with a network profile."
-      : "\(what.prefix(1).uppercased() + what.dropFirst()) needs the api, and this profile's stack has none; run it with a network profile."
-  }
-}

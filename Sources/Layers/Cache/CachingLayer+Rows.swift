@@ -15,7 +15,7 @@ extension CachingLayer {
   /// it; for a list of entities, its ids' current rows), or nil. A store that cannot be read, a
   /// copy that no longer decodes, or a list one of whose entities was evicted counts as nothing
   /// stored (with a warning), except under `cacheOnly`; an entity the api said does not exist
-  /// (a tombstone, `CacheEntry.isGone`) throws `EntityGone`, and a list leaves it out.
+  /// (a tombstone, `CacheEntry.isGone`) throws `LayerError.gone`, and a list leaves it out.
   func read<Value: Sendable>(_ call: ServiceCall<Value>, _ codec: CacheCodec<Value>) async throws
     -> Found<Value>?
   {
@@ -36,7 +36,7 @@ extension CachingLayer {
     }
     guard let entry else { return nil }
     if entry.isGone {
-      throw EntityGone(
+      throw LayerError.gone(
         what: call.summary, age: max(0, clock.now().timeIntervalSince(entry.storedAt)))
     }
     do {
@@ -68,7 +68,7 @@ extension CachingLayer {
         isStale: entry.isStale || rows.contains(where: \.isStale))
     } catch {
       if policy == .cacheOnly {
-        throw CacheUnreadable(what: call.summary, reason: "\(error)")
+        throw LayerError.unreadable(what: call.summary, reason: "\(error)")
       }
       warnings.warn("The cached copy of \(call.summary) could not be read; asking the api instead.")
       return nil
@@ -182,7 +182,7 @@ extension CachingLayer {
     let entities = try shape.entities(of: answer.value).map { entity in
       if entity.held == nil { own += 1 }
       // Every entity under the id it carries: an item answer naming another entity than the
-      // one asked is stored as that one (and the call refused, `ItemMismatch`), never as a
+      // one asked is stored as that one (and the call refused, `LayerError.mismatch`), never as a
       // second copy under the id asked. An entity's validators are those of its own item
       // answer, never a list's; one it holds is merged into its own row.
       var row = self.row(

@@ -68,9 +68,10 @@ public struct CachingLayer: ServiceLayer {
     if let local = call.local, let shape = call.entities { try shape.check(local) }
     // A tombstone is what is stored when the api said the entity does not exist: it answers
     // "not found" wherever a stored copy would answer, and the api is asked where it would be.
-    var gone: EntityGone?
+    var gone: LayerError?
     let found: Found<Value>?
-    do { found = try await read(call, codec) } catch let error as EntityGone {
+    do { found = try await read(call, codec) } catch let error as LayerError {
+      guard case .gone = error else { throw error }
       (found, gone) = (nil, error)
     }
     let stored = found?.answer
@@ -79,12 +80,12 @@ public struct CachingLayer: ServiceLayer {
       if let stored { return stored }
       if let gone { throw gone }
       if let local = try await localAnswer(call) { return local }
-      throw CacheMiss(what: call.summary)
+      throw LayerError.miss(what: call.summary)
     case .networkOnly:
       return try await fetch(call, codec, next, stored: nil)
     case .cacheFirst(let maxAge):
       if let found, !found.isStale, found.answer.age <= maxAge.seconds { return found.answer }
-      if let gone, gone.age <= maxAge.seconds { throw gone }
+      if let gone, case .gone(_, let age) = gone, age <= maxAge.seconds { throw gone }
       return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
     case .networkFirst:
       return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
@@ -93,7 +94,7 @@ public struct CachingLayer: ServiceLayer {
       return try await fetchOrFallBack(call, codec, next, stored: stored, gone: gone)
     case .staleWhileRevalidate(let maxAge):
       if let gone {
-        if gone.age > maxAge.seconds {
+        if case .gone(_, let age) = gone, age > maxAge.seconds {
           background.start { _ = try? await fetch(call, codec, next, stored: nil) }
         }
         throw gone
@@ -112,7 +113,7 @@ public struct CachingLayer: ServiceLayer {
   /// (`cacheThenNetwork`), or nil: what `ServiceStack.answer(_:early:)` hands over first.
   public func stored<Value: Sendable>(_ call: ServiceCall<Value>) async throws -> Answer<Value>? {
     guard policy == .cacheThenNetwork, let codec = call.codec else { return nil }
-    do { return try await read(call, codec)?.answer } catch is EntityGone { return nil }
+    do { return try await read(call, codec)?.answer } catch LayerError.gone { return nil }
   }
 
   /// Asks below, offering the stored copy's validators; stores a new network answer (its rows
@@ -135,11 +136,12 @@ public struct CachingLayer: ServiceLayer {
       if let shape = call.entities, let asked = shape.itemID,
         let answered = try? shape.entities(of: answer.value).first?.id, answered != asked
       {
-        throw ItemMismatch(what: call.summary, type: shape.type, asked: asked, answered: answered)
+        throw LayerError.mismatch(
+          what: call.summary, type: shape.type, asked: asked, answered: answered)
       }
       return answer
     } catch is NotModified {
-      guard let stored else { throw CacheMiss(what: call.summary) }
+      guard let stored else { throw LayerError.miss(what: call.summary) }
       await keep {
         try await store.renew(
           key(of: call), storedAt: clock.now(), validators: stored.validators)
@@ -200,7 +202,7 @@ public struct CachingLayer: ServiceLayer {
   /// call's local query answers instead.
   private func fetchOrFallBack<Value: Sendable>(
     _ call: ServiceCall<Value>, _ codec: CacheCodec<Value>, _ next: Next<Value>,
-    stored: Answer<Value>?, gone: EntityGone?
+    stored: Answer<Value>?, gone: LayerError?
   ) async throws -> Answer<Value> {
     do {
       return try await fetch(call, codec, next, stored: stored)

@@ -107,7 +107,7 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
     if let field = query.fields.first(where: { !LocalQuery.isField($0) }) {
-      throw LocalQueryRefused(field: field)
+      throw LayerError.notAField(field)
     }
     let candidates = entries.withLock { $0.values.filter { $0.scope == scope } }
     let decoded = candidates.map { entry in

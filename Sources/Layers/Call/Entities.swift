@@ -50,7 +50,7 @@ public struct EntityShape<Value: Sendable>: Sendable {
 
   /// The entities `value` holds, each with its id and its bytes, in order; after all of them,
   /// the entities they hold (`held`), to any depth, each with its own type.
-  public func entities(of value: Value) throws -> [StoredEntity] {
+  func entities(of value: Value) throws -> [StoredEntity] {
     let own = try split(value)
     guard !held.isEmpty else { return own }
     let decoder = JSONDecoder()
@@ -88,42 +88,42 @@ public struct EntityShape<Value: Sendable>: Sendable {
 
 /// One entity as the store keeps it: its id and its bytes (JSON, so a local query can read its
 /// fields).
-public struct StoredEntity: Sendable, Hashable {
+struct StoredEntity: Sendable, Hashable {
   /// Its id, as text.
-  public let id: String
+  let id: String
   /// Its JSON.
-  public let payload: Data
+  let payload: Data
   /// For an entity held in the answer's (`HeldEntity`): its own type and version; nil for the
   /// answer's own entities, of the shape's type.
-  public var held: Held?
+  var held: Held?
 
   /// A held entity's type (`Supplier`) and the version its rows are stored with: one for every
   /// entity of a held field, so an entity carries a reference, not a copy (a list of 100,000
   /// movies held 3 MB more with a copy in each).
-  public final class Held: Sendable, Hashable {
+  final class Held: Sendable, Hashable {
     /// The type, as the store names it.
-    public let type: String
+    let type: String
     /// Its `StoredModel.modelVersion`.
-    public let modelVersion: Int
+    let modelVersion: Int
 
     /// The held type `type`, stored at `modelVersion`.
-    public init(type: String, modelVersion: Int) {
+    init(type: String, modelVersion: Int) {
       self.type = type
       self.modelVersion = modelVersion
     }
 
-    public static func == (a: Held, b: Held) -> Bool {
+    static func == (a: Held, b: Held) -> Bool {
       a.type == b.type && a.modelVersion == b.modelVersion
     }
 
-    public func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) {
       hasher.combine(type)
       hasher.combine(modelVersion)
     }
   }
 
   /// The entity `id` holding `payload`.
-  public init(id: String, payload: Data, held: Held? = nil) {
+  init(id: String, payload: Data, held: Held? = nil) {
     self.id = id
     self.payload = payload
     self.held = held
@@ -180,36 +180,16 @@ extension EntityShape {
       }, upgrade: StoredModels.upgrade(of: E.self), fieldNames: { FieldNames.of(E.self) })
   }
 
-  /// Refuses `query` when it names a field the entity type does not have (`UnknownField`):
+  /// Refuses `query` when it names a field the entity type does not have (`LayerError.unknownField`):
   /// a misspelled field is the app's mistake to be told of, not an empty answer. A type whose
   /// fields cannot be known (its own decoding refuses blank values) is not checked.
   public func check(_ query: LocalQuery) throws {
     guard let known = fieldNames() else { return }
     for field in query.fields where !known.contains(FieldNames.normalized(field)) {
-      throw UnknownField(
+      throw LayerError.unknownField(
         field: field, type: type, query: query.summary,
         known: known.filter { !$0.contains(".") }.sorted())
     }
-  }
-}
-
-/// A local query names a field its entity type does not have.
-public struct UnknownField: Error, Sendable, CustomStringConvertible, ClassifiedError {
-  /// The field as the query names it (`yaer`).
-  public let field: String
-  /// The entity type (`Movie`).
-  public let type: String
-  /// The query's summary.
-  public let query: String
-  /// The type's own fields.
-  public let known: [String]
-
-  /// A configuration failure (exit 78): the app's declaration is wrong.
-  public var failure: ServiceFailure { .configuration }
-
-  public var description: String {
-    "The local query of \(query) names the field \(field), which \(type) does not have; its"
-      + " fields are \(known.joined(separator: ", "))."
   }
 }
 

@@ -213,25 +213,11 @@ public struct LocalQuery: Sendable, Hashable {
   }
 }
 
-/// A local query whose fields are not key paths: a mistake in the app's call description.
-public struct LocalQueryRefused: Error, Sendable, CustomStringConvertible, ClassifiedError {
-  /// The field that is not a key path.
-  public let field: String
-  /// A refusal of `field`.
-  public init(field: String) { self.field = field }
-  /// A configuration failure (exit 78): the call description is wrong.
-  public var failure: ServiceFailure { .configuration }
-  public var description: String {
-    "The local query's field \"\(field.prefix(60))\" is not a key path (letters, digits and _ in"
-      + " levels joined by .); fix the call's description."
-  }
-}
-
 extension LocalQuery.Filter {
   /// Entities whose field at `keyPath` passes `test`: the field its coding key names
   /// (`\Product.reorderLevel`: `reorderLevel`, or `reorder_level` if its coding keys say so), so
   /// a misspelled field does not compile. A key path to a list or an object names no field, and
-  /// the query is refused when it runs (`UnknownField`).
+  /// the query is refused when it runs (`LayerError.unknownField`).
   public init<Root: Decodable, Field>(_ keyPath: KeyPath<Root, Field>, _ test: Test) {
     self.init(LocalQuery.field(keyPath), test)
   }

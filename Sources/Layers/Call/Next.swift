@@ -25,10 +25,10 @@ public struct Next<Value: Sendable>: Sendable {
   /// validators the layers above offered (`ApiClient.offering(_:)`); its answer comes back with
   /// its own validators, new from the network, and a 304 is its `NotModified`. With no client
   /// (the store alone), or a call that carries no request, a call no layer answered is a
-  /// `CacheMiss`.
+  /// `LayerError.miss`.
   public static func api(_ call: ServiceCall<Value>, _ client: ApiClient?) -> Next<Value> {
     guard let client, call.fetch != nil else {
-      return Next { _ in throw CacheMiss(what: call.summary, cachable: call.codec != nil) }
+      return Next { _ in throw LayerError.missing(call) }
     }
     return Next { offered in
       let response = try await call.response(from: client.offering(offered))

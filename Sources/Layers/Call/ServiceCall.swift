@@ -158,9 +158,9 @@ public struct ServiceCall<Value: Sendable>: Sendable {
   }
 
   /// The call sent once through `client`, under no layer: its value with the validators it came
-  /// with. A call that carries no request is a `CacheMiss`: only a store answers it.
+  /// with. A call that carries no request is a `LayerError.miss`: only a store answers it.
   public func response(from client: ApiClient) async throws -> Response<Value> {
-    guard let fetch else { throw CacheMiss(what: summary, cachable: codec != nil) }
+    guard let fetch else { throw LayerError.missing(self) }
     return try await fetch(client)
   }
 

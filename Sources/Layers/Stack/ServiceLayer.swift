@@ -47,7 +47,7 @@ public struct LayerStack: ServiceLayer {
   }
 
   /// `call` through the stack down to its request sent through `client` (`Next.api`). With no
-  /// client (a store-only stack) a call the layers do not answer is a `CacheMiss`.
+  /// client (a store-only stack) a call the layers do not answer is a `LayerError.miss`.
   public func answer<Value: Sendable>(_ call: ServiceCall<Value>, client: ApiClient?)
     async throws -> Answer<Value>
   {

@@ -17,7 +17,7 @@ import Foundation
 /// struct over its stack; doubles may also sit at the transport (`InProcessTransport`).
 public struct ServiceStack: Sendable {
   /// The api client under the layers (offered each call's stored validators), or nil: a
-  /// store-only stack (the offline profile), where a call no layer answers is a `CacheMiss`.
+  /// store-only stack (the offline profile), where a call no layer answers is a `LayerError.miss`.
   public let client: ApiClient?
   /// The layers the profile names.
   public var layers: LayerStack
@@ -80,7 +80,7 @@ public struct ServiceStack: Sendable {
   /// the caching layer's partition (from the start when none is), applies each page in one
   /// transaction with the page's token (`CacheStore.apply`), and asks again while the feed says
   /// there is more; `progress` hears the running summary after each page. A sync stopped at
-  /// any point goes on from the last page applied. Throws `SyncUnavailable` when the stack has
+  /// any point goes on from the last page applied. Throws `LayerError.syncNeedsApi` or `syncNeedsStore` when the stack has
   /// no api or no caching layer: there is nothing to sync from, or into.
   ///
   /// ```swift
@@ -91,8 +91,8 @@ public struct ServiceStack: Sendable {
     _ feed: ChangesFeed, progress: (@Sendable (SyncSummary) -> Void)? = nil
   ) async throws -> SyncSummary {
     let cache: CachingLayer? = layers.layers.lazy.compactMap { $0 as? CachingLayer }.first
-    guard let client else { throw SyncUnavailable(feed: feed.name, lacks: .api) }
-    guard let cache else { throw SyncUnavailable(feed: feed.name, lacks: .store) }
+    guard let client else { throw LayerError.syncNeedsApi(feed: feed.name) }
+    guard let cache else { throw LayerError.syncNeedsStore(feed: feed.name) }
     let tokenKey = cache.storeKey(feed.key)
     var summary = SyncSummary(name: feed.name)
     summary.token = try await cache.store.entry(for: tokenKey).flatMap { entry in

@@ -296,10 +296,10 @@ public struct Outbox: Sendable {
     let sentence = "\(error)"
     // A write that cannot be sent at all (its kept bytes are not a request, its file is gone)
     // would fail the same way for ever: it waits for the user, who drops it.
-    if !(error is any AnsweredFailure), ServiceFailure.of(error) == .rejected {
+    if !(error is HTTPFailure), ServiceFailure.of(error) == .rejected {
       return .rejected(error: sentence + " It can never be sent as it is: drop it (outbox drop).")
     }
-    if let answered = error as? any AnsweredFailure {
+    if let answered = error as? HTTPFailure {
       switch answered.status {
       case 409, 412: return .conflict(error: sentence, body: answered.body, etag: answered.etag)
       case 401, 408, 429, 500...: break
@@ -333,7 +333,7 @@ final class StopReason: Sendable {
 /// How a stack's `api` sends a kept write: its request bytes with its idempotency key and the
 /// `If-Match` it was made with, through the whole pipeline (authenticator, adapters, retriers,
 /// deadline); returns the api's answer (status, header fields, body), or throws the failure (an
-/// `AnsweredFailure` when the api answered).
+/// `HTTPFailure` when the api answered).
 public struct WriteSender: Sendable {
   let body:
     @Sendable (_ request: Data, _ idempotencyKey: String, _ ifMatch: String?) async throws

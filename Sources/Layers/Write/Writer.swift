@@ -48,7 +48,7 @@ public struct Writer: Sendable {
     // Taken now, from the copy the user edited: sent with every try.
     let validator = try await condition(for: call)
     guard let send else {
-      guard let outbox else { throw CacheMiss(what: call.summary, cachable: false) }
+      guard let outbox else { throw LayerError.needsApi(what: call.summary) }
       return .queued(try await keep(call, in: outbox, ifMatch: validator))
     }
     if let outbox, try await outbox.holdsBack(orderingKey: call.orderingKey, origin: origin) {
@@ -69,7 +69,7 @@ public struct Writer: Sendable {
     await invalidate(call.invalidates)
     // A 2xx is applied, whatever its body: a failure here would invite a second, applied write.
     do {
-      guard let decode = call.decode else { throw NotAWrite(summary: call.summary) }
+      guard let decode = call.decode else { throw LayerError.notAWrite(what: call.summary) }
       return .sent(try decode(answer))
     } catch {
       return .applied(problem: "\(error)")
@@ -115,20 +115,20 @@ public struct Writer: Sendable {
   }
 
   /// The `If-Match` `call` is sent with: nil for a write that names no precondition; for one
-  /// that does, the stored copy's ETag, or `UnknownVersion` when none is stored (a copy seen
+  /// that does, the stored copy's ETag, or `LayerError.unknownVersion` when none is stored (a copy seen
   /// only in a list, or never read): a conditional write is never sent, or kept to be sent,
   /// without its condition.
   func condition<Value>(for call: ServiceCall<Value>) async throws -> String? {
     guard let key = call.precondition else { return nil }
     guard let etag = await ifMatch(for: call) else {
-      throw UnknownVersion(summary: call.summary, key: key)
+      throw LayerError.unknownVersion(what: call.summary, key: key)
     }
     return etag
   }
 
   /// Whether a write that failed so may wait in the outbox: the api could not take it now.
   public static func canWait(_ error: any Error) -> Bool {
-    if let answered = error as? any AnsweredFailure {
+    if let answered = error as? HTTPFailure {
       return [408, 429].contains(answered.status) || answered.status >= 500
     }
     let failure = ServiceFailure.of(error)
@@ -196,50 +196,15 @@ public struct Writer: Sendable {
   }
 }
 
-/// A conditional write (`ServiceCall.precondition`) whose stored copy has no ETag: it was seen
-/// only in a list, or never read on its own. It is refused before anything is sent or kept,
-/// since sent without `If-Match` it would overwrite whatever the server holds.
-public struct UnknownVersion: Error, Sendable, ClassifiedError, CustomStringConvertible {
-  /// What a person calls the write.
-  public let summary: String
-  /// The key of the stored copy it edits (`ServiceCall.key`).
-  public let key: String
-
-  /// The refusal of the write `summary`, which edits the stored copy `key`.
-  public init(summary: String, key: String) {
-    self.summary = summary
-    self.key = key
-  }
-
-  /// The write is refused as a conflict: the version it edits is not known.
-  public var failure: ServiceFailure { .conflict }
-
-  public var description: String {
-    "\(summary) was not sent: it edits \(key) only if unchanged (If-Match), and no version of"
-      + " \(key) is stored (it was seen only in a list, or never read on its own); read it on"
-      + " its own first, then write again."
-  }
-}
-
 extension ServiceCall {
   /// The request a write sends and keeps: its route, recorded. A call without one (a call only
   /// the store answers) cannot be written.
   func recorded() throws -> Data {
-    guard let route else { throw NotAWrite(summary: summary) }
+    guard let route else { throw LayerError.notAWrite(what: summary) }
     return try route.recorded()
   }
 
   /// Writes of one ordering key go in the order they were made: `ordering`, else its route's
   /// path.
   var orderingKey: String { ordering ?? route?.path ?? key }
-}
-
-/// A call written that carries no request (a call only the store answers): a mistake in the
-/// app's declaration of it.
-struct NotAWrite: Error, Sendable, ClassifiedError, CustomStringConvertible {
-  let summary: String
-  var failure: ServiceFailure { .configuration }
-  var description: String {
-    "\(summary) carries no request for the api, so it cannot be written; declare it with one."
-  }
 }

@@ -94,7 +94,7 @@ import Testing
     #expect(transport.requests.all.count == 1)
     // Book 2 was on the shelf: stored once, it answers its own call; a book never seen does not.
     #expect(try await offline.stack("books").answer(.book(id: 2)).value.title == "Emma")
-    await #expect(throws: CacheMiss.self) {
+    await #expect(throws: LayerError.miss(what: "book 9")) {
       try await offline.stack("books").answer(.book(id: 9))
     }
   }
