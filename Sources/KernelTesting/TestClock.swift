@@ -8,6 +8,11 @@ import Synchronization
 /// the platform transport (the whole-request deadline), `AuthenticationInterceptor` (its refresh
 /// window),
 /// `SampleApiResponder.Options.clock` (latency, token lifetimes), `LoggingLayer`.
+///
+/// `TestClock(immediate: true)` is for tests where waits happen but only their length matters:
+/// every sleep returns at once, its length recorded, and its time stands still, so a sleep's
+/// length is exact however many tasks sleep at once (a sleep for a duration becomes a sleep
+/// until `now` plus it; were time moved by one task's sleep, another's would be recorded short).
 public final class TestClock: Clock, Sendable {
   /// A point on the test clock: the time advanced since it was made.
   public struct Instant: InstantProtocol, CustomStringConvertible {
@@ -45,9 +50,12 @@ public final class TestClock: Clock, Sendable {
   }
 
   private let state = Mutex(State())
+  /// Whether every sleep returns at once.
+  private let immediate: Bool
 
-  /// A clock at its start, moved only by `advance(by:)`.
-  public init() {}
+  /// A clock at its start, moved only by `advance(by:)`; with `immediate`, one whose sleeps
+  /// return at once.
+  public init(immediate: Bool = false) { self.immediate = immediate }
 
   /// The time now.
   public var now: Instant { state.withLock { $0.now } }
@@ -66,7 +74,7 @@ public final class TestClock: Clock, Sendable {
     try Task.checkCancellation()
     let id = state.withLock { state -> Int? in
       state.asked.append(state.now.duration(to: deadline))
-      guard state.now < deadline else { return nil }
+      guard !immediate, state.now < deadline else { return nil }
       state.nextID += 1
       return state.nextID
     }

@@ -6,7 +6,7 @@ import Foundation
   import Darwin
 #endif
 
-/// A test's own failure, as one sentence.
+/// A test's own failure, or a fixture asked for what it cannot make, as one sentence.
 public struct TestFailure: Error, CustomStringConvertible {
   public let description: String
   /// A failure said as `description`.

@@ -10,7 +10,7 @@ extension Movie {
     cast: [String] = ["A", "B", "C"]
   ) throws -> Movie {
     guard let release = CalendarDay.date(from: "\(year)-06-17") else {
-      throw FixtureError(description: "\(year) is not a year a movie can be released in")
+      throw TestFailure("\(year) is not a year a movie can be released in")
     }
     return Movie(
       id: id, name: name, year: year, releaseDate: release, grossing: grossing, rating: rating,

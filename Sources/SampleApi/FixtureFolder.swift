@@ -29,18 +29,18 @@ extension FixtureRoutes {
     let root = directory.standardizedFileURL
     var status = stat()
     guard stat(root.path, &status) == 0 else {
-      throw FixtureFolderError.unusable(
+      throw FixtureServerError.unusableFolder(
         path: root.path, reason: String(cString: strerror(errno)).lowercased())
     }
     guard status.st_mode & S_IFMT == S_IFDIR else {
-      throw FixtureFolderError.unusable(path: root.path, reason: "it is not a folder")
+      throw FixtureServerError.unusableFolder(path: root.path, reason: "it is not a folder")
     }
     var routes = FixtureRoutes()
     var count = 0
     for path in try jsonFiles(under: root) {
       count += 1
       guard count <= folderLimits.files else {
-        throw FixtureFolderError.unusable(
+        throw FixtureServerError.unusableFolder(
           path: root.path, reason: "it holds more than \(folderLimits.files) JSON files")
       }
       let body = try read(root.appendingPathComponent(path))
@@ -56,7 +56,7 @@ extension FixtureRoutes {
       }
     }
     guard count > 0 else {
-      throw FixtureFolderError.unusable(path: root.path, reason: "it holds no .json file")
+      throw FixtureServerError.unusableFolder(path: root.path, reason: "it holds no .json file")
     }
     return routes
   }
@@ -67,7 +67,7 @@ extension FixtureRoutes {
       let walk = FileManager.default.enumerator(
         at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
     else {
-      throw FixtureFolderError.unusable(path: root.path, reason: "it cannot be read")
+      throw FixtureServerError.unusableFolder(path: root.path, reason: "it cannot be read")
     }
     let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
     var paths: [String] = []
@@ -83,35 +83,20 @@ extension FixtureRoutes {
   private static func read(_ file: URL) throws -> Data {
     var status = stat()
     guard stat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw FixtureFolderError.badFile(path: file.path, reason: "it is not a regular file")
+      throw FixtureServerError.badFile(path: file.path, reason: "it is not a regular file")
     }
     guard status.st_size <= folderLimits.bytesPerFile else {
-      throw FixtureFolderError.badFile(path: file.path, reason: "it is larger than 1 MB")
+      throw FixtureServerError.badFile(path: file.path, reason: "it is larger than 1 MB")
     }
     let data: Data
     do { data = try Data(contentsOf: file) } catch {
-      throw FixtureFolderError.badFile(path: file.path, reason: "it cannot be read")
+      throw FixtureServerError.badFile(path: file.path, reason: "it cannot be read")
     }
     do {
       _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     } catch {
-      throw FixtureFolderError.badFile(path: file.path, reason: "it does not hold JSON")
+      throw FixtureServerError.badFile(path: file.path, reason: "it does not hold JSON")
     }
     return data
-  }
-}
-
-/// A fixture folder that cannot be served.
-public enum FixtureFolderError: Error, CustomStringConvertible {
-  /// The folder at `path` cannot be read, for `reason`.
-  case unusable(path: String, reason: String)
-  /// The file at `path` cannot be served (not JSON, an unusable name), for `reason`.
-  case badFile(path: String, reason: String)
-
-  public var description: String {
-    switch self {
-    case .unusable(let path, let reason): "The fixture folder \(path) cannot be served: \(reason)."
-    case .badFile(let path, let reason): "The fixture \(path) cannot be served: \(reason)."
-    }
   }
 }

@@ -337,7 +337,7 @@ private final class Connections: Sendable {
   }
 }
 
-/// Why a fixture server did not start.
+/// Why a fixture server did not start, or could not serve a folder of fixtures.
 public enum FixtureServerError: Error, CustomStringConvertible {
   /// `host` is not a loopback address: a fixture server never listens elsewhere.
   case notLoopback(host: String)
@@ -345,6 +345,10 @@ public enum FixtureServerError: Error, CustomStringConvertible {
   case cannotListen(host: String, port: UInt16, reason: String)
   /// The descriptor limit (`ulimit -n`) leaves no room for a connection beside the reserve.
   case tooFewDescriptors(limit: Int, needed: Int)
+  /// The fixture folder at `path` cannot be read, for `reason`.
+  case unusableFolder(path: String, reason: String)
+  /// The fixture file at `path` cannot be served (not JSON, an unusable name), for `reason`.
+  case badFile(path: String, reason: String)
 
   public var description: String {
     switch self {
@@ -356,6 +360,9 @@ public enum FixtureServerError: Error, CustomStringConvertible {
     case .tooFewDescriptors(let limit, let needed):
       "The fixture server cannot serve with \(limit) file descriptors (ulimit -n): it needs at"
         + " least \(needed); raise the limit with ulimit -n."
+    case .unusableFolder(let path, let reason):
+      "The fixture folder \(path) cannot be served: \(reason)."
+    case .badFile(let path, let reason): "The fixture \(path) cannot be served: \(reason)."
     }
   }
 }

@@ -17,7 +17,7 @@ import Testing
   @Test func fiftyMoviesWhoseFirstTwoTriesFailAllArriveWithTwoRetries() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 2
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     try await withLoopbackApi(
       routes: .sampleMovies(extraMovies: 50), options: options, retriers: [Self.exact], clock: clock
     ) { harness in
@@ -37,7 +37,7 @@ import Testing
   @Test func threeFailuresAreOneTooManyForTheDefaultTwoRetries() async throws {
     var options = SampleApiResponder.Options()
     options.failFirst = 3
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     try await withLoopbackApi(
       routes: .sampleMovies(), options: options, retriers: [Self.exact], clock: clock
     ) { harness in
@@ -53,7 +53,7 @@ import Testing
   }
 
   @Test func aPostIsNeverRetriedUnlessItSaysItIsIdempotent() async throws {
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     try await withLoopbackApi(
       routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
     ) {
@@ -133,7 +133,7 @@ import Testing
   }
 
   @Test func aRetryAfterPastTheCapGivesUpAtOnceWithAClearError() async throws {
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     try await withLoopbackApi(
       routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
     ) {
@@ -158,7 +158,7 @@ import Testing
   }
 
   @Test func aRefusedConnectionIsRetriedThenReportedAsUnreachable() async throws {
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     let client = try await clientOfStoppedServer(retriers: [Self.exact], clock: clock)
     let error = await apiError { try await client.response(ApiRequest<Movie>(.movie(id: 1))) }
     guard case .unreachable(let route, "127.0.0.1", _) = error, route == .movie(id: 1) else {
@@ -170,7 +170,7 @@ import Testing
 
   @Test(arguments: [400, 401, 404, 501])
   func statusesThatWillNotPassAreNotRetried(status: Int) async throws {
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     try await withLoopbackApi(
       routes: .sampleMovies(), authentication: nil, retriers: [Self.exact], clock: clock
     ) {

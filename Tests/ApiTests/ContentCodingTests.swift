@@ -97,7 +97,7 @@ extension ContentCodingTests {
   @Test(arguments: ["gzip", "bogus"])
   func aBodyItsCodingDoesNotDescribeIsBadDataNotRetried(coding: String) async throws {
     try await withLoopbackApi(
-      routes: .sampleMovies(), retriers: [.backoff], clock: ImmediateClock()
+      routes: .sampleMovies(), retriers: [.backoff], clock: TestClock(immediate: true)
     ) {
       harness in
       let served = Counter()

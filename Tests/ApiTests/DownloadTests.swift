@@ -70,7 +70,7 @@ import Testing
     let client = ApiClient(
       context: InMemoryApiContext(environment: environment),
       transport: PlatformTransport(configuration: .loopbackTests),
-      retriers: [.backoff], clock: ImmediateClock())
+      retriers: [.backoff], clock: TestClock(immediate: true))
     let file = folder.appending("poster.bin")
 
     let response = try await client.download(.get("poster"), to: file)

@@ -34,7 +34,7 @@ private struct RefusingAdapter: RequestAdapter {
       routes: .sampleMovies(),
       options: options,
       adapters: [NotingAdapter(name: "a", notes: notes), NotingAdapter(name: "b", notes: notes)],
-      retriers: [.backoff], clock: ImmediateClock()
+      retriers: [.backoff], clock: TestClock(immediate: true)
     ) { harness in
       _ = try await harness.movies.movie(id: 1)
     }

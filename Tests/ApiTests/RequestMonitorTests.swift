@@ -95,7 +95,7 @@ import Testing
         context: InMemoryApiContext(
           environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
         transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
-        clock: ImmediateClock(),
+        clock: TestClock(immediate: true),
         monitors: [heard])
       let movie = try await client.send(ApiRequest<Movie>(.get("old/1")))
       #expect(movie.id == 1)

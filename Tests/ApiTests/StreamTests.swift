@@ -17,7 +17,7 @@ import Testing
     ApiClient(
       context: InMemoryApiContext(environment: try ApiEnvironment(name: "local", baseURL: baseURL)),
       transport: PlatformTransport(configuration: .loopbackTests), retriers: retriers,
-      clock: ImmediateClock())
+      clock: TestClock(immediate: true))
   }
 
   /// Yields until `condition` holds, at most until an end-to-end deadline against a hang.

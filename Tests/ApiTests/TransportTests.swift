@@ -318,7 +318,7 @@ import Testing
         context: InMemoryApiContext(
           environment: try ApiEnvironment(name: "local", baseURL: server.baseURL)),
         transport: PlatformTransport(configuration: .loopbackTests), retriers: [.backoff],
-        clock: ImmediateClock())
+        clock: TestClock(immediate: true))
       let error = await apiError { try await client.response(for: .get("big")) }
       await server.stop()
       guard case .headerTooLarge? = error else {

@@ -141,7 +141,7 @@ import Testing
     async throws
   {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let clock = ImmediateClock()
+    let clock = TestClock(immediate: true)
     let transport = RecordingTransport { _, _ in ApiResponse(status: 503) }
     let test = try composedContainer(app: .kernel, profile: "api", dataDirectory: folder) { child in
       try child.register((any Transport).self, scope: .singleton) { _ in transport }

@@ -11,7 +11,7 @@ import Testing
 /// A stocktake app's product, which holds its supplier, who holds their contact: each stored once
 /// in its own row as well, and read from there.
 // snippet: held-entities
-private struct Product: Codable, Sendable, Equatable, Identifiable, HoldsEntities {
+private struct Product: Codable, Sendable, Equatable, Identifiable, StoredModel {
   let id: Int
   var name: String
   var count: Int
@@ -21,7 +21,7 @@ private struct Product: Codable, Sendable, Equatable, Identifiable, HoldsEntitie
   static let heldEntities = [HeldEntity("supplier", Supplier.self)]
 }
 
-private struct Supplier: Codable, Sendable, Equatable, Identifiable, HoldsEntities {
+private struct Supplier: Codable, Sendable, Equatable, Identifiable, StoredModel {
   let id: Int
   var name: String
   var phone: String?  // only the supplier's own answer has it
@@ -82,7 +82,7 @@ private final class Stock: Sendable {
   }
 }
 
-/// Entities held in others' JSON (`HoldsEntities`), over real loopback HTTP, on both stores: a
+/// Entities held in others' JSON (`StoredModel.heldEntities`), over real loopback HTTP, on both stores: a
 /// held entity updated by its own call shows in every answer that holds it, offline, to any
 /// depth; an answer with fewer fields keeps the stored fields it lacks, unless it is whole.
 @Suite struct NestedEntitiesTests {

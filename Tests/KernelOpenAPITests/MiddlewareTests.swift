@@ -63,7 +63,7 @@ import Testing
         URL(string: String(api.server.baseURL.absoluteString.dropLast())) ?? api.server.baseURL
       let lines = Recorder<String>()
       let trace = TraceMiddleware(
-        trace: RequestTrace(secretQueryItems: ["sig"]), clock: ImmediateClock()
+        trace: RequestTrace(secretQueryItems: ["sig"]), clock: TestClock(immediate: true)
       ) { lines.append($0) }
       var headers = HTTPFields()
       headers[.authorization] = "Bearer s3cret"

@@ -133,18 +133,18 @@ import Testing
   @Test func aFolderThatCannotBeServedIsRefusedNamingTheFile() throws {
     let folder = try TemporaryDirectory("fixtures")
     defer { folder.remove() }
-    let empty = #expect(throws: FixtureFolderError.self) { try FixtureRoutes.folder(folder.url) }
+    let empty = #expect(throws: FixtureServerError.self) { try FixtureRoutes.folder(folder.url) }
     #expect(empty?.description.hasSuffix("cannot be served: it holds no .json file.") == true)
     try write(#"{"id": 7,"#, to: folder, "api/books/7.json")
-    let broken = #expect(throws: FixtureFolderError.self) { try FixtureRoutes.folder(folder.url) }
+    let broken = #expect(throws: FixtureServerError.self) { try FixtureRoutes.folder(folder.url) }
     #expect(
       broken?.description
         == "The fixture \(folder.url.path)/api/books/7.json cannot be served: it does not hold JSON."
     )
     let file = folder.appending("api/books/7.json")
-    let notAFolder = #expect(throws: FixtureFolderError.self) { try FixtureRoutes.folder(file) }
+    let notAFolder = #expect(throws: FixtureServerError.self) { try FixtureRoutes.folder(file) }
     #expect(notAFolder?.description.hasSuffix("cannot be served: it is not a folder.") == true)
-    let missing = #expect(throws: FixtureFolderError.self) {
+    let missing = #expect(throws: FixtureServerError.self) {
       try FixtureRoutes.folder(folder.appending("nowhere"))
     }
     #expect(missing?.description.contains("no such file or directory") == true)

@@ -27,7 +27,7 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// whole unless its call says otherwise: a field it lacks is one the api no longer has (Swift
   /// encodes a nil optional by leaving it out).
   public var isWhole: Bool
-  /// The entities the type holds in its JSON (`HoldsEntities`): each stored in its own row as
+  /// The entities the type holds in its JSON (`StoredModel.heldEntities`): each stored in its own row as
   /// well, and read from there into every answer that holds it.
   public var held: [HeldEntity] = []
   let split: @Sendable (Value) throws -> [StoredEntity]
@@ -203,12 +203,20 @@ struct EntityMismatch: Error, CustomStringConvertible {
   }
 }
 
-/// An entity type whose stored form changed between versions of the app (a field added,
-/// renamed or retyped): its version now, and how a row stored by each older version becomes
-/// the next version's, as JSON — so an update keeps what is stored offline, as a Realm
-/// `schemaVersion` with its `migrationBlock` does. Rows are stored with the version of their
-/// type; a row of an older version is migrated each time it is read (item, list or local
-/// query), until the api's answer stores it anew. A type that declares nothing is version 1.
+/// How an entity type is stored, where it is more than its JSON; each part has a default.
+///
+/// **Its version and migrations.** When its stored form changes between versions of the app
+/// (a field added, renamed or retyped), its version now and how a row stored by each older
+/// version becomes the next version's, as JSON — so an update keeps what is stored offline, as
+/// a Realm `schemaVersion` with its `migrationBlock` does. Rows are stored with the version of
+/// their type; a row of an older version is migrated each time it is read (item, list or local
+/// query), until the api's answer stores it anew. A type that declares none is version 1.
+///
+/// **The entities it holds** in its JSON (a product's supplier, a movie's cast,
+/// AlamofireCoreData's relationships): each one it holds is stored in its own row too, merged
+/// field by field with what is stored of it, and every answer that holds it is read with that
+/// row's copy — so a fresher supplier, stored by its own call or by another product's answer,
+/// shows in every product that holds it, offline too. A held type may hold others in turn.
 ///
 /// ```swift
 /// extension Book: StoredModel {
@@ -220,12 +228,34 @@ struct EntityMismatch: Error, CustomStringConvertible {
 ///     }
 ///   }
 /// }
+/// extension Product: StoredModel {
+///   static let heldEntities = [HeldEntity("supplier", Supplier.self)]
+/// }
 /// ```
 public protocol StoredModel: Sendable {
-  /// The version of the type's stored form now: 2 after its first change.
+  /// The version of the type's stored form now: 2 after its first change; 1 by default.
   static var modelVersion: Int { get }
-  /// Makes `stored`, a row of version `version`, one of version `version + 1`.
+  /// Makes `stored`, a row of version `version`, one of version `version + 1`. By default it
+  /// throws: a row of a version with no migration is counted as from an older model, and a
+  /// network profile stores it anew.
   static func migrate(_ stored: inout JSONValue, from version: Int) throws
+  /// The entities the type's JSON holds, by the field that holds them; none by default.
+  static var heldEntities: [HeldEntity] { get }
+}
+
+extension StoredModel {
+  public static var modelVersion: Int { 1 }
+  public static func migrate(_ stored: inout JSONValue, from version: Int) throws {
+    throw NoMigration(type: "\(Self.self)", version: version)
+  }
+  public static var heldEntities: [HeldEntity] { [] }
+}
+
+/// A stored row of a version its type declares no migration from.
+struct NoMigration: Error, CustomStringConvertible {
+  let type: String
+  let version: Int
+  var description: String { "\(type) declares no migration from version \(version)" }
 }
 
 /// What an entity type declares of its stored form (`StoredModel`), for its shapes.
@@ -237,7 +267,7 @@ enum StoredModels {
 
   /// The type's migrations run from a row's version to its current one; nil without any.
   static func upgrade<E>(of type: E.Type) -> (@Sendable (Data, Int) throws -> Data)? {
-    guard let model = type as? any StoredModel.Type else { return nil }
+    guard let model = type as? any StoredModel.Type, model.modelVersion > 1 else { return nil }
     let current = model.modelVersion
     return { payload, version in
       var value = try JSONDecoder().decode(JSONValue.self, from: payload)

@@ -1,23 +1,7 @@
 import Domain
 import Foundation
 
-/// An entity type that holds other entities in its JSON (a product's supplier, a movie's cast,
-/// AlamofireCoreData's relationships): each one it holds is stored in its own row too, merged
-/// field by field with what is stored of it, and every answer that holds it is read with that
-/// row's copy — so a fresher supplier, stored by its own call or by another product's answer,
-/// shows in every product that holds it, offline too. A held type may hold others in turn.
-///
-/// ```swift
-/// extension Product: HoldsEntities {
-///   static let heldEntities = [HeldEntity("supplier", Supplier.self)]
-/// }
-/// ```
-public protocol HoldsEntities: Sendable {
-  /// The entities the type's JSON holds, by the field that holds them.
-  static var heldEntities: [HeldEntity] { get }
-}
-
-/// One field of an entity's JSON that holds entities of another type (`HoldsEntities`): an
+/// One field of an entity's JSON that holds entities of another type (`StoredModel.heldEntities`): an
 /// object, a list of them, or null.
 public struct HeldEntity: Sendable {
   /// The field's key path in the holder's JSON, as stored (`supplier`, `credits.cast`).
@@ -49,7 +33,7 @@ public struct HeldEntity: Sendable {
 
   /// What `type` declares it holds, or nothing.
   static func declared<E>(by type: E.Type) -> [HeldEntity] {
-    (type as? any HoldsEntities.Type)?.heldEntities ?? []
+    (type as? any StoredModel.Type)?.heldEntities ?? []
   }
 
   /// Held entities are followed this deep at most, so a cycle of values ends.
