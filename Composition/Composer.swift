@@ -7,7 +7,7 @@ import Store
 
 /// The environments a context may switch between, and the one this run starts with: what an
 /// api context resolves.
-public struct Environments: Sendable {
+package struct Environments: Sendable {
   /// Every environment the config defines, by name order.
   public let all: [ApiEnvironment]
   /// The config's `environment`, without this run's `--environment` or `--base-url`.

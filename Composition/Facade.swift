@@ -29,7 +29,7 @@ public struct Composed: Sendable {
   /// The api side (environments, context, transport, client, auth): this graph's own when the
   /// profile's stacks send requests, else one composed for it alone (with the same overrides),
   /// so `auth` and `env` work under any profile.
-  public func api() throws -> ApiAccess {
+  package func api() throws -> ApiAccess {
     let all = try Composer.environments(composer.config)
     let catalog = composer.app.catalog
     let config = composer.config
@@ -246,7 +246,7 @@ public struct Composed: Sendable {
 
 /// The api side as `auth` and `env` commands see it: the current environment, its token, the
 /// environments to switch to.
-public struct ApiAccess: Sendable {
+package struct ApiAccess: Sendable {
   let container: Container
   let all: [ApiEnvironment]
   /// Whether the token and the chosen environment are saved in the data dir for later runs.
@@ -271,7 +271,7 @@ public struct ApiAccess: Sendable {
   public let environments: [(name: String, baseURL: String, inProcess: Bool, origin: String)]
 
   /// How the current environment authenticates, and what is kept for it: never a secret.
-  public struct Credential: Sendable {
+  package struct Credential: Sendable {
     /// The authenticator's name in the config (`oauth2`), or `none`.
     public let authenticator: String
     /// What it is: `OAuth 2.0 (password grant)`.

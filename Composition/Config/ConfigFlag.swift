@@ -2,7 +2,7 @@
 /// `CommandLineArgumentsProvider`: the key's levels and camel-case words in lower case joined by
 /// `-` (`timeouts.callSeconds` → `--timeouts-call-seconds`; an app's `perPage` → `--per-page`).
 /// A test checks the provider reads every key of the table by the name given here.
-public enum ConfigFlag {
+package enum ConfigFlag {
   /// `--timeouts-call-seconds` for `["timeouts", "callSeconds"]`.
   public static func name(_ key: [String]) -> String {
     "--" + key.map { words($0, "-").lowercased() }.joined(separator: "-")

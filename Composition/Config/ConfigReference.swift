@@ -1,7 +1,7 @@
 /// The config reference, rendered from an app's settings table: every key, its built-in value,
 /// the variable and the flag that set it, what it is. Kernel's *Configuration* article holds
 /// `markdown(for: .kernel)` and a test keeps it equal; an app renders its own.
-public enum ConfigReference {
+package enum ConfigReference {
   /// The reference of `app`'s settings, as a Markdown table.
   public static func markdown(for app: KernelApp) -> String {
     var lines = [

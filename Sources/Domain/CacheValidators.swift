@@ -17,7 +17,7 @@ public struct CacheValidators: Sendable, Hashable, Codable {
 }
 
 /// The stored copy is still current (HTTP 304): serve it and refresh its age.
-public struct NotModified: Error, Sendable {
+package struct NotModified: Error, Sendable {
   /// The answer "not modified" (304).
   public init() {}
 }

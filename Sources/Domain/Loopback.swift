@@ -8,7 +8,7 @@ import Foundation
 
 /// Loopback addresses: the only ones a fixture server listens on, and the only hosts an
 /// environment may reach over plain http without saying it is insecure.
-public enum Loopback {
+package enum Loopback {
   /// The address `host` names when it is a loopback one: an IPv4 literal in 127.0.0.0/8, the
   /// IPv6 loopback `::1` (with or without brackets), or `localhost` in any case (as 127.0.0.1).
   /// Names other than `localhost` are never looked up.
@@ -32,7 +32,7 @@ public enum Loopback {
   public static func isLoopback(_ host: String) -> Bool { address(host) != nil }
 
   /// A loopback address, as a URL's host spells it.
-  public enum Address: Sendable, Equatable {
+  package enum Address: Sendable, Equatable {
     /// An IPv4 address of 127.0.0.0/8, as written.
     case ip4(String)
     /// `::1`, as written.

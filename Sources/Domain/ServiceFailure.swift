@@ -29,7 +29,7 @@ public enum ServiceFailure: String, Sendable, Hashable {
 
 /// An error that only carries another, the one to report (a library's wrapper around what its
 /// transport threw).
-public protocol WrappingError: Error {
+package protocol WrappingError: Error {
   /// The error to report in its place.
   var wrapped: any Error { get }
 }

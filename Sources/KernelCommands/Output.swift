@@ -31,7 +31,7 @@ public struct Output: Sendable {
 
 /// The results of a run could not be written: exit 74 with one sentence, or 141, quietly, when
 /// their reader has gone (as SIGPIPE would end the process).
-public struct OutputFailure: Error, Sendable {
+package struct OutputFailure: Error, Sendable {
   /// 74 or 141.
   public let code: Int32
   /// Why, as the system says it; nil when the reader has gone.

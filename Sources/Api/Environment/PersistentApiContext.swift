@@ -26,7 +26,7 @@ import Synchronization
 /// "value": {…}}}}`, a credential kept by the origin (`http://127.0.0.1:8080`) it was issued for. A
 /// file readable by others is tightened
 /// to 0600 when it is read, with a warning.
-public final class PersistentApiContext: ApiContext {
+package final class PersistentApiContext: ApiContext {
   /// The file it keeps the environment and credentials in (`context.json`).
   public let file: URL
   private let environments: [String: ApiEnvironment]

@@ -4,7 +4,7 @@
 ///
 /// Every place that shows a URL to a person (`config show`, `env list`, `env use`, the `-v`
 /// trace, config and environment errors) goes through `url(_:)`.
-public enum Redaction {
+package enum Redaction {
   /// What stands in for a secret.
   public static let placeholder = "REDACTED"
 

@@ -19,7 +19,7 @@ public final class ApiClient: Sendable {
   /// What sends each try.
   public let transport: any Transport
   /// The adapters, run in order on every try.
-  public let adapter: CompositeAdapter
+  package let adapter: CompositeAdapter
   /// Puts the environment's credential on its requests and refreshes it (see
   /// `AuthenticationInterceptor`);
   /// nil: requests go as adapted, and a 401 is the api's answer.

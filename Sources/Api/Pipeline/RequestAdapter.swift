@@ -18,7 +18,7 @@ extension RequestAdapter {
 }
 
 /// Several adapters run as one, in order.
-public struct CompositeAdapter: RequestAdapter {
+package struct CompositeAdapter: RequestAdapter {
   /// The adapters, in order.
   public let adapters: [any RequestAdapter]
 
@@ -79,7 +79,7 @@ extension RequestAdapter where Self == DefaultHeadersAdapter {
 }
 
 /// The package's version, as the `User-Agent` names it.
-public enum KernelVersion {
+package enum KernelVersion {
   /// This package's version.
   public static let current = "0.1.0"
 }
@@ -89,7 +89,7 @@ public enum KernelVersion {
 /// login. The header is secret: redacted in every trace and never sent after a redirect to
 /// another origin. Config: `adapters: [defaultHeaders, "apiKey(header: X-Library-Card)"]`. An
 /// api whose key is its only authentication names the `apiKey` authenticator instead.
-public struct ApiKeyAdapter: RequestAdapter {
+package struct ApiKeyAdapter: RequestAdapter {
   /// The header the key goes in.
   public let header: String
 

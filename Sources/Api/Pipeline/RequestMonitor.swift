@@ -104,7 +104,7 @@ extension RequestMonitor {
 }
 
 /// A monitor that writes each event's trace line, and each note, to `log`: the `-v` trace.
-public struct LogMonitor: RequestMonitor {
+package struct LogMonitor: RequestMonitor {
   /// Where the lines go.
   public let log: @Sendable (String) -> Void
 

@@ -3,7 +3,7 @@
 ///
 /// Swift's `any Clock<Duration>` hides its `Instant` type; a stopwatch keeps the instant it was
 /// started at inside a closure, so code that holds only the existential can still measure.
-public struct Stopwatch: Sendable {
+package struct Stopwatch: Sendable {
   private let read: @Sendable () -> Duration
 
   /// Starts measuring now, on `clock`.

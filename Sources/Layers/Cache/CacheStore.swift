@@ -300,7 +300,7 @@ public struct CacheStatistics: Sendable, Equatable {
 }
 
 /// Looking after a cache as a whole, so the command front never names the store's type.
-public protocol CacheMaintenance: Sendable {
+package protocol CacheMaintenance: Sendable {
   /// What the cache holds now.
   func statistics() async throws -> CacheStatistics
   /// Deletes every stored answer, or those of one api `origin` (`http://127.0.0.1:8080`, every

@@ -6,7 +6,7 @@ import Synchronization
 /// (its task cancelled, its stream dropped) is forgotten at once. When what they watch is gone
 /// (the store's file deleted or replaced), `end` ends every watcher's notices with the reason,
 /// and any that come later at once.
-public final class ChangeNotices: Sendable {
+package final class ChangeNotices: Sendable {
   private struct State {
     var next = 0
     var waiting: [Int: AsyncThrowingStream<Void, any Error>.Continuation] = [:]

@@ -5,7 +5,7 @@ import Synchronization
 /// Keeps the last answers in memory: at most `capacity` of them (least recently used go
 /// first), each for at most `maxAge`. A kept answer comes back from the cache, as old as it was
 /// when kept plus the time since.
-public final class MemoryLayer: ServiceLayer {
+package final class MemoryLayer: ServiceLayer {
   /// How many answers it keeps.
   public let capacity: Int
   /// How long an answer is kept.

@@ -6,7 +6,7 @@ import Domain
 /// (`ServiceStack.write(_:)`) are kept in its outbox when the api cannot take them — or always,
 /// on a stack with no api (`[outbox, store]`: the offline profile). A stack without it sends each
 /// write or fails.
-public struct OutboxLayer: ServiceLayer {
+package struct OutboxLayer: ServiceLayer {
   /// Where writes are kept.
   public let outbox: Outbox
   /// The origin of the environment in use, which its kept writes are sent to.
