@@ -1,8 +1,9 @@
 import Foundation
 
 /// A call's answer, as the layers pass it up and the runner (`ServiceStack.answer`) gives it:
-/// the value with where it came from, how old it is and the validators it came with — a value,
-/// never a side channel.
+/// the value with where it came from, how old it is, the validators it came with and, when the
+/// api answered it now, the status and header fields it answered with — a value, never a side
+/// channel.
 public struct Answer<Value: Sendable>: Sendable {
   /// The value.
   public var value: Value
@@ -12,6 +13,13 @@ public struct Answer<Value: Sendable>: Sendable {
   public var age: TimeInterval
   /// The `ETag` and `Last-Modified` it came with, offered back on the next conditional request.
   public var validators: CacheValidators
+  /// The HTTP status the api answered with, when it answered this call now (origin `network`);
+  /// nil for an answer from the store, which keeps the value and its validators, not the rest.
+  public var status: Int?
+  /// The header fields the api answered with (origin `network`), by lower-cased name, the
+  /// values of a repeated field joined by `, `: `headers["x-ratelimit-remaining"]`. Empty for
+  /// an answer from the store.
+  public var headers: [String: String] = [:]
   /// A local query's answer (origin `local`) over every entity of its type there is: the store
   /// holds all the api had when a complete list of the whole type last answered (`age` is
   /// that list's), so nothing is missing but what changed since.
@@ -20,21 +28,26 @@ public struct Answer<Value: Sendable>: Sendable {
   /// call of the command's work); nil when it was not measured.
   public var elapsed: Duration?
 
-  /// An answer of `value` from `origin`, `age` seconds old, with its validators.
+  /// An answer of `value` from `origin`, `age` seconds old, with its validators, and the status
+  /// and header fields the api answered with (none for an answer from the store).
   public init(
     value: Value, origin: ResultOrigin, age: TimeInterval = 0,
-    validators: CacheValidators = CacheValidators()
+    validators: CacheValidators = CacheValidators(), status: Int? = nil,
+    headers: [String: String] = [:]
   ) {
     self.value = value
     self.origin = origin
     self.age = age
     self.validators = validators
+    self.status = status
+    self.headers = headers
   }
 
   /// The same answer with its value transformed (a movie as a list of one), from where it came.
   public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> Answer<T> {
     var answer = Answer<T>(
-      value: try transform(value), origin: origin, age: age, validators: validators)
+      value: try transform(value), origin: origin, age: age, validators: validators,
+      status: status, headers: headers)
     answer.isComplete = isComplete
     answer.elapsed = elapsed
     return answer

@@ -60,6 +60,28 @@ import Testing
     #expect(reason == "connection refused")
   }
 
+  /// The api's answer carries its status and header fields with its value, through the caching
+  /// layer; the stored copy that answers next carries neither (the store keeps the value and
+  /// its validators only), and says so by its origin.
+  @Test func anAnswerFromTheApiCarriesItsStatusAndHeaderFields() async throws {
+    let server = try await FixtureServer.start(routes: .sampleMovies())
+    server.handle("GET", "/api/movies/1") { request in
+      var response = await server.responder.original(request)
+      response.headers["X-RateLimit-Remaining"] = "41"
+      response.headers["ETag"] = "\"v1\""
+      return response
+    }
+    let service = try layered(server, .cacheFirst(maxAge: .seconds(60)), database: .inMemory())
+    let fresh = try await service.answer(.movie(id: 1))
+    let stored = try await service.answer(.movie(id: 1))
+    await server.stop()
+
+    #expect(fresh.origin == .network && fresh.status == 200)
+    #expect(fresh.headers["x-ratelimit-remaining"] == "41" && fresh.headers["etag"] == "\"v1\"")
+    #expect(stored.origin == .cache && stored.status == nil && stored.headers.isEmpty)
+    #expect(stored.validators.etag == "\"v1\"" && stored.value == fresh.value)
+  }
+
   @Test func aNotFoundIsNotHiddenByTheCache() async throws {
     let server = try await FixtureServer.start(routes: .sampleMovies())
     let service = try layered(server, .networkFirst, database: try .inMemory())

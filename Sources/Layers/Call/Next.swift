@@ -32,7 +32,14 @@ public struct Next<Value: Sendable>: Sendable {
     }
     return Next { offered in
       let response = try await call.response(from: client.offering(offered))
-      return Answer(value: response.value, origin: .network, validators: response.validators)
+      var headers: [String: String] = [:]
+      for field in response.headerFields {
+        let name = field.name.canonicalName
+        headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
+      }
+      return Answer(
+        value: response.value, origin: .network, validators: response.validators,
+        status: response.status, headers: headers)
     }
   }
 }
