@@ -27,8 +27,8 @@ public struct EntityShape<Value: Sendable>: Sendable {
   /// whole unless its call says otherwise: a field it lacks is one the api no longer has (Swift
   /// encodes a nil optional by leaving it out).
   public var isWhole: Bool
-  /// The entities the type holds in its JSON (`StoredModel.heldEntities`): each stored in its own row as
-  /// well, and read from there into every answer that holds it.
+  /// The entities the type holds in its JSON (`StoredModel.heldEntities`): each stored in its
+  /// own row as well, and read from there into every answer that holds it.
   public var held: [HeldEntity] = []
   let split: @Sendable (Value) throws -> [StoredEntity]
   let join: @Sendable ([Data]) throws -> Value
@@ -180,9 +180,10 @@ extension EntityShape {
       }, upgrade: StoredModels.upgrade(of: E.self), fieldNames: { FieldNames.of(E.self) })
   }
 
-  /// Refuses `query` when it names a field the entity type does not have (`LayerError.unknownField`):
-  /// a misspelled field is the app's mistake to be told of, not an empty answer. A type whose
-  /// fields cannot be known (its own decoding refuses blank values) is not checked.
+  /// Refuses `query` when it names a field the entity type does not have
+  /// (`LayerError.unknownField`): a misspelled field is the app's mistake to be told of, not an
+  /// empty answer. A type whose fields cannot be known (its own decoding refuses blank values) is
+  /// not checked.
   public func check(_ query: LocalQuery) throws {
     guard let known = fieldNames() else { return }
     for field in query.fields where !known.contains(FieldNames.normalized(field)) {

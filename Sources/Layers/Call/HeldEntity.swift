@@ -1,8 +1,8 @@
 import Domain
 import Foundation
 
-/// One field of an entity's JSON that holds entities of another type (`StoredModel.heldEntities`): an
-/// object, a list of them, or null.
+/// One field of an entity's JSON that holds entities of another type
+/// (`StoredModel.heldEntities`): an object, a list of them, or null.
 public struct HeldEntity: Sendable {
   /// The field's key path in the holder's JSON, as stored (`supplier`, `credits.cast`).
   public let field: String

@@ -80,8 +80,9 @@ public struct ServiceStack: Sendable {
   /// the caching layer's partition (from the start when none is), applies each page in one
   /// transaction with the page's token (`CacheStore.apply`), and asks again while the feed says
   /// there is more; `progress` hears the running summary after each page. A sync stopped at
-  /// any point goes on from the last page applied. Throws `LayerError.syncNeedsApi` or `syncNeedsStore` when the stack has
-  /// no api or no caching layer: there is nothing to sync from, or into.
+  /// any point goes on from the last page applied. Throws `LayerError.syncNeedsApi` or
+  /// `syncNeedsStore` when the stack has no api or no caching layer: there is nothing to sync
+  /// from, or into.
   ///
   /// ```swift
   /// let summary = try await composed.stack("books").sync(.books)

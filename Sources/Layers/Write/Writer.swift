@@ -115,9 +115,9 @@ public struct Writer: Sendable {
   }
 
   /// The `If-Match` `call` is sent with: nil for a write that names no precondition; for one
-  /// that does, the stored copy's ETag, or `LayerError.unknownVersion` when none is stored (a copy seen
-  /// only in a list, or never read): a conditional write is never sent, or kept to be sent,
-  /// without its condition.
+  /// that does, the stored copy's ETag, or `LayerError.unknownVersion` when none is stored (a
+  /// copy seen only in a list, or never read): a conditional write is never sent, or kept to be
+  /// sent, without its condition.
   func condition<Value>(for call: ServiceCall<Value>) async throws -> String? {
     guard let key = call.precondition else { return nil }
     guard let etag = await ifMatch(for: call) else {
