@@ -22,6 +22,14 @@ private struct Product: Codable, Sendable, Identifiable, Equatable, StoredModel 
 }
 // end snippet
 
+/// A product whose app says its stored form is now version 2, and declares no migration.
+private struct Widget: Codable, Sendable, Identifiable, Equatable, StoredModel {
+  let id: Int
+  let name: String
+  let reorderLevel: Int
+  static let modelVersion = 2
+}
+
 /// The same product, declared by an app that added the field with no migration.
 private struct Gadget: Codable, Sendable, Identifiable, Equatable {
   let id: Int
@@ -101,5 +109,28 @@ private struct Gadget: Codable, Sendable, Identifiable, Equatable {
       said.all == [
         "3 stored Gadget entities do not read as Gadget any more and were left out of the gadgets."
       ])
+  }
+
+  /// A type that declares a new version and no migration from the old one: its rows of the old
+  /// version are not read as the new (the default migration refuses them), and a list answers
+  /// with the rows of the new version, saying how many it left out.
+  @Test(arguments: Kind.allCases)
+  func aNewVersionWithoutItsMigrationLeavesTheOlderRowsOut(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    try await Self.firstVersion("Widget", in: store)
+    try await store.store([
+      CacheEntry(
+        key: "p Widget/4", payload: Data(#"{"id":4,"name":"item 4","reorderLevel":1}"#.utf8),
+        storedAt: Date(), scope: "p|Widget", modelVersion: 2)
+    ])
+    var list = try #require(try await store.entry(for: "p widgets"))
+    list.references?.append("p Widget/4")
+    try await store.store([list])
+    let said = PrintedLines()
+    let offline = Self.offline(store) { said.print($0) }
+    let widgets = ServiceCall<[Widget]>(
+      name: "widgets", key: "widgets", summary: "the widgets", entities: .list(Widget.self))
+    #expect(try await offline.answer(widgets).value.map(\.id) == [4])
+    #expect(said.all.count == 1 && said.all.first?.hasPrefix("3 stored Widget entities") == true)
   }
 }

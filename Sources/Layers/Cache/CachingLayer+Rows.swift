@@ -43,9 +43,11 @@ extension CachingLayer {
       let value: Value
       if let shape = call.entities, entry.references != nil {
         // Under `cacheOnly` a list answers with the rows that read, the others said once;
-        // elsewhere a row that does not read makes the list a miss the api answers anew.
+        // elsewhere a row that does not read makes the list a miss the api answers anew. A row
+        // whose migration fails is one that does not read: never the whole list's failure.
         let payloads = await withHeld(
-          try rows.map { try shape.current($0.payload, storedAt: $0.modelVersion) }, shape)
+          rows.map { (try? shape.current($0.payload, storedAt: $0.modelVersion)) ?? $0.payload },
+          shape)
         if policy == .cacheOnly {
           let (readable, leftOut) = try shape.readable(payloads)
           warnLeftOut(leftOut, shape, call)
