@@ -132,5 +132,8 @@ private struct Gadget: Codable, Sendable, Identifiable, Equatable {
       name: "widgets", key: "widgets", summary: "the widgets", entities: .list(Widget.self))
     #expect(try await offline.answer(widgets).value.map(\.id) == [4])
     #expect(said.all.count == 1 && said.all.first?.hasPrefix("3 stored Widget entities") == true)
+    // It declares no migration, so `cache stats` and `doctor` count those rows as older.
+    #expect(!EntityShape<[Widget]>.list(Widget.self).migrates)
+    #expect(EntityShape<[Product]>.list(Product.self).migrates)
   }
 }

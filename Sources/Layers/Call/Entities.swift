@@ -266,10 +266,14 @@ enum StoredModels {
     (type as? any StoredModel.Type)?.modelVersion ?? 1
   }
 
-  /// The type's migrations run from a row's version to its current one; nil without any.
+  /// The type's migrations run from a row's version to its current one; nil without any: a
+  /// type of version 1, or one whose `migrate` is the default, which refuses every row (asked
+  /// once, with a blank value, whether it answers `NoMigration`).
   static func upgrade<E>(of type: E.Type) -> (@Sendable (Data, Int) throws -> Data)? {
     guard let model = type as? any StoredModel.Type, model.modelVersion > 1 else { return nil }
     let current = model.modelVersion
+    var blank = JSONValue.null
+    do { try model.migrate(&blank, from: current - 1) } catch is NoMigration { return nil } catch {}
     return { payload, version in
       var value = try JSONDecoder().decode(JSONValue.self, from: payload)
       for step in max(1, version)..<max(max(1, version), current) {
