@@ -88,25 +88,36 @@ private struct Gadget: Codable, Sendable, Identifiable, Equatable {
     #expect(try await offline.answer(local).value.map(\.id) == [3, 2, 1])
   }
 
-  @Test(arguments: Kind.allCases)
-  func withoutAMigrationAListAnswersWithTheRowsThatRead(kind: Kind) async throws {
+  /// The first version's rows of `type` and a fourth row stored at `version`, all in its list;
+  /// what a cache-only list of them answers, and what it said.
+  static func listOfOlderRowsAndOneNew<T: Codable & Sendable & Identifiable>(
+    _ type: T.Type, version: Int, in kind: Kind
+  ) async throws -> (ids: [T.ID], said: [String]) {
     let store = try Self.store(kind)
-    try await Self.firstVersion("Gadget", in: store)
+    let name = "\(T.self)"
+    try await Self.firstVersion(name, in: store)
     try await store.store([
       CacheEntry(
-        key: "p Gadget/4", payload: Data(#"{"id":4,"name":"item 4","reorderLevel":1}"#.utf8),
-        storedAt: Date(), scope: "p|Gadget")
+        key: "p \(name)/4", payload: Data(#"{"id":4,"name":"item 4","reorderLevel":1}"#.utf8),
+        storedAt: Date(), scope: "p|\(name)", modelVersion: version)
     ])
-    var list = try #require(try await store.entry(for: "p gadgets"))
-    list.references?.append("p Gadget/4")
+    var list = try #require(try await store.entry(for: "p \(name.lowercased())s"))
+    list.references?.append("p \(name)/4")
     try await store.store([list])
     let said = PrintedLines()
-    let offline = Self.offline(store) { said.print($0) }
-    let gadgets = ServiceCall<[Gadget]>(
-      name: "gadgets", key: "gadgets", summary: "the gadgets", entities: .list(Gadget.self))
-    #expect(try await offline.answer(gadgets).value.map(\.id) == [4])
+    let call = ServiceCall<[T]>(
+      name: "list", key: "\(name.lowercased())s", summary: "the \(name.lowercased())s",
+      entities: .list(T.self))
+    let ids = try await Self.offline(store) { said.print($0) }.answer(call).value.map(\.id)
+    return (ids, said.all)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func withoutAMigrationAListAnswersWithTheRowsThatRead(kind: Kind) async throws {
+    let (ids, said) = try await Self.listOfOlderRowsAndOneNew(Gadget.self, version: 1, in: kind)
+    #expect(ids == [4])
     #expect(
-      said.all == [
+      said == [
         "3 stored Gadget entities do not read as Gadget any more and were left out of the gadgets."
       ])
   }
@@ -116,22 +127,12 @@ private struct Gadget: Codable, Sendable, Identifiable, Equatable {
   /// with the rows of the new version, saying how many it left out.
   @Test(arguments: Kind.allCases)
   func aNewVersionWithoutItsMigrationLeavesTheOlderRowsOut(kind: Kind) async throws {
-    let store = try Self.store(kind)
-    try await Self.firstVersion("Widget", in: store)
-    try await store.store([
-      CacheEntry(
-        key: "p Widget/4", payload: Data(#"{"id":4,"name":"item 4","reorderLevel":1}"#.utf8),
-        storedAt: Date(), scope: "p|Widget", modelVersion: 2)
-    ])
-    var list = try #require(try await store.entry(for: "p widgets"))
-    list.references?.append("p Widget/4")
-    try await store.store([list])
-    let said = PrintedLines()
-    let offline = Self.offline(store) { said.print($0) }
-    let widgets = ServiceCall<[Widget]>(
-      name: "widgets", key: "widgets", summary: "the widgets", entities: .list(Widget.self))
-    #expect(try await offline.answer(widgets).value.map(\.id) == [4])
-    #expect(said.all.count == 1 && said.all.first?.hasPrefix("3 stored Widget entities") == true)
+    let (ids, said) = try await Self.listOfOlderRowsAndOneNew(Widget.self, version: 2, in: kind)
+    #expect(ids == [4])
+    #expect(
+      said == [
+        "3 stored Widget entities do not read as Widget any more and were left out of the widgets."
+      ])
     // It declares no migration, so `cache stats` and `doctor` count those rows as older.
     #expect(!EntityShape<[Widget]>.list(Widget.self).migrates)
     #expect(EntityShape<[Product]>.list(Product.self).migrates)
