@@ -101,9 +101,15 @@ public struct ApiResponse: Sendable {
   }
 
   /// Header values by lower-cased name; the values of a repeated field joined by `, `.
-  public var headers: [String: String] {
+  public var headers: [String: String] { head.headerFields.byName }
+}
+
+extension HTTPFields {
+  /// The values by lower-cased name, those of a repeated field joined by `, `: what
+  /// `ApiResponse.headers` and an answer's `headers` give.
+  package var byName: [String: String] {
     var headers: [String: String] = [:]
-    for field in head.headerFields {
+    for field in self {
       let name = field.name.canonicalName
       headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
     }

@@ -94,14 +94,9 @@ public struct Next<Value: Sendable>: Sendable {
     }
     return Next { offered in
       let response = try await call.response(from: client.offering(offered))
-      var headers: [String: String] = [:]
-      for field in response.headerFields {
-        let name = field.name.canonicalName
-        headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
-      }
       return Answer(
         value: response.value, origin: .network, validators: response.validators,
-        status: response.status, headers: headers)
+        status: response.status, headers: response.headerFields.byName)
     }
   }
 }
