@@ -176,20 +176,17 @@ extension CommandLineApp {
 ///
 /// ```swift
 /// @main struct Books: CommandLineMain {
-///   static func commandLine() -> CommandLineApp {
-///     var app = KernelApp(name: "books")
-///     app.catalog.service("books")
-///     return CommandLineApp(app, abstract: "Books from the api or the cache.",
-///       commands: [BookCommand.self])
-///   }
+///   static let commandLine = CommandLineApp(
+///     .books, abstract: "Books from the api or the cache.", commands: [BookCommand.self])
 /// }
 /// ```
 ///
 /// Put it in a file not named main.swift: there Swift would look for top-level code instead.
-/// `commandLine()` is called once, after the process is prepared (standard descriptors, signals).
+/// `commandLine` is read once, after the process is prepared (standard descriptors, signals): a
+/// `static let` is made then, on first use.
 public protocol CommandLineMain {
-  /// The app's command line, made once when the process starts.
-  static func commandLine() -> CommandLineApp
+  /// The app's command line.
+  static var commandLine: CommandLineApp { get }
 }
 
 extension CommandLineMain {
@@ -210,7 +207,7 @@ extension CommandLineMain {
     // for it and carry on.
     signal(SIGQUIT, SIG_DFL)
     Phases.start()
-    let line = commandLine()
+    let line = commandLine
     Phases.mark("app")
     let code = await line.run(Array(CommandLine.arguments.dropFirst()))
     exit(code)

@@ -14,43 +14,15 @@ struct MoviesCommand: AsyncParsableCommand {
   struct TopGrossing: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "top-grossing", abstract: "The year's movies, highest grossing first.")
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var year: YearOption
-    @OptionGroup var watching: WatchOption
-
-    func run() async throws {
-      let year = year.year
-      guard !watching.watch else {
-        let invocation = try Invocation(global)
-        return try await invocation.watch(
-          .topGrossingMovies(year: year), from: "movies",
-          show: MovieOutput.watched(invocation.format) { $0 })
-      }
-      try await MovieOutput.show(global) {
-        try await $0.stack("movies").answer(.topGrossingMovies(year: year), early: $1)
-      }
-    }
+    @OptionGroup var list: YearList
+    func run() async throws { try await list.run(byGrossing: true) }
   }
 
   struct TopRated: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "top-rated", abstract: "The year's movies, best rated first.")
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var year: YearOption
-    @OptionGroup var watching: WatchOption
-
-    func run() async throws {
-      let year = year.year
-      guard !watching.watch else {
-        let invocation = try Invocation(global)
-        return try await invocation.watch(
-          .topRatedMovies(year: year), from: "movies",
-          show: MovieOutput.watched(invocation.format) { $0 })
-      }
-      try await MovieOutput.show(global) {
-        try await $0.stack("movies").answer(.topRatedMovies(year: year), early: $1)
-      }
-    }
+    @OptionGroup var list: YearList
+    func run() async throws { try await list.run(byGrossing: false) }
   }
 
   struct Get: AsyncParsableCommand {
@@ -202,14 +174,31 @@ struct MissingMovies: Error, ClassifiedError, CustomStringConvertible {
   }
 }
 
-/// `--year`, checked before any request.
-struct YearOption: ParsableArguments {
+/// What `top-grossing` and `top-rated` take (`--year`, checked before any request, and
+/// `--watch`) and how both run: the year's list, by grossing or by rating.
+struct YearList: ParsableArguments {
+  @OptionGroup var global: GlobalOptions
   @Option(help: "The year, e.g. 2016.")
   var year: Int
+  @OptionGroup var watching: WatchOption
 
   func validate() throws {
     guard (1888...2200).contains(year) else {
       throw ValidationError("--year must be a year between 1888 and 2200, not \(year).")
+    }
+  }
+
+  func run(byGrossing: Bool) async throws {
+    let year = year
+    guard !watching.watch else {
+      let invocation = try Invocation(global)
+      return try await invocation.watch(
+        byGrossing ? .topGrossingMovies(year: year) : .topRatedMovies(year: year), from: "movies",
+        show: MovieOutput.watched(invocation.format) { $0 })
+    }
+    try await MovieOutput.show(global) {
+      try await $0.stack("movies").answer(
+        byGrossing ? .topGrossingMovies(year: year) : .topRatedMovies(year: year), early: $1)
     }
   }
 }

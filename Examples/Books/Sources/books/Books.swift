@@ -5,13 +5,11 @@ import KernelServe
 // snippet: books-main
 /// `books`: Kernel's commands (config, graph, doctor, env, auth, cache, serve) and its own.
 @main struct Books: CommandLineMain {
-  static func commandLine() -> CommandLineApp {
-    CommandLineApp(
-      .books, abstract: "Books from the library's api, its SQLite cache, or both.",
-      examples: "Examples:\n  books serve &\n  books get 1\n  books --profile offline shelf",
-      commands: [Get.self, Shelf.self, Add.self]
-    ).serving(fixtures: "Fixtures")
-  }
+  static let commandLine = CommandLineApp(
+    .books, abstract: "Books from the library's api, its SQLite cache, or both.",
+    examples: "Examples:\n  books serve &\n  books get 1\n  books --profile offline shelf",
+    commands: [Get.self, Shelf.self, Add.self]
+  ).serving(fixtures: "Fixtures")
 }
 // end snippet
 

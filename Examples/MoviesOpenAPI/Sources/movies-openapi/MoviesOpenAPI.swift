@@ -7,16 +7,14 @@ import MoviesOpenAPIKit
 
 /// `movies-openapi`: Kernel's commands and the generated client's own, on any profile.
 @main struct MoviesOpenAPICommand: CommandLineMain {
-  static func commandLine() -> CommandLineApp {
-    CommandLineApp(
-      .moviesOpenAPI,
-      abstract: "Movies through a client generated from openapi.yaml, sent through Kernel.",
-      examples:
-        "Examples:\n  movies-openapi serve &\n  movies-openapi get 1\n"
-        + "  movies-openapi top-grossing --year 2016\n  movies-openapi --profile offline get 1",
-      commands: [Get.self, TopGrossing.self, Rate.self]
-    ).serving(fixtures: "Fixtures")
-  }
+  static let commandLine = CommandLineApp(
+    .moviesOpenAPI,
+    abstract: "Movies through a client generated from openapi.yaml, sent through Kernel.",
+    examples:
+      "Examples:\n  movies-openapi serve &\n  movies-openapi get 1\n"
+      + "  movies-openapi top-grossing --year 2016\n  movies-openapi --profile offline get 1",
+    commands: [Get.self, TopGrossing.self, Rate.self]
+  ).serving(fixtures: "Fixtures")
 }
 
 /// `movies-openapi get ID`: `getMovie`, through the stack the profile names for it.
