@@ -1,5 +1,7 @@
+import Api
 import Domain
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// An app's sample api as a function from request to response: its `FixtureRoutes` (a folder
@@ -274,5 +276,23 @@ public final class SampleApiResponder: Sendable {
 
   private static func draw(_ state: inout UInt64) -> Double {
     Double(next(&state) >> 11) / Double(1 << 53)
+  }
+}
+
+extension InProcessTransport {
+  /// An app's sample api answering in process (a `sample` environment's transport): no
+  /// network and no other process.
+  public static func sample(_ responder: SampleApiResponder) -> InProcessTransport {
+    InProcessTransport { request, body in
+      var headers: [String: String] = [:]
+      for field in request.headerFields { headers[field.name.canonicalName] = field.value }
+      let sample = SampleRequest(
+        method: request.method.rawValue, path: request.path ?? "/", headers: headers,
+        body: body ?? Data())
+      let response = await responder.respond(to: sample)
+      return ApiResponse(
+        status: response.status, headers: response.headers,
+        body: response.generated?.whole ?? response.body)
+    }
   }
 }
