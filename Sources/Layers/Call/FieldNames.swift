@@ -17,15 +17,14 @@ enum FieldNames {
 
   private static let found = Mutex<[ObjectIdentifier: Found?]>([:])
   /// The field each key path named, found once: a call made for each request names its
-  /// fields again.
+  /// fields again. Keyed by the key path itself (its root type and steps), not its text:
+  /// printing a key path cost a tenth of a command's start.
   private static let named = Mutex<[Named: String?]>([:])
 
-  /// A key path as `named` keeps it: its root type, and its text (`\Movie.year`), which names
-  /// every step but not which of two types of one name (two files' private `Product`) it starts
-  /// from.
-  private struct Named: Hashable, Sendable {
-    let root: ObjectIdentifier
-    let path: String
+  /// A key path as `named` keeps it. Unchecked: a key path is an immutable object, hashed and
+  /// compared by its root type and steps.
+  private struct Named: Hashable, @unchecked Sendable {
+    let keyPath: AnyKeyPath
   }
 
   /// What a blank decoding of `type` finds, found once; nil when its decoding could not be
@@ -50,7 +49,7 @@ enum FieldNames {
   /// reads says which field it came from; a flag is found by decoding a blank with each flag
   /// set in turn. Nil for a list or an object.
   static func name<Root: Decodable, Value>(of keyPath: KeyPath<Root, Value>) -> String? {
-    let key = Named(root: ObjectIdentifier(Root.self), path: "\(keyPath)")
+    let key = Named(keyPath: keyPath)
     if let known = named.withLock({ $0[key] }) { return known }
     let name = find(keyPath)
     named.withLock { $0[key] = .some(name) }
@@ -75,9 +74,7 @@ enum FieldNames {
   /// `value` as a flag, unwrapping an optional; nil when it is not one.
   private static func flag(_ value: Any) -> Bool? {
     if let flag = value as? Bool { return flag }
-    let mirror = Mirror(reflecting: value)
-    guard mirror.displayStyle == .optional, let wrapped = mirror.children.first else { return nil }
-    return flag(wrapped.value)
+    return (value as? any Wrapping)?.wrapped.flatMap(flag)
   }
 
   /// The text a marked leaf is noted under, unwrapping an optional.
@@ -88,12 +85,7 @@ enum FieldNames {
     case let number as Double: return "\(number)"
     case let number as Float: return "\(Double(number))"
     case let date as Date: return "\(date.timeIntervalSinceReferenceDate)"
-    default:
-      let mirror = Mirror(reflecting: value)
-      guard mirror.displayStyle == .optional, let wrapped = mirror.children.first else {
-        return nil
-      }
-      return mark(of: wrapped.value)
+    default: return (value as? any Wrapping)?.wrapped.flatMap(mark)
     }
   }
 
@@ -261,4 +253,14 @@ enum FieldNames {
       try Blank(notes: notes, codingPath: codingPath).blank(type)
     }
   }
+}
+
+/// An optional's value, if any, without its static type: what a key path read from a blank
+/// value holds (a `Mirror` of each value cost more than the rest of naming the field).
+private protocol Wrapping {
+  var wrapped: Any? { get }
+}
+
+extension Optional: Wrapping {
+  fileprivate var wrapped: Any? { map { $0 } }
 }
