@@ -291,11 +291,12 @@ public final class Container: Sendable {
         keys.append(key)
       }
     }
-    let resolution = resolution ?? Resolution(container: self)
-    return try keys.map { key in
-      resolution.noteDependency(on: key)
-      return try withUnsafePointer(to: ()) {
-        try resolve(key, in: resolution, arguments: Arguments($0))
+    return try resolving(in: resolution) { resolution in
+      try keys.map { key in
+        resolution.noteDependency(on: key)
+        return try withUnsafePointer(to: ()) {
+          try resolve(key, in: resolution, arguments: Arguments($0))
+        }
       }
     }
   }
@@ -323,13 +324,23 @@ public final class Container: Sendable {
   {
     // An entry found under a key naming `T` is a `Definition<T>` or a `Forward<T>`.
     if entry.isForward {
-      return try unsafeDowncast(entry, to: Forward<T>.self)
-        .resolve(in: resolution ?? Resolution(container: self), arguments: arguments)
+      let forward = unsafeDowncast(entry, to: Forward<T>.self)
+      return try resolving(in: resolution) { try forward.resolve(in: $0, arguments: arguments) }
     }
     let definition = unsafeDowncast(entry, to: Definition<T>.self)
     if let made = definition.readyInstance { return made }
-    return try definition.resolve(
-      in: resolution ?? Resolution(container: self), arguments: arguments)
+    return try resolving(in: resolution) { try definition.resolve(in: $0, arguments: arguments) }
+  }
+
+  /// Runs `body` within `resolution`, else within a resolve of its own that this call starts
+  /// and ends. A resolve that ends while a factory still holds its `Resolver` hands it this
+  /// container to hold (see `Resolution.unretained`).
+  @inlinable
+  func resolving<R>(in resolution: Resolution?, _ body: (Resolution) throws -> R) rethrows -> R {
+    if let resolution { return try body(resolution) }
+    var started = Resolution(container: self)
+    defer { if !isKnownUniquelyReferenced(&started) { started.owner = self } }
+    return try body(started)
   }
 
   /// The registration this container uses for `key`: its own, else its copy of an ancestor's.

@@ -154,21 +154,22 @@ extension Optional: Deferred {
     -> Self
   {
     let key = Key(Wrapped.self, tag: tag)
-    let resolution = resolution ?? Resolution(container: container)
-    if let definition = container.definition(for: key) {
-      resolution.noteDependency(on: key)
-      let made = try withUnsafePointer(to: ()) {
-        try definition.resolveErased(in: resolution, arguments: Arguments($0))
+    return try container.resolving(in: resolution) { resolution -> Self in
+      if let definition = container.definition(for: key) {
+        resolution.noteDependency(on: key)
+        let made = try withUnsafePointer(to: ()) {
+          try definition.resolveErased(in: resolution, arguments: Arguments($0))
+        }
+        return made as? Wrapped
       }
-      return made as? Wrapped
+      // An optional of a deferred form (`Lazy<T>?`): the form when `T` is registered.
+      if let deferred = Wrapped.self as? any Deferred.Type,
+        deferred.wrappedHasRegistration(in: container, tag: tag)
+      {
+        return try deferred.make(from: container, tag: tag, in: resolution) as? Wrapped
+      }
+      return nil
     }
-    // An optional of a deferred form (`Lazy<T>?`): the form when `T` is registered.
-    if let deferred = Wrapped.self as? any Deferred.Type,
-      deferred.wrappedHasRegistration(in: container, tag: tag)
-    {
-      return try deferred.make(from: container, tag: tag, in: resolution) as? Wrapped
-    }
-    return nil
   }
   static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool {
     container.hasRegistration(Wrapped.self, tag: tag)

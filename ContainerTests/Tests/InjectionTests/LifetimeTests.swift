@@ -24,6 +24,13 @@ private final class Holder: Sendable {
   }
 }
 
+/// Keeps the resolver its factory was given, to resolve with after the resolve: a misuse the
+/// container survives. Unchecked `Sendable`: the test reads it on one thread.
+private final class KeptResolver: @unchecked Sendable {
+  let resolver: Resolver
+  init(_ resolver: Resolver) { self.resolver = resolver }
+}
+
 /// How long what the container makes lives, and what outlives the container.
 @Suite struct LifetimeTests {
   /// The cycle recursed until the stack overflowed (SIGSEGV); the property that closes it is
@@ -67,6 +74,34 @@ private final class Holder: Sendable {
         && "\(error)".contains("was read after its container was released")
     }
     #expect(throws: InjectionError.self) { _ = try holder.wheels() }
+  }
+
+  /// A resolve does not retain its container (whoever started it holds it); a factory that
+  /// kept its resolver past the resolve finds the container there after every other reference
+  /// to it is gone, and a resolve that kept none leaves nothing holding it. Run under
+  /// AddressSanitizer and ThreadSanitizer in CI.
+  @Test func aResolverKeptPastItsResolveKeepsItsContainer() throws {
+    weak var released: Container?
+    weak var keptAlive: Container?
+    let kept: KeptResolver
+    do {
+      let container = Container()
+      try container.register(Wheel.self) { _ in Wheel() }
+      try container.register(KeptResolver.self) { r in KeptResolver(r) }
+      kept = try container.resolve(KeptResolver.self)
+      keptAlive = container
+    }
+    do {
+      let container = Container()
+      try container.register(Wheel.self) { _ in Wheel() }
+      _ = try container.resolve(Wheel.self)
+      released = container
+    }
+    #expect(released == nil)
+    #expect(keptAlive != nil)
+    #expect(kept.resolver.container === keptAlive)
+    // It still resolves, from the container it keeps.
+    _ = try kept.resolver.resolve(Wheel.self)
   }
 
   @Test func aLazyReadWhileItsContainerLivesKeepsItsInstanceAfter() throws {
