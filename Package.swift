@@ -132,7 +132,6 @@ let package = Package(
       name: "kernel",
       dependencies: [
         "KernelCommands", "KernelServe", "Composition", "Domain", "MoviesKit", "SampleApi",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // The bundled static API and its loopback fixture server.
     .target(

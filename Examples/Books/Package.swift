@@ -5,10 +5,7 @@ import PackageDescription
 let package = Package(
   name: "Books",
   platforms: [.macOS(.v15), .iOS(.v18)],
-  dependencies: [
-    .package(name: "Kernel", path: "../.."),
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-  ],
+  dependencies: [.package(name: "Kernel", path: "../..")],
   targets: [
     .target(
       name: "BooksKit",
@@ -21,7 +18,6 @@ let package = Package(
       dependencies: [
         "BooksKit", .product(name: "KernelCommands", package: "Kernel"),
         .product(name: "KernelServe", package: "Kernel"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
       name: "BooksTests",

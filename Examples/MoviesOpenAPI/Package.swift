@@ -10,7 +10,6 @@ let package = Package(
   dependencies: [
     .package(name: "Kernel", path: "../.."),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
     .target(
@@ -28,7 +27,6 @@ let package = Package(
         .product(name: "KernelServe", package: "Kernel"),
         .product(name: "Composition", package: "Kernel"),
         .product(name: "Domain", package: "Kernel"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
       name: "MoviesOpenAPITests",

@@ -1,4 +1,3 @@
-import ArgumentParser
 import KernelCommands
 import KernelServe
 import MoviesKit

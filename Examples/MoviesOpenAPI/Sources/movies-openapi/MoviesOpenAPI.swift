@@ -1,4 +1,3 @@
-import ArgumentParser
 import Composition
 import Domain
 import KernelCommands
