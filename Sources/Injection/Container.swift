@@ -219,7 +219,7 @@ public final class Container: Sendable {
 
   @inlinable
   func resolve<T: Sendable, each A>(
-    _ type: T.Type, tag: Tag?, in resolution: Resolution?, arguments: repeat each A
+    _ type: T.Type, tag: Tag?, in resolution: Resolver?, arguments: repeat each A
   ) throws -> T {
     let values = (repeat each arguments)
     let key = Key(T.self, arguments: (repeat each A).self, tag: tag)
@@ -232,7 +232,7 @@ public final class Container: Sendable {
   /// Inlined into callers so it is specialised for `T`: in a bootstrapped container, a made
   /// singleton costs one table lookup and touches no reference count.
   @inlinable
-  func resolve<T: Sendable>(_ key: Key, in resolution: Resolution?, arguments: Arguments)
+  func resolve<T: Sendable>(_ key: Key, in resolution: Resolver?, arguments: Arguments)
     throws -> T
   {
     if let entry = registry.frozenLookup(key) {
@@ -249,7 +249,7 @@ public final class Container: Sendable {
   /// `Lazy`, `Provider` or an optional of any registered type (they need no registration of
   /// their own); else the error for a missing registration.
   @inlinable
-  func resolveUnregistered<T: Sendable>(_ key: Key, in resolution: Resolution?) throws -> T {
+  func resolveUnregistered<T: Sendable>(_ key: Key, in resolution: Resolver?) throws -> T {
     if ObjectIdentifier(key.arguments) == ObjectIdentifier(Void.self) {
       // Made in place, as the `T` it is: no cast from `Any` on the way back. Safe: the slot is
       // this call's temporary allocation of one `T`, and nothing keeps it past the call.
@@ -270,14 +270,14 @@ public final class Container: Sendable {
   /// caller's uninitialized memory for one `type`, for this call only.
   @usableFromInline
   func makeDeferred(
-    _ type: any Any.Type, tag: Tag?, in resolution: Resolution?, into slot: UnsafeMutableRawPointer
+    _ type: any Any.Type, tag: Tag?, in resolution: Resolver?, into slot: UnsafeMutableRawPointer
   ) throws -> Bool {
     guard let deferred = type as? any Deferred.Type else { return false }
     try deferred.make(from: self, tag: tag, in: resolution, into: slot)
     return true
   }
 
-  func resolveAll<T: Sendable>(_ type: T.Type, in resolution: Resolution?) throws -> [T] {
+  func resolveAll<T: Sendable>(_ type: T.Type, in resolution: Resolver?) throws -> [T] {
     var chain: [Container] = []
     var next: Container? = self
     while let container = next {
@@ -318,7 +318,7 @@ public final class Container: Sendable {
 
   @inlinable
   func resolve<T: Sendable>(
-    entry: AnyDefinition, in resolution: Resolution?, arguments: Arguments
+    entry: AnyDefinition, in resolution: Resolver?, arguments: Arguments
   )
     throws -> T
   {
@@ -334,11 +334,11 @@ public final class Container: Sendable {
 
   /// Runs `body` within `resolution`, else within a resolve of its own that this call starts
   /// and ends. A resolve that ends while a factory still holds its `Resolver` hands it this
-  /// container to hold (see `Resolution.unretained`).
+  /// container to hold (see `Resolver.unretained`).
   @inlinable
-  func resolving<R>(in resolution: Resolution?, _ body: (Resolution) throws -> R) rethrows -> R {
+  func resolving<R>(in resolution: Resolver?, _ body: (Resolver) throws -> R) rethrows -> R {
     if let resolution { return try body(resolution) }
-    var started = Resolution(container: self)
+    var started = Resolver(container: self)
     defer { if !isKnownUniquelyReferenced(&started) { started.owner = self } }
     return try body(started)
   }

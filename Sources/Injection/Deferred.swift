@@ -5,7 +5,7 @@ import Synchronization
 protocol Deferred {
   /// Made for a resolve of this type under `tag` from `container`, within `resolution` when
   /// a factory asked; throws what resolving the wrapped type would.
-  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+  static func make(from container: Container, tag: Tag?, in resolution: Resolver?) throws
     -> Self
   /// Whether the wrapped type is registered under `tag` (auto-wiring's tag check).
   static func wrappedHasRegistration(in container: Container, tag: Tag?) -> Bool
@@ -18,7 +18,7 @@ protocol Deferred {
 extension Deferred {
   /// Makes one into `slot`, memory for a `Self` that is not yet initialized.
   static func make(
-    from container: Container, tag: Tag?, in resolution: Resolution?,
+    from container: Container, tag: Tag?, in resolution: Resolver?,
     into slot: UnsafeMutableRawPointer  // safe: the caller's slot for one T, for this call only
   ) throws {
     slot.initializeMemory(as: Self.self, to: try make(from: container, tag: tag, in: resolution))
@@ -121,7 +121,7 @@ protocol ResolvesLater: Deferred {
 }
 
 extension ResolvesLater {
-  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+  static func make(from container: Container, tag: Tag?, in resolution: Resolver?) throws
     -> Self
   {
     resolution?.noteDependency(on: Key(Resolved.self, tag: tag), deferred: !keepsWhatItResolves)
@@ -150,7 +150,7 @@ extension Provider: ResolvesLater {
 /// `T?`: the registered `T`, or nil when none is registered under the tag. A registered `T`
 /// whose factory fails still throws: only absence is nil.
 extension Optional: Deferred {
-  static func make(from container: Container, tag: Tag?, in resolution: Resolution?) throws
+  static func make(from container: Container, tag: Tag?, in resolution: Resolver?) throws
     -> Self
   {
     let key = Key(Wrapped.self, tag: tag)
@@ -180,7 +180,7 @@ extension Optional: Deferred {
 
 extension Container {
   /// Throws what resolving `type` under `tag` would when nothing is registered for it.
-  func requireResolvable(_ type: any Any.Type, tag: Tag?, in resolution: Resolution?) throws {
+  func requireResolvable(_ type: any Any.Type, tag: Tag?, in resolution: Resolver?) throws {
     guard !canResolve(type, tag: tag) else { return }
     throw missing(Key(type, tag: tag), path: resolution?.path ?? [])
   }

@@ -31,7 +31,7 @@ class AnyDefinition: @unchecked Sendable {
 
   /// Builds (or returns the kept instance of) this service, without its static type.
   @usableFromInline
-  func resolveErased(in resolution: Resolution, arguments: Arguments) throws -> any Sendable {
+  func resolveErased(in resolution: Resolver, arguments: Arguments) throws -> any Sendable {
     throw InjectionError.definitionNotFound(
       service: key.description, path: resolution.path, closest: [])
   }
@@ -154,7 +154,7 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   }
 
   @inlinable
-  func resolve(in resolution: Resolution, arguments: Arguments) throws -> T {
+  func resolve(in resolution: Resolver, arguments: Arguments) throws -> T {
     switch scope {
     case .unique:
       return try build(in: resolution, arguments: arguments, keep: false)
@@ -211,15 +211,22 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   /// property hook (on the undecorated instance) and `publish` wait for the graph to be built.
   @inlinable
   func build(
-    in resolution: Resolution, arguments: Arguments, keep: Bool,
+    in resolution: Resolver, arguments: Arguments, keep: Bool,
     publish: (@Sendable (T) -> Void)? = nil
   ) throws -> T {
     if resolution.isBuilding(key) { throw circular(resolution) }
     let recording = !edgesObserved.load(ordering: .relaxed)
     return try resolution.building(key, recording: recording) {
-      let resolver = Resolver(resolution: resolution)
+      let resolver = resolution
       do {
         let built = try make(resolver, arguments)
+        // Nothing to decorate, keep or publish (a plain `unique` service): returned as built,
+        // without a second reference to it (`container.unique_graph`: 4.40x manual before,
+        // 3.73x after; `provider` 5.11x, 4.45x; medians of five interleaved runs here).
+        guard decorate != nil || hook != nil || keep || publish != nil else {
+          if recording { edgesObserved.store(true, ordering: .relaxed) }
+          return built
+        }
         let made = try decorate?(resolver, built) ?? built
         if keep { resolution.keep(made, for: key) }
         if let hook {
@@ -235,9 +242,9 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   }
 
   @usableFromInline
-  func runHook(_ hook: Hook, on instance: T, in resolution: Resolution) throws {
+  func runHook(_ hook: Hook, on instance: T, in resolution: Resolver) throws {
     do {
-      try hook(Resolver(resolution: resolution), instance)
+      try hook(resolution, instance)
     } catch let error as InjectionError {
       throw error
     } catch {
@@ -247,19 +254,19 @@ final class Definition<T: Sendable>: AnyDefinition, @unchecked Sendable {
   }
 
   @usableFromInline
-  func circular(_ resolution: Resolution) -> InjectionError {
+  func circular(_ resolution: Resolver) -> InjectionError {
     .circularDependency(path: resolution.path + [key.description])
   }
 
   /// An injection error as it is; anything else as a failed factory, with the path to it.
   @usableFromInline
-  func failed(_ error: any Error, _ resolution: Resolution) -> any Error {
+  func failed(_ error: any Error, _ resolution: Resolver) -> any Error {
     if error is InjectionError { return error }
     return InjectionError.factoryFailed(
       service: key.description, underlying: error, path: resolution.path.dropLast())
   }
 
-  override func resolveErased(in resolution: Resolution, arguments: Arguments) throws
+  override func resolveErased(in resolution: Resolver, arguments: Arguments) throws
     -> any Sendable
   {
     try resolve(in: resolution, arguments: arguments)
@@ -289,14 +296,14 @@ final class Forward<P: Sendable>: AnyDefinition, @unchecked Sendable {
 
   override func cloned() -> AnyDefinition { Forward(key: key, target: target, scope: scope) }
 
-  override func resolveErased(in resolution: Resolution, arguments: Arguments) throws
+  override func resolveErased(in resolution: Resolver, arguments: Arguments) throws
     -> any Sendable
   {
     try resolve(in: resolution, arguments: arguments)
   }
 
   @usableFromInline
-  func resolve(in resolution: Resolution, arguments: Arguments) throws -> P {
+  func resolve(in resolution: Resolver, arguments: Arguments) throws -> P {
     guard let definition = resolution.container.definition(for: target) else {
       throw resolution.container.missing(target, path: resolution.path)
     }
