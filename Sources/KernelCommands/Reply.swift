@@ -69,12 +69,14 @@ public enum Reply {
       all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
     }
     return all.map { row in
-      row.enumerated().map { column, cell in
+      var line = row.enumerated().map { column, cell in
         let pad = String(repeating: " ", count: max(0, widths[column] - cell.count))
         return rightAligned.contains(column) ? pad + cell : cell + pad
       }
-      .joined(separator: "  ").replacingOccurrences(
-        of: "\\s+$", with: "", options: .regularExpression)
+      .joined(separator: "  ")
+      // Not a regular expression: compiling one loaded ICU's, 9% of a `top-grossing` table run.
+      while line.last?.isWhitespace == true { line.removeLast() }
+      return line
     }
     .joined(separator: "\n")
   }

@@ -28,6 +28,20 @@ import Testing
   @Test func somethingThatIsNoJSONValueIsAnError() {
     #expect(throws: EncodingError.self) { _ = try Reply.json(["when": Date()]) }
   }
+
+  @Test func aTablePadsItsColumnsAlignsNumbersRightAndEndsNoLineInSpaces() {
+    let table = Reply.table(
+      ["ID", "TITLE", "GROSS"], [["3", "Amélie", "33,225,499"], ["12", "Up", "735"]],
+      rightAligned: [2])
+    #expect(
+      table == """
+        ID  TITLE        GROSS
+        3   Amélie  33,225,499
+        12  Up             735
+        """)
+    // A last cell that is empty or only whitespace leaves no spaces at its line's end.
+    #expect(Reply.table(["ID", "NOTE"], [["1", ""], ["2", "\u{3000}"]]) == "ID  NOTE\n1\n2")
+  }
 }
 
 /// Repeated global options folded before ArgumentParser sees them, in one pass.
