@@ -3,7 +3,10 @@ import Foundation
 /// Keeps a document's code samples true: every ```swift block of a Markdown file, named by an
 /// HTML comment `<!-- snippet: NAME -->` on the line before it, must equal the source regions
 /// `// snippet: NAME` … `// end snippet` of the tests (regions of one name are joined in
-/// order), which the compiler builds and the tests run. A sample's printed output is written
+/// order), which the compiler builds and the tests run. A name may instead point into a source
+/// file, so an example app's code carries no markers: `PATH.swift` is that file after its
+/// imports, and `PATH.swift: DECLARATION` (`…/Books.swift: struct Get`) is one declaration
+/// with its doc comment, through its closing brace. A sample's printed output is written
 /// in it as comments (`print(x)  // 42`, or full-line comments right after a `print`), and a
 /// test compares what it printed with `expectedOutput`.
 public struct Snippets: Sendable {
@@ -92,6 +95,12 @@ public struct Snippets: Sendable {
       .sorted { $0.path < $1.path } ?? []
     for file in files {
       let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+      if let path = name.range(of: ".swift") {
+        guard file.path.hasSuffix("/" + name[..<path.upperBound]) else { continue }
+        let declaration = name[path.upperBound...].drop { $0 == ":" || $0 == " " }
+        found += dedented(region(of: String(declaration), in: lines))
+        continue
+      }
       var inside = false
       var region: [String] = []
       for line in lines {
@@ -109,6 +118,46 @@ public struct Snippets: Sendable {
       }
     }
     return found
+  }
+
+  /// The lines of `declaration` in a file's `lines`: the doc comment and attribute lines above
+  /// the line that declares it, through the `}` at that line's indentation (or the lines
+  /// indented below it, for one that opens no brace); with no declaration named, the file
+  /// after its imports. None when the file does not declare it.
+  static func region(of declaration: String, in lines: [String]) -> [String] {
+    let indent = { (line: String) in line.prefix { $0 == " " }.count }
+    guard !declaration.isEmpty else {
+      return Array(lines.drop { $0.hasPrefix("import ") || $0.isEmpty })
+    }
+    let words = declaration.split(separator: " ")
+    let modifiers: Set<Substring> = ["public", "internal", "private", "fileprivate", "final"]
+    guard
+      let line = lines.firstIndex(where: { line in
+        let said = line.split(separator: " ").drop { $0.hasPrefix("@") || modifiers.contains($0) }
+        return said.starts(with: words.dropLast())
+          && said.dropFirst(words.count - 1).first.map {
+            $0 == words[words.count - 1] || $0.hasPrefix(words[words.count - 1] + ":")
+          } == true
+      })
+    else { return [] }
+    var first = line
+    while first > 0, lines[first - 1].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+      first -= 1
+    }
+    var last = line + 1
+    if lines[line].hasSuffix("{") {
+      while last < lines.count,
+        !(indent(lines[last]) == indent(lines[line])
+          && lines[last]
+            .trimmingCharacters(in: .whitespaces).hasPrefix("}"))
+      {
+        last += 1
+      }
+      last += 1
+    } else {
+      while last < lines.count, indent(lines[last]) > indent(lines[line]) { last += 1 }
+    }
+    return Array(lines[first..<min(last, lines.count)])
   }
 
   /// What a sample says it prints: the comment after each `print(…)` on its line, or else the

@@ -1,9 +1,7 @@
 import Api
-import Composition
 import Foundation
 import Layers
 
-// snippet: books-service
 /// A book, as the api sends it and the app shows it.
 public struct Book: Codable, Sendable, Equatable, Identifiable, CustomStringConvertible {
   public let id: Int
@@ -46,18 +44,3 @@ extension ChangesFeed {
     Book.self, name: "books", path: "books/changes", since: "cursor", mapping: library,
     changed: "items", deleted: "deleted", token: "next_cursor")
 }
-// end snippet
-
-// snippet: books-assembly
-extension KernelApp {
-  /// The books app (`BOOKS_*` variables, `Config/books.yaml` or BooksConfig) and what its config
-  /// names: the `books` service (its stack per profile, `books: [api]`), the `perPage` setting.
-  public static var books: KernelApp {
-    var app = KernelApp(name: "books", builtInConfig: (BooksConfig.name, BooksConfig.yaml))
-    app.catalog.feed(.books, of: "books")
-    app.catalog.setting(
-      AppSetting("perPage", .integer, default: "20", range: 1...1000, doc: "Books shelf prints."))
-    return app
-  }
-}
-// end snippet
