@@ -295,16 +295,17 @@ extension MoviesCommand {
       let fields: [String: any Sendable] = [
         "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
       ]
+      let size = "\(Reply.grouped(Int(response.bytes))) bytes"
       guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
         // A device or a pipe (`/dev/stdout`) took the poster itself: the report goes beside it.
         Terminal.error(
           invocation.format == .json
             ? try Reply.json(fields)
-            : "Wrote the poster of movie \(id) to \(file.path) (\(response.bytes) bytes).")
+            : "Wrote the poster of movie \(id) to \(file.path) (\(size)).")
         return
       }
       try Reply.say(
-        invocation, "Saved the poster of movie \(id) to \(file.path) (\(response.bytes) bytes).",
+        invocation, "Saved the poster of movie \(id) to \(file.path) (\(size)).",
         fields)
     }
   }

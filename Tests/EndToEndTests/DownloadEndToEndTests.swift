@@ -144,7 +144,7 @@ import Testing
     // A device and a pipe take the body as it comes, and stay what they are.
     let null = try await kernel.run(local + ["movies", "poster", "3", "--output", "/dev/null"])
     #expect(null.status == 0, "\(null)")
-    #expect(null.stderr.contains("(100000 bytes)"), "\(null)")
+    #expect(null.stderr.contains("(100,000 bytes)"), "\(null)")
     var info = stat()
     #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
     let fifo = folder.appendingPathComponent("fifo")
