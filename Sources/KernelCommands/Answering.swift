@@ -1,3 +1,4 @@
+import Api
 import Composition
 import Domain
 import Foundation
@@ -77,7 +78,7 @@ extension Invocation {
       answer = try await composed.makeCurrent { try await body(composed) }
     } catch {
       await settle(composed)
-      throw error
+      throw await StoredElsewhere.find(error, composed) ?? error
     }
     await settle(composed)
     Phases.mark("answer")
@@ -268,5 +269,43 @@ extension Invocation {
     }
     let count = fetched.value.count
     try Terminal.print(fetched.footer(count == 1 ? "1 \(one)" : "\(count) \(key)"))
+  }
+}
+
+/// A failure to answer under a profile that does not reach the api (offline), when the cache
+/// holds nothing of the api in use but does hold another api's answers, which a run with
+/// `--base-url` or `--environment` stored: the sentence says so and names the option that
+/// chooses it, rather than leaving "nothing is cached" unexplained. The exit code is the
+/// cause's.
+struct StoredElsewhere: Error, ClassifiedError, CustomStringConvertible {
+  /// What failed, the api in use (`local (http://127.0.0.1:8080/api/)`), and the option that
+  /// chooses each api the cache holds answers of (`--environment sample`).
+  let cause: any Error, inUse: String, options: [String]
+  var failure: ServiceFailure { ServiceFailure.of(cause) ?? .unreachable }
+
+  var description: String {
+    let others =
+      options.count == 1
+      ? "another api's answers (\(options[0]) chooses it)"
+      : "other apis' answers (\(options.joined(separator: " or ")) chooses one)"
+    return Failure.sentence(cause).dropLast()
+      + "; the cache holds nothing of the api in use, \(inUse), only \(others)."
+  }
+
+  /// `error` said this way when it is unreachable, the profile does not reach the api, and the
+  /// cache holds only other apis' answers; else nil (and nil when the cache cannot tell).
+  static func find(_ error: any Error, _ composed: Composed) async -> StoredElsewhere? {
+    guard !composed.reachesApi, ServiceFailure.of(error) == .unreachable,
+      let origins = try? await composed.cacheStatistics()?.entriesByOrigin,
+      let environment = try? composed.container.resolve((any ApiContext).self).environment,
+      origins[environment.storeRoot, default: 0] == 0
+    else { return nil }
+    let named = (try? composed.api().environments) ?? []
+    let options = origins.filter { !$0.key.isEmpty && $0.value > 0 }.keys.sorted().map { root in
+      named.first { $0.origin == root }.map { "--environment \($0.name)" } ?? "--base-url \(root)"
+    }
+    guard !options.isEmpty else { return nil }
+    return StoredElsewhere(
+      cause: error, inUse: "\(environment.name) (\(environment.displayURL))", options: options)
   }
 }

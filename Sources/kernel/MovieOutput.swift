@@ -27,12 +27,13 @@ enum MovieOutput {
       do { return try await fetch(composed, early.print).map { ($0, nil) } } catch let partial
         as MissingMovies
       {
+        // None at all is the run's failure, said as the invocation says one.
+        guard !partial.answer.value.isEmpty else { throw partial }
         return partial.answer.map { ($0, partial) }
       }
     }
     if let failure = early.failure { throw failure }
     let (movies, missing) = fetched.value
-    if let missing, missing.answer.value.isEmpty { throw missing }
     if let shown = early.shown, shown == movies {
       if invocation.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {

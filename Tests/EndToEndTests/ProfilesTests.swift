@@ -152,4 +152,32 @@ import Testing
     #expect(run.stderr.hasPrefix("Nothing is cached for the top-rated movies of 2016"))
     #expect(run.stderr.split(separator: "\n").count == 1)
   }
+
+  /// Answers stored from one api (the in-process sample) and an offline run under another
+  /// environment: the sentence says the cache holds only the other api's answers and names the
+  /// option that chooses it; under the sample environment the same run answers.
+  @Test func anOfflineMissSaysWhichApiTheCacheHoldsAnswersOf() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let stored = try await kernel.run(["--environment", "sample", "movies", "get", "3"])
+    #expect(stored.status == 0, "\(stored)")
+    for command in [["movies", "get", "3"], ["movies", "top-rated", "--year", "2016"]] {
+      let elsewhere = try await kernel.run(
+        ["--profile", "offline", "--environment", "local"] + command)
+      #expect(elsewhere.status == 69, "\(elsewhere)")
+      #expect(elsewhere.stderr.split(separator: "\n").count == 1, "\(elsewhere)")
+      #expect(
+        elsewhere.stderr.hasSuffix(
+          "; the cache holds nothing of the api in use, local (http://127.0.0.1:8080/api/), only"
+            + " another api's answers (--environment sample chooses it).\n"), "\(elsewhere)")
+    }
+    let here = try await kernel.run(
+      ["--profile", "offline", "--environment", "sample", "movies", "get", "3"])
+    #expect(here.status == 0, "\(here)")
+    // A miss where the api in use has answers stored says only what it always says.
+    let other = try await kernel.run(
+      ["--profile", "offline", "--environment", "sample", "movies", "get", "4"])
+    #expect(other.status == 69, "\(other)")
+    #expect(!other.stderr.contains("the cache holds nothing"), "\(other)")
+  }
 }
