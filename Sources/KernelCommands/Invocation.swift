@@ -168,6 +168,11 @@ public struct Invocation: Sendable {
     } catch {
       throw unusable("it cannot be created (\((error as NSError).localizedDescription))")
     }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw unusable("it cannot be created (a link to nothing is in its place)")
+    }
+    guard isDirectory.boolValue else { throw unusable("it is a file, not a folder") }
     guard access(path, W_OK | X_OK) == 0 else {
       throw unusable("it is not writable by you; choose another with --data-dir")
     }

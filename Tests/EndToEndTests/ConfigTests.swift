@@ -159,4 +159,27 @@ extension ConfigTests {
     #expect(run.stderr.hasPrefix("Config/kernel.yaml: dataDir \(folder)"), "\(run)")
     #expect(run.stderr.split(separator: "\n").count == 1 && run.stdout.isEmpty, "\(run)")
   }
+
+  /// `--data-dir` naming a file, or a link to nothing: each refused with what it is (exit 78),
+  /// and the file left as it was.
+  @Test func aDataDirThatIsAFileOrALinkToNothingIsRefusedSayingSo() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let file = kernel.home.appendingPathComponent("a-file")
+    try "not a folder".write(to: file, atomically: true, encoding: .utf8)
+    let dangling = kernel.home.appendingPathComponent("a-link")
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling.path, withDestinationPath: kernel.home.appendingPathComponent("gone").path)
+    for (path, reason) in [
+      (file.path, "it is a file, not a folder"),
+      (dangling.path, "it cannot be created (a link to nothing is in its place)"),
+    ] {
+      let run = try await kernel.run(["movies", "get", "1", "--data-dir", path])
+      #expect(run.status == 78, "\(run)")
+      #expect(
+        run.stderr == "the command line: --data-dir \(path) cannot be used: \(reason).\n",
+        "\(run)")
+    }
+    #expect(try String(contentsOf: file, encoding: .utf8) == "not a folder")
+  }
 }
