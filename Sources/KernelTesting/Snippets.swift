@@ -120,39 +120,38 @@ public struct Snippets: Sendable {
     return found
   }
 
-  /// The lines of `declaration` in a file's `lines`: the doc comment and attribute lines above
-  /// the line that declares it, through the `}` at that line's indentation (or the lines
-  /// indented below it, for one that opens no brace); with no declaration named, the file
-  /// after its imports. None when the file does not declare it.
+  /// The lines of `declaration` in a file's `lines`: from the doc comment above the line that
+  /// declares it (attributes and modifiers first on that line are passed over) through the `}`
+  /// at that line's indentation, or through the lines indented below it for one that opens no
+  /// brace; with no declaration named, the file after its imports. None when the file does not
+  /// declare it.
   static func region(of declaration: String, in lines: [String]) -> [String] {
     let indent = { (line: String) in line.prefix { $0 == " " }.count }
-    guard !declaration.isEmpty else {
+    let words = declaration.split(separator: " ")
+    guard let name = words.last else {
       return Array(lines.drop { $0.hasPrefix("import ") || $0.isEmpty })
     }
-    let words = declaration.split(separator: " ")
     let modifiers: Set<Substring> = ["public", "internal", "private", "fileprivate", "final"]
-    guard
-      let line = lines.firstIndex(where: { line in
-        let said = line.split(separator: " ").drop { $0.hasPrefix("@") || modifiers.contains($0) }
-        return said.starts(with: words.dropLast())
-          && said.dropFirst(words.count - 1).first.map {
-            $0 == words[words.count - 1] || $0.hasPrefix(words[words.count - 1] + ":")
-          } == true
-      })
-    else { return [] }
+    let declares = { (line: String) -> Bool in
+      let said = Array(
+        line.split(separator: " ").drop { $0.hasPrefix("@") || modifiers.contains($0) })
+      guard said.count >= words.count else { return false }
+      let named = said[words.count - 1]
+      return said.prefix(words.count - 1).elementsEqual(words.dropLast())
+        && (named == name || named.hasPrefix(name + ":") || named.hasPrefix(name + "<"))
+    }
+    guard let line = lines.firstIndex(where: declares) else { return [] }
     var first = line
     while first > 0, lines[first - 1].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
       first -= 1
     }
+    let closes = { (at: Int) in
+      indent(lines[at]) == indent(lines[line])
+        && lines[at].trimmingCharacters(in: .whitespaces).hasPrefix("}")
+    }
     var last = line + 1
     if lines[line].hasSuffix("{") {
-      while last < lines.count,
-        !(indent(lines[last]) == indent(lines[line])
-          && lines[last]
-            .trimmingCharacters(in: .whitespaces).hasPrefix("}"))
-      {
-        last += 1
-      }
+      while last < lines.count, !closes(last) { last += 1 }
       last += 1
     } else {
       while last < lines.count, indent(lines[last]) > indent(lines[line]) { last += 1 }

@@ -131,6 +131,7 @@ import Testing
       #expect(try region("App/Main.swift").first == "/// A.")
       #expect(try region("App/Main.swift").count == 9)
       #expect(try region("App/Main.swift").last == "struct C {}")
+      #expect(try region("App/Main.swift: struct C") == ["struct C {}"])
       #expect(try region("App/Main.swift: struct D").isEmpty)
       #expect(try region("Other/Main.swift").isEmpty)
     }
