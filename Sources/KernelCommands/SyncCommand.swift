@@ -26,10 +26,14 @@ struct SyncCommand: AsyncParsableCommand {
   @Flag(help: "Sync again every --every seconds, printing what each sync changed, until Ctrl-C.")
   var watch = false
 
-  @Option(help: "Seconds between syncs with --watch (1 to 86400).")
-  var every: Int = 30
+  @Option(help: "Seconds between syncs with --watch (1 to 86400; default 30).")
+  var every: Int?
 
   func validate() throws {
+    guard let every else { return }
+    guard watch else {
+      throw ValidationError("--every is how often --watch syncs; give --watch too, or drop it.")
+    }
     guard (1...86_400).contains(every) else {
       throw ValidationError("--every must be from 1 to 86400 seconds, not \(every).")
     }
@@ -69,7 +73,7 @@ struct SyncCommand: AsyncParsableCommand {
         for summary in summaries { try Terminal.print("\(summary) (\(Self.pages(summary.pages)))") }
       }
       guard watch else { return }
-      try await Task.sleep(for: .seconds(every))
+      try await Task.sleep(for: .seconds(every ?? 30))
     } while true
   }
 

@@ -9,6 +9,22 @@ import Testing
 /// (`GET movies/changes?since=T`, WatermelonDB's pull shape) creates, updates and deletes
 /// movies.
 @Suite(.timeLimit(.minutes(5))) struct SyncEndToEndTests {
+  /// `--every` only says how often `--watch` syncs: alone, or out of range, it is a usage error
+  /// before anything is asked.
+  @Test func everyWithoutWatchOrOutOfRangeIsAUsageError() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    for (arguments, sentence) in [
+      (["--every", "5"], "--every is how often --watch syncs; give --watch too, or drop it."),
+      (["--watch", "--every", "0"], "--every must be from 1 to 86400 seconds, not 0."),
+    ] {
+      let run = try await kernel.run(["sync"] + arguments)
+      #expect(run.status == 64, "\(run)")
+      #expect(run.stderr.hasPrefix("Error: \(sentence)\n"), "\(run)")
+      #expect(run.stdout.isEmpty, "\(run)")
+    }
+  }
+
   /// The first sync stores every movie; the second asks only for what is new (the server sees
   /// the first one's token) and applies a created, an updated and a deleted movie: the deleted
   /// one answers 66 offline and leaves every list, and a rating not yet sent stays on top of
