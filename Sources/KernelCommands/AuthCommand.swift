@@ -116,9 +116,16 @@ struct AuthCommand: AsyncParsableCommand {
     func run() async throws {
       let invocation = try Invocation(global)
       let api = try invocation.api()
+      // A credential that cannot be read is forgotten all the same, and said to be.
+      let kept = (try? api.isLoggedIn) ?? true
       try api.logout()
       let name = try api.current.name
-      try Reply.say(invocation, "Logged out of \(name).", ["environment": name, "loggedIn": false])
+      try Reply.say(
+        invocation,
+        kept
+          ? "Logged out of \(name)."
+          : "Not logged in to \(name); there was no credential to forget.",
+        ["environment": name, "loggedIn": false, "wasLoggedIn": kept])
     }
   }
 

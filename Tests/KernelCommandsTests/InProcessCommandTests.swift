@@ -212,6 +212,9 @@ import Testing
     #expect(logout.output == "Logged out of sample.\n")
     let after = try await kernel("auth", "status", "--format", "json").json()
     #expect(after["loggedIn"] as? Bool == false)
+    let again = await kernel("auth", "logout")
+    #expect(again.code == 0)
+    #expect(again.output == "Not logged in to sample; there was no credential to forget.\n")
   }
 
   @Test func aMemoryContextKeepsTheTokenForOneRunOnly() async {
