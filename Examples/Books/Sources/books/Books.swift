@@ -1,7 +1,6 @@
 import BooksKit
 import KernelServe
 
-// snippet: books-main
 /// `books`: Kernel's commands (config, graph, doctor, env, auth, cache, serve) and its own.
 @main struct Books: CommandLineMain {
   static let commandLine = CommandLineApp(
@@ -10,9 +9,7 @@ import KernelServe
     commands: [Get.self, Shelf.self, Add.self]
   ).serving(fixtures: "Fixtures")
 }
-// end snippet
 
-// snippet: books-command
 /// `books get ID`: one book, from whichever stack the profile names.
 struct Get: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "A book by its id.")
@@ -24,7 +21,6 @@ struct Get: AsyncParsableCommand {
     try await Invocation(global).show(.book(id: id), from: "books", as: "books", one: "book")
   }
 }
-// end snippet
 
 struct Shelf: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Every book on the shelf.")
