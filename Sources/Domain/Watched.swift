@@ -1,6 +1,6 @@
 import Foundation
 
-/// One element of a watched call (`LayerStack.watch`): its answer as stored now, nothing
+/// One element of a watched call (`ServiceStack.watch`): its answer as stored now, nothing
 /// stored yet, or a refresh from the api that failed (the watch goes on showing what is
 /// stored).
 public enum Watched<Value: Sendable>: Sendable {
@@ -27,21 +27,6 @@ public enum Watched<Value: Sendable>: Sendable {
     case .nothingStored: .nothingStored
     case .failed(let failure): .failed(failure)
     case .ended(let failure): .ended(failure)
-    }
-  }
-}
-
-extension AsyncStream {
-  /// The watch's elements, each with its value changed by `transform`; ending with it.
-  public func map<Value: Sendable, Other: Sendable>(
-    _ transform: @escaping @Sendable (Value) -> Other
-  ) -> AsyncStream<Watched<Other>> where Element == Watched<Value> {
-    AsyncStream<Watched<Other>> { continuation in
-      let task = Task {
-        for await element in self { continuation.yield(element.map(transform)) }
-        continuation.finish()
-      }
-      continuation.onTermination = { _ in task.cancel() }
     }
   }
 }
