@@ -27,10 +27,10 @@ public struct CommandLineApp: Sendable {
   public var bulkArguments: [BulkArguments]
   /// The app's own fixture folder (relative to the working directory), what `serve` answers
   /// without `--fixtures`; nil: its sample api, if it has one. Set with `serve` by KernelServe's
-  /// `serving(_:fixtures:)`.
+  /// `serving(fixtures:)` or `serving(_:fixtures:)`.
   public var fixtures: String?
   /// Kernel's `serve`, listed among Kernel's commands: nil, the default, for none, so the app's
-  /// command line does not link the server; KernelServe's `serving(_:fixtures:)` sets it.
+  /// command line does not link the server; KernelServe's `serving` sets it.
   public var serve: (any ParsableCommand.Type)?
 
   /// The command line of `app`: Kernel's commands and `commands`, `abstract` and `examples` in its

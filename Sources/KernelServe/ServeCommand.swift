@@ -19,7 +19,7 @@ import SampleApi
 /// struct SampleBooks: SampleApiOptions {
 ///   static let title = "the sample books API"
 ///   @Option(help: "Answer every book with 409.") var conflicts = false
-///   func served(basePath: String) -> ServedApi { ServedApi(routes: .books(basePath, conflicts)) }
+///   func served(basePath: String) -> FixtureRoutes { .books(basePath, conflicts) }
 /// }
 /// let line = CommandLineApp(.books, abstract: "…").serving(SampleBooks.self)
 /// ```
@@ -28,42 +28,26 @@ public protocol SampleApiOptions: ParsableArguments {
   static var title: String { get }
   /// Refuses options that only this api takes when `serve` answers a fixture folder instead.
   func check(servingFixtures: Bool) throws
-  /// The routes to answer under `basePath`, and what to say of them when `serve` stops.
-  func served(basePath: String) throws -> ServedApi
+  /// The routes to answer under `basePath`, with what to say of them when `serve` stops
+  /// (`FixtureRoutes.summary`).
+  func served(basePath: String) throws -> FixtureRoutes
 }
 
 extension SampleApiOptions {
   public func check(servingFixtures: Bool) throws {}
 }
 
-/// What an app's sample api serves: its routes, and a line for the summary `serve` prints when
-/// it stops (`12 ratings applied`), read then.
-public struct ServedApi: Sendable {
-  /// The routes `serve` answers.
-  public var routes: FixtureRoutes
-  /// The line it adds to the summary when `serve` stops, read then; nil for none.
-  public var summary: @Sendable () -> String?
-
-  /// An api serving `routes`, summarized by `summary`.
-  public init(routes: FixtureRoutes, summary: @escaping @Sendable () -> String? = { nil }) {
-    self.routes = routes
-    self.summary = summary
-  }
-}
-
 /// The sample api of an app that has none: `serve` answers fixture folders only, and without
 /// one says so in a usage error (exit 64) before it listens.
-public struct NoSampleApi: SampleApiOptions {
+struct NoSampleApi: SampleApiOptions {
   /// How `serve --help` would name it; its help names no sample api.
-  public static let title = "no sample API"
-  /// No options.
-  public init() {}
+  static let title = "no sample API"
   /// Refuses to serve without a fixture folder: there is nothing else to serve.
-  public func check(servingFixtures: Bool) throws {
+  func check(servingFixtures: Bool) throws {
     guard servingFixtures else { throw Self.nothingToServe }
   }
   /// Never reached after `check(servingFixtures:)`; the same usage error if it is.
-  public func served(basePath: String) throws -> ServedApi { throw Self.nothingToServe }
+  func served(basePath: String) throws -> FixtureRoutes { throw Self.nothingToServe }
 
   private static var nothingToServe: ValidationError {
     ValidationError(
@@ -77,12 +61,12 @@ public struct NoSampleApi: SampleApiOptions {
 /// (`CommandLineApp.fixtures`), and of its sample api when it has one. An app's command line
 /// has it when it asks for it (`serving(_:fixtures:)`), and only then links the server
 /// (FlyingSocks).
-public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
+struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   /// The app's default fixture folder, if it names one.
   static var appFixtures: String? { CommandLineApp.current.fixtures }
 
   /// `serve`, its help naming what it serves.
-  public static var configuration: CommandConfiguration {
+  static var configuration: CommandConfiguration {
     let app = CommandLineApp.current.app.name
     let sample = Api.self == NoSampleApi.self ? "" : " (or \(Api.title))"
     let what =
@@ -136,11 +120,8 @@ public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   var oauth = false
   @OptionGroup(title: "Sample api options") var api: Api
 
-  /// A command ArgumentParser fills in.
-  public init() {}
-
   /// Refuses a host that is not loopback and numbers out of range, in one sentence (64).
-  public func validate() throws {
+  func validate() throws {
     guard Loopback.isLoopback(host) else {
       throw ValidationError(
         "--host must be a loopback address (127.0.0.1 to 127.255.255.255, ::1 or localhost), not \(host)."
@@ -157,7 +138,7 @@ public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   }
 
   /// Serves until SIGINT or SIGTERM, then prints the summary on stderr.
-  public func run() async throws {
+  func run() async throws {
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(latency)
     options.failureRate = failRate
@@ -177,7 +158,7 @@ public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     }
     // A folder that cannot be served is a mistake in the command line: 64, before listening.
     let served = try folder.map { folder in
-      do { return ServedApi(routes: try .folder(folder)) } catch {
+      do { return try FixtureRoutes.folder(folder) } catch {
         throw UsageError("\(name): \(error)")
       }
     }
@@ -185,7 +166,7 @@ public struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     let server: FixtureServer
     do {
       server = try await FixtureServer.start(
-        options: options, routes: answered.routes, host: host, port: UInt16(port),
+        options: options, routes: answered, host: host, port: UInt16(port),
         warn: { Terminal.warn("\(name): \($0)") })
     } catch {
       throw ServeError(description: "\(name): \(error)")
@@ -254,14 +235,21 @@ private final class Once: @unchecked Sendable {
 extension CommandLineApp {
   /// This command line with Kernel's `serve` among Kernel's commands, answering the app's
   /// fixture folder `fixtures` (relative to the working directory; `--fixtures` names another),
-  /// or its sample api `Api` when it has one (`NoSampleApi`, the default, when it has none):
+  /// or, with none, the folder `--fixtures` names:
   ///
   /// ```swift
   /// CommandLineApp(.books, abstract: "…", commands: [Get.self]).serving(fixtures: "Fixtures")
   /// ```
-  public func serving<Api: SampleApiOptions>(
-    _ api: Api.Type = NoSampleApi.self, fixtures: String? = nil
-  ) -> CommandLineApp {
+  public func serving(fixtures: String? = nil) -> CommandLineApp {
+    serving(NoSampleApi.self, fixtures: fixtures)
+  }
+
+  /// This command line with Kernel's `serve`, answering the app's own sample api `Api` (the
+  /// options it adds to `serve` and the routes they make), or a fixture folder: `fixtures`, or
+  /// the one `--fixtures` names.
+  public func serving<Api: SampleApiOptions>(_ api: Api.Type, fixtures: String? = nil)
+    -> CommandLineApp
+  {
     var line = self
     line.serve = ServeCommand<Api>.self
     line.fixtures = fixtures

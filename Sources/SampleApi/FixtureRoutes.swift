@@ -41,6 +41,10 @@ public struct FixtureRoutes: Sendable {
 
   private var routes: [Route] = []
 
+  /// What these routes did, said when a server of them stops (`kernel serve`'s last line:
+  /// `12 ratings applied`), read then; nil for nothing.
+  public var summary: @Sendable () -> String? = { nil }
+
   /// No routes: every request is a 404 until some are added.
   public init() {}
 

@@ -47,11 +47,11 @@ struct SampleMovieApi: SampleApiOptions {
     }
   }
 
-  func served(basePath: String) -> ServedApi {
+  func served(basePath: String) -> FixtureRoutes {
     let ratings = SampleRatings(conflicts: Set(conflictMovies))
-    return ServedApi(
-      routes: .sampleMovies(
-        basePath: basePath, extraMovies: extraMovies, ratings: ratings, posterBytes: posterBytes),
-      summary: { "\(ratings.appliedCount) ratings applied" })
+    var routes = FixtureRoutes.sampleMovies(
+      basePath: basePath, extraMovies: extraMovies, ratings: ratings, posterBytes: posterBytes)
+    routes.summary = { "\(ratings.appliedCount) ratings applied" }
+    return routes
   }
 }

@@ -6,6 +6,20 @@ import Testing
 
 /// env, auth, graph, doctor, cache and the command line itself, on the built binary.
 @Suite(.timeLimit(.minutes(5))) struct CommandsTests {
+  /// `kernel serve` of the movie example's sample api says on stop what its routes did: the
+  /// ratings it applied (`FixtureRoutes.summary`), after Kernel's own counts.
+  @Test func serveEndsItsSummaryWithWhatTheSampleApiDid() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(kernel)
+    defer { server.terminate() }
+    let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
+    let rated = try await kernel.run(local + ["movies", "rate", "3", "80"])
+    #expect(rated.status == 0, "\(rated)")
+    let summary = await server.stop()
+    #expect(summary.contains("expired tokens refused; 1 ratings applied"), "\(summary)")
+  }
+
   @Test func envUseIsSavedAndEnvironmentStillWinsForOneRun() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -267,7 +267,8 @@ import Testing
   }
 
   @Test func serveWithoutASampleApiOrFixturesSaysWhatToGive() async {
-    // This line's app serves no sample api (`NoSampleApi`), and the folder has no fixtures.
+    // This line's app serves no sample api (`serving(fixtures:)`), and the folder has no
+    // fixtures.
     let ran = await kernel("serve", "--port", "0")
     #expect(ran.code == 64)
     #expect(
