@@ -118,4 +118,58 @@ extension ReadmeTests {
     #expect(try !imports("KernelCommands").contains("SampleApi"))
     #expect(try imports("MoviesKit").isDisjoint(with: ["KernelCommands", "ArgumentParser"]))
   }
+
+  /// The Swift files under `Sources/<module>` (any depth) and their text.
+  static func sources(_ module: String) throws -> [(path: String, text: String)] {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent(module == "Composition" ? module : "Sources/\(module)")
+    let files =
+      FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+      .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+    return try files.map {
+      (
+        $0.path.replacingOccurrences(of: folder.path + "/", with: ""),
+        try String(contentsOf: $0, encoding: .utf8)
+      )
+    }
+  }
+
+  /// The generic library's public types (a public struct, class, enum, protocol, actor or
+  /// typealias declared at the start of a line) stay at most 220: what an app must learn.
+  @Test func theGenericModulesDeclareAtMost220PublicTypes() throws {
+    let modules = [
+      "Injection", "Domain", "Api", "Layers", "Store", "Composition", "KernelCommands",
+      "KernelTesting", "KernelTestingComposition", "SampleApi", "KernelOpenAPI", "KernelServe",
+    ]
+    let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "actor", "typealias"]
+    var count = 0
+    for module in modules {
+      for (_, text) in try Self.sources(module) {
+        for line in text.split(separator: "\n") {
+          let words = line.split(separator: " ").drop { $0.hasPrefix("@") }
+          guard words.first == "public" else { continue }
+          let kind =
+            words.dropFirst().first == "final" ? words.dropFirst(2).first : words.dropFirst().first
+          if let kind, kinds.contains(kind) { count += 1 }
+        }
+      }
+    }
+    #expect(count > 100 && count <= 220, "\(count) public types")
+  }
+
+  /// The movie example declares each call once, in at most 200 lines (its sample api and its
+  /// generated config aside), with none of the service types each call once needed.
+  @Test func theMovieExampleIsItsCallsInAtMost200Lines() throws {
+    let own = try Self.sources("MoviesKit").filter {
+      !$0.path.hasPrefix("Sample/") && !$0.text.hasPrefix("// Generated")
+    }
+    let lines = own.map {
+      $0.text.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+    }
+    #expect(own.count >= 3 && lines.reduce(0, +) <= 200, "\(lines.reduce(0, +)) lines")
+    for old in ["MovieSource", "ApiMovieService", "LayeredMovieService", "MovieWatches"] {
+      #expect(!own.contains { $0.text.contains(old) }, "\(old)")
+    }
+  }
 }
