@@ -59,8 +59,8 @@ struct NoSampleApi: SampleApiOptions {
 /// `serve`: an app's fixture folder, or its own sample api `Api`, over HTTP on loopback, until
 /// SIGINT or SIGTERM. Its help speaks of the app's own fixtures when the app has some
 /// (`CommandLineApp.fixtures`), and of its sample api when it has one. An app's command line
-/// has it when it asks for it (`serving(_:fixtures:)`), and only then links the server
-/// (FlyingSocks).
+/// has it when it asks for it (`serving(fixtures:)` or `serving(_:fixtures:)`), and only then
+/// links the server (FlyingSocks).
 struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   /// The app's default fixture folder, if it names one.
   static var appFixtures: String? { CommandLineApp.current.fixtures }
