@@ -88,8 +88,10 @@ extension SQLiteCacheStore {
   public func apply(_ changes: StoredChanges) async throws {
     try await writing(keeping: changes.token.key) { db in
       try Self.upsert(changes.entities + [changes.token], in: db)
+      let pending = try Self.pendingKeys(in: db)
       // The api's new copy of an entity whose edit is pending is what undoing the edit puts
-      // back; the edit keeps showing.
+      // back; the edit keeps showing. Only those few rows are visited: a statement for each of
+      // a page's entities made `sync.changes_10k` 226 ms instead of 200 (medians of four).
       let original = try db.cachedStatement(
         sql: """
           UPDATE cache_entry SET original = CASE WHEN ?2 AND json_valid(CAST(original AS TEXT))
@@ -97,11 +99,19 @@ extension SQLiteCacheStore {
             THEN CAST(json_patch(CAST(original AS TEXT), CAST(?1 AS TEXT)) AS BLOB) ELSE ?1 END
           WHERE key = ?3 AND pending = 1
           """)
-      for entity in changes.entities {
+      for entity in changes.entities where pending.contains(entity.key) {
         try original.execute(arguments: [entity.payload, entity.mergesFields, entity.key])
       }
-      _ = try Self.remove(changes.gone, goneAt: changes.goneAt, in: db)
+      _ = try Self.remove(changes.gone, goneAt: changes.goneAt, pending: pending, in: db)
     }
+  }
+
+  /// The keys of the rows with an edit pending: few, and found by their own index.
+  private static func pendingKeys(in db: Database) throws -> Set<String> {
+    Set(
+      try DatabaseValue.fetchAll(
+        db, sql: "SELECT key FROM cache_entry INDEXED BY cache_entry_pending WHERE pending = 1"
+      ).compactMap(StoredRow.text))
   }
 
   /// Takes the row under `key` out of every stored list and makes it a tombstone (with `date`)
@@ -113,16 +123,13 @@ extension SQLiteCacheStore {
     }
   }
 
-  /// `removeEntity` in `db`'s transaction.
-  private static func remove(_ keys: [String], goneAt date: Date?, in db: Database) throws
-    -> Set<String>
-  {
-    // Rows with an edit pending stay; they are few, and found by their own index.
-    let pending = Set(
-      try DatabaseValue.fetchAll(
-        db, sql: "SELECT key FROM cache_entry INDEXED BY cache_entry_pending WHERE pending = 1"
-      ).compactMap(StoredRow.text))
-    let removed = Set(keys).subtracting(pending)
+  /// `removeEntity` in `db`'s transaction; `pending`, the keys with an edit pending, when the
+  /// caller has read them already.
+  private static func remove(
+    _ keys: [String], goneAt date: Date?, pending: Set<String>? = nil, in db: Database
+  ) throws -> Set<String> {
+    // Rows with an edit pending stay.
+    let removed = Set(keys).subtracting(try pending ?? pendingKeys(in: db))
     guard !removed.isEmpty else { return [] }
     // A list's keys are its `refs` joined by newlines: each list is read once, through the
     // lists' own index, and written back only when it held a removed key (one statement per

@@ -30,7 +30,11 @@ enum StoreBench {
     print(
       writes && reads && entities && changes
         ? "# budgets: met (writes at most 1.5x, reads at most 2x the C API)"
-        : "# budgets missed: writes over 1.5x, or reads over 2x the C API"
+        : "# budgets missed: "
+          + [
+            writes ? nil : "writes", reads ? nil : "reads", entities ? nil : "entities",
+            changes ? nil : "a changes page",
+          ].compactMap { $0 }.joined(separator: ", ") + " (see the lines above)"
     )
   }
 
