@@ -140,6 +140,24 @@ public struct Composed: Sendable {
     statistics.olderModelRows(current: composer.app.catalog.models)
   }
 
+  /// The stored rows of each registered entity type that are of a version it reads and still
+  /// do not read as it (`EntityShape.damaged(_:)`): `["Movie": 1]`, damaged by another program,
+  /// or written by a model that changed without a new `StoredModel.modelVersion`. Offline
+  /// answers leave them out, saying so; a network profile stores them anew. It decodes every
+  /// stored entity, so it is `doctor`'s check, not every run's.
+  public func damagedModelRows(in statistics: CacheStatistics) async throws -> [String: Int] {
+    guard let store = try? container.resolve((any CacheStore).self) else { return [:] }
+    var damaged: [String: Int] = [:]
+    for scope in statistics.entityScopes.sorted() {
+      let type = CacheStatistics.type(ofScope: scope)
+      guard let count = composer.app.catalog.parts.damaged[type] else { continue }
+      let rows = try await store.query(scope: scope, LocalQuery(summary: "every stored \(type)"))
+      let found = count(rows.filter { !$0.isGone })
+      if found > 0 { damaged[type, default: 0] += found }
+    }
+    return damaged
+  }
+
   /// Empties the profile's cache, or only what the environment at `origin` answered (an
   /// `ApiAccess.environments` origin: its origin and base path); nil when it keeps none.
   public func clearCache(origin: String? = nil) async throws -> Int? {

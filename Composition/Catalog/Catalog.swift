@@ -68,6 +68,8 @@ public struct Catalog: Sendable {
     var services: [String: ServiceRecipe] = [:]
     var feeds: [(service: String, feed: ChangesFeed)] = []
     var models: [String: (version: Int, migrates: Bool)] = [:]
+    /// Each registered entity type's count of its stored rows that should read and do not.
+    var damaged: [String: @Sendable ([CacheEntry]) -> Int] = [:]
     var settings: [String: AppSetting] = [:]
     var store: Make<any ServiceLayer>?
   }
@@ -269,11 +271,12 @@ public struct Catalog: Sendable {
     if parts.services[service] == nil { self.service(service) }
     parts.feeds.append((service, feed))
     parts.models[feed.type] = (feed.modelVersion, feed.migrates)
+    parts.damaged[feed.type] = feed.damaged
   }
 
   /// Names an entity type the app's calls store (`Movie`), so `cache stats` and `doctor` can
   /// count its stored rows that no longer read as its model (`StoredModel`): stored by an older
-  /// version of the app, with no migration from it.
+  /// version of the app, with no migration from it; and `doctor` those that are damaged.
   ///
   /// ```swift
   /// catalog.entity(Book.self)
@@ -283,6 +286,7 @@ public struct Catalog: Sendable {
   ) {
     let shape = EntityShape<[E]>.list(E.self, type: type)
     parts.models[shape.type] = (shape.modelVersion, shape.migrates)
+    parts.damaged[shape.type] = shape.damaged
   }
 
   /// The entity types registered (`entity(_:type:)`): each one's version and whether it

@@ -86,6 +86,15 @@ struct CacheCommand: AsyncParsableCommand {
     }
   }
 
+  /// "2 stored Movie rows do not read as Movie (damaged, or …)", a line per type.
+  static func said(damaged: [String: Int]) -> [String] {
+    damaged.sorted { $0.key < $1.key }.map { type, count in
+      "\(count) stored \(type) \(count == 1 ? "row does" : "rows do") not read as \(type) (damaged,"
+        + " or written by a model that changed without a new modelVersion): left out of answers"
+        + " offline, fetched anew online"
+    }
+  }
+
   struct Clear: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "clear",

@@ -50,16 +50,22 @@ struct DoctorCommand: AsyncParsableCommand {
     do { tally = .success(try await OutboxCommand.tally(first, options: global)) } catch {
       tally = .failure(error)
     }
-    // Rows an older app stored are the app's to migrate, not a fault: said, never failed on.
-    var older: Result<[String: Int]?, any Error>
+    // Rows an older app stored are the app's to migrate, not a fault: said, never failed on; so
+    // are damaged ones, which answers leave out and a network profile stores anew.
+    var rows: Result<[String]?, any Error>
     do {
       let composed = try first.inspect()
-      older = .success(try await composed.cacheStatistics().map(composed.olderModelRows))
-    } catch { older = .failure(error) }
+      if let stats = try await composed.cacheStatistics() {
+        let older = CacheCommand.said(composed.olderModelRows(in: stats))
+        let damaged = CacheCommand.said(damaged: try await composed.damagedModelRows(in: stats))
+        rows = .success(older + damaged)
+      } else {
+        rows = .success(nil)
+      }
+    } catch { rows = .failure(error) }
     try check("stored models") {
-      guard let rows = try older.get() else { return "no stack keeps a cache" }
-      return rows.isEmpty
-        ? "every stored row reads as its type" : CacheCommand.said(rows).joined(separator: "; ")
+      guard let said = try rows.get() else { return "no stack keeps a cache" }
+      return said.isEmpty ? "every stored row reads as its type" : said.joined(separator: "; ")
     }
     try check("outbox") {
       guard let counts = try tally.get() else { return "no write stack keeps one" }

@@ -320,6 +320,7 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
           else { continue }
           statistics.entitiesByModel[CacheStatistics.type(ofScope: scope), default: [:]][
             version, default: 0] += Int.fromDatabaseValue(row[2]) ?? 0
+          statistics.entityScopes.insert(scope)
         }
         return statistics
       }

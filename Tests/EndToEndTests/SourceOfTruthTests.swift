@@ -13,7 +13,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SourceOfTruthTests {
   /// A damaged stored movie is left out of a local query's answer, never a failed command: one
   /// that is not JSON matches no filter, one that no longer reads as a movie (a field missing)
-  /// is counted and said once; a local answer that holds a pending
+  /// is counted and said once, and `doctor` counts both; a local answer that holds a pending
   /// edit says `pending`, as the stored list does.
   @Test func aDamagedMovieIsLeftOutOfALocalQueryAndAPendingEditSaysPending() async throws {
     let kernel = try Kernel()
@@ -37,6 +37,12 @@ import Testing
       let said = damaged.stderr.split(separator: "\n")
       #expect(said.count == 1, "\(damaged)")
       #expect(said.first?.contains("1 stored Movie entity does not read as Movie") == true)
+      // `doctor` reads every stored movie, and says the two it cannot read.
+      let doctor = try await kernel.run(local + ["doctor"])
+      #expect(doctor.status == 0, "\(doctor)")
+      #expect(
+        doctor.stdout.contains("stored models: 2 stored Movie rows do not read as Movie (damaged,"),
+        "\(doctor)")
 
       #expect(try await kernel.run(offline + ["movies", "rate", "1", "99"]).status == 0)
       let pending = try await kernel.run(rated)

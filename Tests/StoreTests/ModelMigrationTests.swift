@@ -137,4 +137,28 @@ private struct Gadget: Codable, Sendable, Identifiable, Equatable {
     #expect(!EntityShape<[Widget]>.list(Widget.self).migrates)
     #expect(EntityShape<[Product]>.list(Product.self).migrates)
   }
+
+  /// `doctor`'s count of damaged rows: rows of a version the type reads that still do not read
+  /// as it. Migrated rows read; rows of a version with no migration are older, not damaged; a
+  /// field added with no new version makes every stored row damaged; so does bytes that are not
+  /// JSON. The rows are found by the scopes the store's statistics name.
+  @Test(arguments: Kind.allCases)
+  func damagedRowsAreThoseOfAVersionTheTypeReadsThatDoNotRead(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    for type in ["Product", "Widget", "Gadget"] { try await Self.firstVersion(type, in: store) }
+    var product = try #require(try await store.entry(for: "p Product/3"))
+    product.payload = Data("not json".utf8)
+    try await store.store(product)
+    let maintenance = try #require(store as? any CacheMaintenance)
+    let scopes = try await maintenance.statistics().entityScopes
+    #expect(scopes == ["p|Product", "p|Widget", "p|Gadget"])
+    func damaged<E: Identifiable & Codable & Sendable>(_ type: E.Type) async throws -> Int {
+      let rows = try await store.query(scope: "p|\(E.self)", LocalQuery(summary: "all"))
+      #expect(rows.count == 3)
+      return EntityShape<[E]>.list(E.self).damaged(rows)
+    }
+    #expect(try await damaged(Product.self) == 1)
+    #expect(try await damaged(Widget.self) == 0)
+    #expect(try await damaged(Gadget.self) == 3)
+  }
 }

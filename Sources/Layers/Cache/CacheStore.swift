@@ -255,6 +255,9 @@ public struct CacheStatistics: Sendable, Equatable {
   /// The stored entity rows (not gone) of each type, by the version of its model they were
   /// stored at (`StoredModel.modelVersion`): `["Movie": [1: 12, 2: 228]]`.
   public var entitiesByModel: [String: [Int: Int]] = [:]
+  /// The scopes entity rows (not gone) are stored under (`<partition>|Movie`), for reading
+  /// them with `CacheStore.query(scope:_:)`.
+  public var entityScopes: Set<String> = []
 
   /// Statistics of these values.
   public init(

@@ -141,6 +141,7 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
         guard let scope = entry.scope else { continue }
         statistics.entitiesByModel[CacheStatistics.type(ofScope: scope), default: [:]][
           entry.modelVersion, default: 0] += 1
+        statistics.entityScopes.insert(scope)
       }
       return statistics
     }

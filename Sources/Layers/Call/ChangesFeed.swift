@@ -31,6 +31,9 @@ public struct ChangesFeed: Sendable {
   /// Whether that type declares migrations from older versions (`StoredModel`).
   public let migrates: Bool
   /// The request for the page after a token (nil: from the start).
+  /// How many stored rows of its type that should read as it do not
+  /// (`EntityShape.damaged(_:)`).
+  package let damaged: @Sendable ([CacheEntry]) -> Int
   let route: @Sendable (_ since: String?) -> Route
   /// A page's body read as its changes.
   let read: @Sendable (Data, Route) throws -> ChangesPage
@@ -53,6 +56,7 @@ public struct ChangesFeed: Sendable {
     self.type = shape.type
     self.modelVersion = shape.modelVersion
     self.migrates = shape.migrates
+    damaged = shape.damaged
     route = { token in
       .get(path, query: (token ?? first).map { [URLQueryItem(name: since, value: $0)] } ?? [])
     }

@@ -79,6 +79,18 @@ public struct EntityShape<Value: Sendable>: Sendable {
     }
   }
 
+  /// How many of `entries`, stored rows of this type, are of a version it reads (its own, or an
+  /// older one it migrates from) and still do not read as it: damaged by another program, or
+  /// written by a model that changed without a new `StoredModel.modelVersion`. A row of a
+  /// version it cannot read is `CacheStatistics.olderModelRows`' to count. Decodes each row.
+  public func damaged(_ entries: [CacheEntry]) -> Int {
+    entries.filter { entry in
+      let version = entry.modelVersion
+      guard version == modelVersion || (version < modelVersion && migrates) else { return false }
+      return (try? join([current(entry.payload, storedAt: version)])) == nil
+    }.count
+  }
+
   /// The store key of entity `id` of this type: `Book/3`, under the layer's partition.
   public func key(of id: String) -> String { Self.key(type: type, id: id) }
 
