@@ -15,9 +15,7 @@ public struct GlobalOptions: ParsableArguments, Sendable {
   public var profile: String?
 
   /// `--environment`: the api environment.
-  @Option(
-    help: GlobalOptions.help("The api environment, e.g. staging, production.", "ENVIRONMENT"))
-  public var environment: String?
+  @Option(help: GlobalOptions.environmentHelp) public var environment: String?
 
   /// `--base-url`: replaces the environment's base URL.
   @Option(
@@ -102,6 +100,15 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
   private static func help(_ text: String, _ key: String) -> ArgumentHelp {
     ArgumentHelp("\(text) (\(CommandLineApp.current.app.variablePrefix)_\(key))")
+  }
+
+  /// Names the config's own environments when help has read them (`CommandLineApp.run`).
+  private static var environmentHelp: ArgumentHelp {
+    let names = CommandLineApp.current.helpEnvironments
+    let which =
+      names.isEmpty
+      ? "as the config names it" : "one of the config's: \(names.joined(separator: ", "))"
+    return help("The api environment, \(which).", "ENVIRONMENT")
   }
 
   private static var configHelp: ArgumentHelp {

@@ -8,7 +8,7 @@ import Foundation
 /// `kernel-bench cli`: the whole `kernel --profile offline movies top-grossing --year 2016
 /// --format json` process against the `sqlite3` tool running the same query on the same file and
 /// against the floor of any Swift process here (imports Foundation, prints one encoded JSON
-/// object), medians of interleaved runs, each from spawn to exit. Budget: kernel within 2.5x the
+/// object), medians of interleaved runs, each from spawn to exit. Budget: kernel within 3x the
 /// floor.
 ///
 /// The kernel binaries: `KERNEL_BIN` (default `.build/release/kernel`) and `KERNEL_STATIC_BIN`

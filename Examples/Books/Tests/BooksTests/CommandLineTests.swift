@@ -177,5 +177,9 @@ extension CommandLineTests {
     let help = try await books.run(["--help"])
     let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     #expect(words.contains("NAME is one of the config's environments: local, staging."), "\(help)")
+    // `--environment` names the app's own environments, not Kernel's.
+    #expect(
+      words.contains("The api environment, one of the config's: local, staging. (BOOKS_"),
+      "\(help)")
   }
 }
