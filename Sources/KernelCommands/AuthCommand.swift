@@ -6,7 +6,9 @@ import Foundation
 /// (`environments.<name>.auth`). Nothing ever prints a secret.
 struct AuthCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "auth", abstract: "Log in to the current api environment, or out; show the state.",
+    commandName: "auth",
+    abstract:
+      "Log in to the current api environment, or out; show the state (auth status, the default).",
     discussion: """
       The environment's authenticator (environments.<name>.auth) says what a login is: \
       plainToken fetches a token from its route; oauth2 with the password grant takes \
@@ -15,7 +17,7 @@ struct AuthCommand: AsyncParsableCommand {
       need no login. The credential is kept for the environment's origin: in context.json in \
       the data dir (0600) with the persistent context.
       """,
-    subcommands: [Login.self, Status.self, Logout.self])
+    subcommands: [Login.self, Status.self, Logout.self], defaultSubcommand: Status.self)
 
   struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

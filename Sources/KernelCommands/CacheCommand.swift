@@ -6,8 +6,8 @@ import Foundation
 /// `kernel cache …`: the SQLite cache in the data dir.
 struct CacheCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "cache", abstract: "What the cache holds, or empty it.",
-    subcommands: [Stats.self, Clear.self])
+    commandName: "cache", abstract: "What the cache holds (cache stats, the default), or empty it.",
+    subcommands: [Stats.self, Clear.self], defaultSubcommand: Stats.self)
 
   struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

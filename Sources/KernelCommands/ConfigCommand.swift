@@ -4,8 +4,9 @@ import Composition
 /// `kernel config show`: every resolved value of the profile and where it came from.
 struct ConfigCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "config", abstract: "Show the resolved config, or every key the config takes.",
-    subcommands: [Show.self, Reference.self])
+    commandName: "config",
+    abstract: "Show the resolved config (config show, the default), or every key it takes.",
+    subcommands: [Show.self, Reference.self], defaultSubcommand: Show.self)
 
   /// `config reference`: the settings table as Markdown, for an app's README.
   struct Reference: AsyncParsableCommand {

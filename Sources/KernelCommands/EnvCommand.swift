@@ -4,8 +4,9 @@ import Composition
 /// `kernel env …`: the api environments and the one in use.
 struct EnvCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "env", abstract: "List the api environments, or choose the one to use.",
-    subcommands: [List.self, Use.self])
+    commandName: "env",
+    abstract: "List the api environments (env list, the default), or choose the one to use.",
+    subcommands: [List.self, Use.self], defaultSubcommand: List.self)
 
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,7 +8,8 @@ import Layers
 struct OutboxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "outbox",
-    abstract: "Writes kept until the api takes them: list, sync, retry, resolve or drop them.",
+    abstract:
+      "Writes kept until the api takes them: list (the default), sync, retry, resolve or drop them.",
     discussion: """
       A stack with an outbox over the api ([..., outbox, api]) sends each write at once and \
       keeps it here when the api cannot be reached (or answers 5xx, 408, 429); over the store \
@@ -22,7 +23,8 @@ struct OutboxCommand: AsyncParsableCommand {
       exits 0 only when nothing is left unresolved: 77 when the api refused the credential, \
       69 when writes still wait for the api, 65 when some need you.
       """,
-    subcommands: [List.self, Sync.self, Retry.self, Resolve.self, Drop.self])
+    subcommands: [List.self, Sync.self, Retry.self, Resolve.self, Drop.self],
+    defaultSubcommand: List.self)
 
   struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

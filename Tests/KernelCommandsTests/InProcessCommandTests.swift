@@ -288,6 +288,20 @@ import Testing
     #expect(ran.output.contains("Exit codes: 0 ok, 64 usage"))
   }
 
+  /// A group named alone runs the subcommand that only reads (`outbox` lists, `cache` says
+  /// stats, `env` lists, `auth` says status, `config` shows), with the group's options.
+  @Test func aGroupNamedAloneRunsItsReadingSubcommand() async {
+    for (group, reading) in [
+      ("outbox", "list"), ("cache", "stats"), ("env", "list"), ("auth", "status"),
+      ("config", "show"),
+    ] {
+      let alone = await kernel(group, "--format", "json")
+      let named = await kernel(group, reading, "--format", "json")
+      #expect(alone.code == 0 && named.code == 0, "\(group): \(alone.errors)")
+      #expect(!alone.output.isEmpty && alone.output == named.output, "\(group): \(alone.output)")
+    }
+  }
+
   @Test func anUnknownCommandIsAUsageError() async {
     let ran = await kernel("films")
     #expect(ran.code == 64)
