@@ -255,7 +255,9 @@ extension MoviesCommand {
               "rating": ["id": rating.id, "movieId": rating.movieId, "score": rating.score],
             ]))
         } else {
-          try Terminal.print("Rated movie \(rating.movieId) \(rating.score) (rating \(rating.id)).")
+          try Terminal.print(
+            "Rated movie \(rating.movieId) \(rating.score); the api keeps it as rating \(rating.id)."
+          )
         }
       }
     }

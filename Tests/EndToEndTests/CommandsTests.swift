@@ -16,6 +16,7 @@ import Testing
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
     let rated = try await kernel.run(local + ["movies", "rate", "3", "80"])
     #expect(rated.status == 0, "\(rated)")
+    #expect(rated.stdout.hasPrefix("Rated movie 3 80; the api keeps it as rating "), "\(rated)")
     let summary = await server.stop()
     #expect(summary.contains("expired tokens refused; 1 ratings applied"), "\(summary)")
   }
