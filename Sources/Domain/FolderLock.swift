@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -73,4 +75,15 @@ package struct FolderLock: Sendable {
 
   /// Unlocks by closing: the lock goes with the descriptor.
   package func release() { close(descriptor) }
+
+  /// Where `path` leads when it is a symbolic link; nil when it is not one, or is not there.
+  /// Kernel makes files in its folders, never links, so a link where one of its files goes is
+  /// another's: Kernel opens no database, writes nothing and changes no mode through it. (The
+  /// folder itself may be a link: the user names it.)
+  package static func link(at path: String) -> String? {
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+    return (try? FileManager.default.destinationOfSymbolicLink(atPath: path))
+      ?? "a file it cannot name"
+  }
 }

@@ -29,11 +29,29 @@ extension SQLiteCacheStore {
     return SQLiteCacheStore(file: file, database: writer, budget: budget, warn: warn)
   }
 
-  /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file (a
-  /// directory, a FIFO, a device, a socket): SQLite would fail on it with an I/O error that
-  /// reads like a full disk, or block on a FIFO.
+  /// Refuses a cache file, or a `-wal` or `-shm` beside it, that is not a regular file
+  /// (`unusableKind(of:)`).
   private static func checkKinds(of file: URL) throws {
+    if let (cause, fix) = unusableKind(of: file) {
+      throw StoreError.unusable(file: file.path, cause: cause, fix: fix)
+    }
+  }
+
+  /// Why a database file of Kernel's, or a `-wal` or `-shm` beside it, is not one to open, and
+  /// the fix; nil when each is a regular file or not there. A symbolic link is another's
+  /// (`FolderLock.link(at:)`): SQLite would open the database it leads to and write Kernel's
+  /// tables into it. A directory, a FIFO, a device or a socket would fail with an I/O error
+  /// that reads like a full disk, or block on a FIFO.
+  static func unusableKind(of file: URL) -> (cause: String, fix: String)? {
     for path in [file.path, file.path + "-wal", file.path + "-shm"] {
+      let named = path == file.path ? "it" : URL(fileURLWithPath: path).lastPathComponent
+      let fix = "remove \(named) or choose another --data-dir"
+      if let target = FolderLock.link(at: path) {
+        return (
+          "\(named) is a symbolic link (to \(target)), and Kernel opens no database through a"
+            + " link it did not make", fix
+        )
+      }
       var status = stat()
       guard stat(path, &status) == 0 else { continue }
       let kind: String
@@ -45,11 +63,9 @@ extension SQLiteCacheStore {
       case S_IFSOCK: kind = "a socket"
       default: kind = "not a regular file"
       }
-      let name = path == file.path ? "it" : URL(fileURLWithPath: path).lastPathComponent
-      throw StoreError.unusable(
-        file: file.path, cause: "\(name) is \(kind)",
-        fix: "remove \(path == file.path ? "it" : name) or choose another --data-dir")
+      return ("\(named) is \(kind)", fix)
     }
+    return nil
   }
 
   /// The writing connection; a file that is not a database or is corrupt is moved aside (with

@@ -38,6 +38,9 @@ public final class SQLiteOutboxStore: OutboxStore {
   public static func open(at file: URL, busyTimeout: Duration = .seconds(5)) throws
     -> SQLiteOutboxStore
   {
+    if let (cause, fix) = SQLiteCacheStore.unusableKind(of: file) {
+      throw OutboxError(file: file.path, doing: "opened", cause: cause, fix: fix)
+    }
     do {
       try FileManager.default.createDirectory(
         at: file.deletingLastPathComponent(), withIntermediateDirectories: true,

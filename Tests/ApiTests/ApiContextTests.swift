@@ -137,6 +137,31 @@ import Testing
       ])
   }
 
+  /// A link in the context file's place is another's: read through it is nothing, its target's
+  /// mode is not changed, and a save is refused rather than written through it or over it.
+  @Test func aLinkInTheContextFilesPlaceIsNeitherReadNorWrittenThrough() throws {
+    let file = temporaryFile()
+    let folder = file.deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let other = folder.appendingPathComponent("someone-elses.json")
+    let theirs = Data(#"{"environment": "local", "tokens": {}}"#.utf8)
+    try theirs.write(to: other)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: other.path)
+    try FileManager.default.createSymbolicLink(at: file, withDestinationURL: other)
+    let warnings = Recorder<String>()
+    let context = try open(file, warnings: warnings)
+    #expect(context.environment == .sample)
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.contains("is a symbolic link (to \(other.path))") == true)
+    #expect(throws: ApiError.self) { try context.store(token: AuthToken("secret")) }
+    #expect(try Data(contentsOf: other) == theirs)
+    let mode = try FileManager.default.attributesOfItem(atPath: other.path)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o644)
+    let kind = try FileManager.default.attributesOfItem(atPath: file.path)[.type]
+    #expect(kind as? FileAttributeType == .typeSymbolicLink)
+  }
+
   @Test func aTokenBelongsToItsOriginNotToTheEnvironmentsName() throws {
     let file = temporaryFile()
     defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

@@ -66,6 +66,39 @@ import Testing
     #expect(stats.status == 78 && stats.stderr == sentence + "\n", "\(stats)")
   }
 
+  /// A link planted where the cache goes, to another program's database: offline it is one
+  /// sentence naming where it leads, layered a warning and the api's answer, and that database
+  /// gains nothing: no `cache_entry`, no WAL file.
+  @Test func aCacheThatIsALinkIsRefusedAndTheDatabaseItLeadsToUntouched() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try FileManager.default.createDirectory(
+      at: kernel.dataDirectory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    let other = kernel.workingDirectory.appendingPathComponent("theirs.db")
+    let theirs = try DatabaseQueue(path: other.path)
+    try await theirs.write { db in try db.execute(sql: "CREATE TABLE mine (x)") }
+    try theirs.close()
+    let file = kernel.dataDirectory.appendingPathComponent("cache.sqlite")
+    try FileManager.default.createSymbolicLink(at: file, withDestinationURL: other)
+    let sentence =
+      "The cache \(file.path) cannot be opened: it is a symbolic link (to \(other.path)), and"
+      + " Kernel opens no database through a link it did not make; remove it or choose another"
+      + " --data-dir."
+
+    let offline = try await kernel.run(["--profile", "offline", "movies", "get", "1"])
+    #expect(offline.status == 78 && offline.stderr == sentence + "\n", "\(offline)")
+    let layered = try await kernel.run(["movies", "get", "1"])
+    #expect(layered.status == 0 && layered.stdout.contains("Finding Dory"), "\(layered)")
+    #expect(layered.stderr == "warning: \(sentence) Answering from the api without the cache.\n")
+
+    let tables = try await DatabaseQueue(path: other.path).read { db in
+      try String.fetchAll(db, sql: "SELECT name FROM sqlite_master")
+    }
+    #expect(tables == ["mine"])
+    #expect(!FileManager.default.fileExists(atPath: other.path + "-wal"))
+  }
+
   @Test func aNewerCacheIsRefusedWithItsExitCode() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -122,6 +122,37 @@ import Testing
     }
   }
 
+  /// A link in the place of the cache, the outbox or either's `-wal` or `-shm` is refused,
+  /// naming where it leads, and the database it leads to is left untouched: SQLite would open
+  /// it and write Kernel's tables into it.
+  @Test(arguments: ["cache", "outbox"], ["", "-wal", "-shm"])
+  func aLinkInTheStoresPlaceIsRefusedAndWhatItLeadsToUntouched(
+    store: String, suffix: String
+  ) async throws {
+    let folder = try TemporaryDirectory("store")
+    defer { folder.remove() }
+    let other = folder.appending("other.db")
+    let queue = try DatabaseQueue(path: other.path)
+    try await queue.write { db in try db.execute(sql: "CREATE TABLE mine (x)") }
+    try queue.close()
+    let before = try Data(contentsOf: other)
+    let file = folder.appending("\(store).sqlite")
+    #expect(symlink(other.path + suffix, file.path + suffix) == 0)
+    #expect {
+      if store == "cache" {
+        _ = try SQLiteCacheStore.open(at: file)
+      } else {
+        _ = try SQLiteOutboxStore.open(at: file)
+      }
+    } throws: { error in
+      let text = "\(error)"
+      return text.contains("is a symbolic link (to \(other.path + suffix))")
+        && ServiceFailure.of(error) == .configuration
+    }
+    #expect(try Data(contentsOf: other) == before)
+    #expect(!FileManager.default.fileExists(atPath: other.path + "-wal"))
+  }
+
   @Test func clearingACacheAnotherProcessLockedIsTheCachesFailure() async throws {
     let folder = try TemporaryDirectory("store")
     defer { folder.remove() }

@@ -108,6 +108,13 @@ package final class PersistentApiContext: ApiContext {
 
   /// The state on disk, or nil when there is none or it is unreadable (then moved aside).
   private static func load(_ file: URL, warn: (String) -> Void) -> ContextState? {
+    if let target = FolderLock.link(at: file.path) {
+      warn(
+        "The api context file \(file.path) is a symbolic link (to \(target)), and Kernel reads no"
+          + " context through a link it did not make; it was left as it is and this run uses the"
+          + " defaults: remove the link to keep a context there.")
+      return nil
+    }
     guard FileManager.default.fileExists(atPath: file.path) else { return nil }
     var status = stat()
     if stat(file.path, &status) == 0, status.st_mode & 0o077 != 0 {
@@ -162,6 +169,12 @@ package final class PersistentApiContext: ApiContext {
 
   /// `save` by a caller that holds the folder's lock already.
   private func save(holding lock: FolderLock, _ change: (inout ContextState) -> Void) throws {
+    if let target = FolderLock.link(at: file.path) {
+      throw ApiError.contextStorage(
+        file: file.path,
+        reason: "it is a symbolic link (to \(target)), and Kernel writes nothing through a link"
+          + " it did not make, nor over it; remove the link")
+    }
     var current = try onDisk()
     change(&current)
     try persist(current)
@@ -222,7 +235,7 @@ package final class PersistentApiContext: ApiContext {
     let folder = file.deletingLastPathComponent()
     let temporary = folder.appendingPathComponent(
       ".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else {
       throw ApiError.contextStorage(
         file: file.path, reason: "it could not be written (\(String(cString: strerror(errno))))")
