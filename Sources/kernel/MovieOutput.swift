@@ -7,7 +7,7 @@ import Synchronization
 
 /// Prints movies as a table with a footer naming their origin and age, or as the contract's
 /// JSON: `{"origin": …, "movies": [{"id", "name", "year", "releaseDate", "grossing", "rating",
-/// "cast": [{"name"}]}]}`.
+/// "cast": [{"name"}]}]}`, with `"missing": [ids]` when `movies get` could not have some.
 enum MovieOutput {
   /// Starts the run, and prints what `fetch` gets from the profile's stack for `movies`.
   ///
@@ -38,7 +38,11 @@ enum MovieOutput {
       if invocation.format == .text { try Terminal.print("The api's answer is the same.") }
     } else {
       switch invocation.format {
-      case .json: try printJSON(movies, fields: fetched.fields)
+      case .json:
+        // A script learns which ids were not had from the JSON, not only from the exit code.
+        var fields = fetched.fields
+        if let missing { fields["missing"] = .array(missing.missing.map { .integer($0) }) }
+        try printJSON(movies, fields: fields)
       default:
         try Terminal.print(table(movies))
         try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))

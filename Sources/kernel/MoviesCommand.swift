@@ -28,7 +28,11 @@ struct MoviesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "get",
       abstract: "Movies by id, several at once (bounded), in the order given.",
-      discussion: "Shows progress on a terminal, none when stderr is piped.")
+      discussion: """
+        Shows progress on a terminal, none when stderr is piped. When some ids cannot be had, \
+        the others are shown, one sentence names the rest, and the exit code is the first's \
+        cause (66 not found); JSON lists them as "missing".
+        """)
     @OptionGroup var global: GlobalOptions
 
     @Argument(

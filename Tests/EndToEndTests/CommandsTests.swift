@@ -152,6 +152,12 @@ extension CommandsTests {
     #expect(
       run.stderr.hasPrefix("Movie 999 of 3 could not be had, the others are shown: ")
         && run.stderr.contains("HTTP 404"), "\(run)")
+    // JSON names the ids it could not have, for a script.
+    let json = try await kernel.run(
+      ["--profile", "api", "movies", "get", "1", "999", "2", "998", "--format", "json"])
+    #expect(json.status == 66, "\(json)")
+    #expect(json.json?["missing"] as? [Int] == [998, 999], "\(json)")
+    #expect((json.json?["movies"] as? [Any])?.count == 2, "\(json)")
     let none = try await kernel.run(["--profile", "api", "movies", "get", "998", "999"])
     #expect(none.status == 66 && none.stdout.isEmpty, "\(none)")
     #expect(none.stderr.hasPrefix("No movie could be had: "), "\(none)")
