@@ -21,7 +21,8 @@ extension Answer {
     switch origin {
     case .cache: return "\(what) from cache, \(age)"
     case .local where isComplete:
-      return "\(what) found among those stored, all there are as of a complete list \(age)"
+      return "\(what) found among those stored, all there are as of the last complete list or sync,"
+        + " \(age)"
     case .local:
       return "\(what) found among those stored (a local query: the api may know more), \(age)"
     case .pending:

@@ -38,6 +38,11 @@ import Testing
       let first = try await kernel.run(local + ["sync"])
       #expect(first.status == 0, "\(first)")
       #expect(first.stdout == "+15 ~0 -0 movies (1 page)\n", "\(first)")
+      // Every movie there is is stored: a local query says so, and a year with none is empty.
+      let synced = try await kernel.run(offline + ["movies", "top-rated", "--year", "2016"])
+      #expect(synced.stdout.contains("all there are as of the last complete list or sync"))
+      let none = try await kernel.run(offline + ["movies", "top-rated", "--year", "1990"])
+      #expect(none.status == 0 && none.stdout.contains("0 movies found"), "\(none)")
       #expect(try await kernel.run(offline + ["movies", "get", "3"]).status == 0)
       #expect(try await kernel.run(offline + ["movies", "rate", "5", "90"]).status == 0)
       #expect(try await kernel.run(offline + ["movies", "rate", "4", "70"]).status == 0)
@@ -70,6 +75,7 @@ import Testing
       let json = ["--format", "json"]
       let rated = try await kernel.run(offline + ["movies", "top-rated", "--year", "2016"] + json)
       #expect(!rated.movieIDs.isEmpty && !rated.movieIDs.contains(3), "\(rated)")
+      #expect(rated.json?["complete"] as? Bool == true, "\(rated)")
       let changed = try await kernel.run(offline + ["movies", "get", "2"] + json)
       #expect((changed.json?["movies"] as? [[String: Any]])?.first?["rating"] as? Double == 12.5)
       let pending = try await kernel.run(offline + ["movies", "get", "5"] + json)

@@ -131,7 +131,7 @@ extension ServiceCall where Value == [Chore] {
   }
 
   @Test func aFeedAppliesCreatedUpdatedAndDeletedAndAsksOnlyForWhatIsNew() async throws {
-    try await Self.withTasks { server, layered, offline, _ in
+    try await Self.withTasks { server, layered, offline, store in
       for id in 1...5 { server.put(Chore(id: id, title: "task \(id)")) }
       let heard = Mutex<[Int]>([])
       let first = try await layered.sync(.tasks) { summary in
@@ -140,7 +140,10 @@ extension ServiceCall where Value == [Chore] {
       #expect(first.description == "+5 ~0 -0 tasks")
       #expect(first.pages == 3 && heard.withLock { $0 } == [1, 2, 3])
       #expect(server.asked == ["0", "2", "4"])
-      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4, 5])
+      let all = try await offline.answer(.stored)
+      #expect(all.value.map(\.id) == [1, 2, 3, 4, 5])
+      // A feed's last page applied, the store holds every task there is, and says so.
+      #expect(all.isComplete)
 
       server.put(Chore(id: 2, title: "task 2, changed"))
       server.delete(3)
@@ -156,6 +159,10 @@ extension ServiceCall where Value == [Chore] {
       let third = try await layered.sync(.tasks)
       #expect(third.description == "+0 ~0 -0 tasks" && third.pages == 1)
       #expect(server.asked.last == "8")
+      #expect(try await offline.answer(.stored).isComplete)
+      // A task the store lost (evicted to keep its budget) makes it incomplete until a sync.
+      try await store.remove("p Chore/6")
+      #expect(try await !offline.answer(.stored).isComplete)
     }
   }
 
@@ -166,12 +173,14 @@ extension ServiceCall where Value == [Chore] {
       for id in 1...6 { server.put(Chore(id: id, title: "task \(id)")) }
       server.state.withLock { $0.failAfter = 2 }
       await #expect(throws: (any Error).self) { try await layered.sync(.tasks) }
-      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4])
+      let half = try await offline.answer(.stored)
+      #expect(half.value.map(\.id) == [1, 2, 3, 4] && !half.isComplete)
       server.state.withLock { $0.failAfter = nil }
       let resumed = try await layered.sync(.tasks)
       #expect(resumed.description == "+2 ~0 -0 tasks")
       #expect(server.asked == ["0", "2", "4", "4"])
-      #expect(try await offline.answer(.stored).value.map(\.id) == [1, 2, 3, 4, 5, 6])
+      let all = try await offline.answer(.stored)
+      #expect(all.value.map(\.id) == [1, 2, 3, 4, 5, 6] && all.isComplete)
     }
   }
 

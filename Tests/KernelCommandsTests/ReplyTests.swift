@@ -126,7 +126,8 @@ extension ReplyTests {
     let complete = answer
     #expect(
       complete.footer("2 products")
-        == "2 products found among those stored, all there are as of a complete list 2 min old")
+        == "2 products found among those stored, all there are as of the last complete list or"
+        + " sync, 2 min old")
     #expect(complete.fields == ["origin": .string("local"), "complete": .boolean(true)])
     #expect(complete.map(\.count).isComplete)
   }

@@ -163,7 +163,10 @@ extension CachingLayer {
   }
 
   /// The scope of `shape`'s entities in this partition: what a local query looks among.
-  func scope<Value>(of shape: EntityShape<Value>) -> String { partition + "|" + shape.type }
+  func scope<Value>(of shape: EntityShape<Value>) -> String { scope(ofType: shape.type) }
+
+  /// The scope of the entities of `type` in this layer's partition: `<partition>|Movie`.
+  func scope(ofType type: String) -> String { partition + "|" + type }
 
   /// The rows that keep `answer` of `call`: its entities once each (an item call's is the
   /// answer itself), and for a list the answer as their keys; else the answer whole.
@@ -209,7 +212,7 @@ extension CachingLayer {
     let type = entity.held?.type ?? type
     return CacheEntry(
       key: storeKey(EntityShape<Never>.key(type: type, id: entity.id)), payload: entity.payload,
-      storedAt: now, scope: partition + "|" + type,
+      storedAt: now, scope: scope(ofType: type),
       modelVersion: entity.held?.modelVersion ?? modelVersion,
       mergesFields: entity.held != nil || !whole)
   }

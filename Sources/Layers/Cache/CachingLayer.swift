@@ -183,6 +183,25 @@ public struct CachingLayer: ServiceLayer {
     }
   }
 
+  /// Says every entity of `type` there is is stored (`completeKey`): a changes feed of the type
+  /// answered its last page, and a feed's entities, from the start, are all there are. The
+  /// marker holds the keys stored (the ones it held, and those the feed `delivered`), so an
+  /// entity evicted to keep the budget still makes the store incomplete; deletions leave it as
+  /// they leave every list.
+  func markComplete(type: String, delivered: [String], at date: Date) async throws {
+    let key = completeKey(type)
+    var keys: [String]
+    if let marker = try await store.entry(for: key), let held = marker.references {
+      keys = held
+    } else {
+      let all = LocalQuery(summary: "every stored \(type)")
+      keys = try await store.query(scope: scope(ofType: type), all).map(\.key)
+    }
+    var seen = Set(keys)
+    for stored in delivered where seen.insert(stored).inserted { keys.append(stored) }
+    try await store.store(CacheEntry(key: key, payload: Data(), storedAt: date, references: keys))
+  }
+
   /// The store's key of `key` in this layer's partition.
   func storeKey(_ key: String) -> String { partition.isEmpty ? key : partition + " " + key }
 

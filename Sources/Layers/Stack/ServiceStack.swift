@@ -96,6 +96,8 @@ public struct ServiceStack: Sendable {
     guard let cache else { throw LayerError.syncNeedsStore(feed: feed.name) }
     let tokenKey = cache.storeKey(feed.key)
     var summary = SyncSummary(name: feed.name)
+    let scope = cache.scope(ofType: feed.type)
+    var delivered: [String] = []
     summary.token = try await cache.store.entry(for: tokenKey).flatMap { entry in
       let token = String(data: entry.payload, encoding: .utf8) ?? ""
       return entry.isGone || token.isEmpty ? nil : token
@@ -109,6 +111,7 @@ public struct ServiceStack: Sendable {
         cache.row(
           of: entity, type: feed.type, modelVersion: feed.modelVersion, whole: true, at: now)
       }
+      delivered += entities.lazy.filter { $0.scope == scope }.map(\.key)
       let (asked, token) = (summary.token, page.token ?? summary.token)
       try await cache.store.apply(
         StoredChanges(
@@ -125,8 +128,12 @@ public struct ServiceStack: Sendable {
       summary.token = token
       progress?(summary)
       // A feed that says there is more but gives no new token would be asked the same forever.
-      guard page.hasMore, let next = page.token, next != asked else { return summary }
+      guard page.hasMore, let next = page.token, next != asked else { break }
     }
+    // Its last page applied, the store holds every entity of the type the api has: local
+    // queries of it say so (`Answer.isComplete`).
+    try await cache.markComplete(type: feed.type, delivered: delivered, at: Date())
+    return summary
   }
 
   /// The writer this stack is: its outbox layer's outbox, its api, its caching layer's store.
