@@ -43,9 +43,7 @@ enum MovieOutput {
         var fields = fetched.fields
         if let missing { fields["missing"] = .array(missing.missing.map { .integer($0) }) }
         try printJSON(movies, fields: fields)
-      default:
-        try Terminal.print(table(movies))
-        try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
+      default: try printText(movies, fetched)
       }
     }
     if let missing { throw missing }
@@ -61,10 +59,7 @@ enum MovieOutput {
     { element, _ in
       switch (element, format) {
       case (.answer(let fetched), .json): try printJSON(list(fetched.value), fields: fetched.fields)
-      case (.answer(let fetched), _):
-        let movies = list(fetched.value)
-        try Terminal.print(table(movies))
-        try Terminal.print(fetched.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
+      case (.answer(let fetched), _): try printText(list(fetched.value), fetched)
       case (.nothingStored, .json): try printJSON([], fields: ["origin": .string("none")])
       case (.nothingStored, _): try Terminal.print("Nothing is stored for it yet; watching.")
       case (.failed(let failure), _), (.ended(let failure), _):
@@ -135,6 +130,12 @@ enum MovieOutput {
       try container.encode(movie.rating.isFinite ? movie.rating : nil, forKey: .rating)
       try container.encode(movie.cast, forKey: .cast)
     }
+  }
+
+  /// The table, none for no movies (a header over nothing), then the footer of `answer`.
+  static func printText<Value>(_ movies: [Movie], _ answer: Answer<Value>) throws {
+    if !movies.isEmpty { try Terminal.print(table(movies)) }
+    try Terminal.print(answer.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
   }
 
   static func table(_ movies: [Movie]) -> String {
