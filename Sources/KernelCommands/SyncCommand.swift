@@ -18,7 +18,7 @@ struct SyncCommand: AsyncParsableCommand {
       last page applied, nothing applied twice. Deleted entities leave every stored list; an \
       entity with an edit not yet sent keeps showing the edit. Says what changed \
       (+created ~updated -deleted); with --watch, syncs again every --every seconds until \
-      Ctrl-C. Needs a profile that reaches the api (exit 69 under offline).
+      Ctrl-C (exit 0). Needs a profile that reaches the api (exit 69 under offline).
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -42,6 +42,11 @@ struct SyncCommand: AsyncParsableCommand {
   func run() async throws {
     let invocation = try Invocation(global)
     let composed = try invocation.services()
+    // Ctrl-C ends a watch with exit 0, as every --watch does.
+    let interrupted = watch ? Invocation.exitOnInterrupt() : []
+    defer {
+      for source in interrupted { source.cancel() }
+    }
     repeat {
       let shows = Terminal.showsProgress
       let (writes, summaries) = try await composed.makeCurrent {

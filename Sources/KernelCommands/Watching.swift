@@ -64,8 +64,9 @@ extension Invocation {
     }
   }
 
-  /// Ctrl-C and SIGTERM end a watch: the process exits 0 with its output written.
-  private static func exitOnInterrupt() -> [any DispatchSourceSignal] {
+  /// Ctrl-C and SIGTERM end a watch (and `sync --watch`): the process exits 0 with its output
+  /// written. A store's transaction under way then is rolled back by SQLite, as after a kill.
+  static func exitOnInterrupt() -> [any DispatchSourceSignal] {
     [SIGINT, SIGTERM].map { number in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number)

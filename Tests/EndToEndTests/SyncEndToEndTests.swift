@@ -93,7 +93,7 @@ import Testing
 
   /// `--watch` syncs again every `--every` seconds, saying each time what changed, until it
   /// is stopped; a profile with no store has nothing to sync into (78), one with no api nothing
-  /// to sync from (69), each said in a sentence.
+  /// to sync from (69), each said in a sentence. Ctrl-C ends the watch with exit 0.
   @Test func syncWatchesAndSaysWhyAProfileCannotSync() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
@@ -105,8 +105,10 @@ import Testing
         SampleChanges.answer(deleted: [4], timestamp: 16)
       }
       #expect(await watching.stdout.wait(for: "+0 ~0 -1 movies", limit: .seconds(30)))
-      watching.process.terminate()
-      _ = try await watching.finish(within: .seconds(10))
+      // Ctrl-C ends the watch with exit 0, as every --watch.
+      watching.process.send(SIGINT)
+      let ended = try await watching.finish(within: .seconds(10))
+      #expect(ended.status == 0, "\(ended)")
 
       let api = try await kernel.run(local + ["--profile", "api", "sync"])
       #expect(api.status == 78, "\(api)")
