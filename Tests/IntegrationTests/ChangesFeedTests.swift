@@ -23,8 +23,9 @@ private final class TaskServer: Sendable {
     var created: Int
     var changed: Int
   }
-  let state = Mutex<(time: Int, records: [Int: Record], asked: [String], failAfter: Int?)>(
-    (0, [:], [], nil))
+  let state = Mutex<
+    (time: Int, records: [Int: Record], asked: [String], failAfter: Int?, deleteAsked: [Int: Int])
+  >((0, [:], [], nil, [:]))
 
   func put(_ task: Chore) {
     state.withLock { state in
@@ -45,7 +46,9 @@ private final class TaskServer: Sendable {
   var asked: [String] { state.withLock { $0.asked } }
 
   func page(since: Int, perPage: Int) -> SampleResponse {
-    state.withLock { state -> SampleResponse in
+    // A task deleted as the page after `since` is asked (`deleteAsked`): mid-sync.
+    if let id = state.withLock({ $0.deleteAsked.removeValue(forKey: since) }) { delete(id) }
+    return state.withLock { state -> SampleResponse in
       state.asked.append("\(since)")
       if let left = state.failAfter {
         guard left > 0 else { return SampleResponse(status: 503) }
@@ -163,6 +166,23 @@ extension ServiceCall where Value == [Chore] {
       // A task the store lost (evicted to keep its budget) makes it incomplete until a sync.
       try await store.remove("p Chore/6")
       #expect(try await !offline.answer(.stored).isComplete)
+    }
+  }
+
+  /// A task the feed delivers and then, in a later page of the same sync, deletes is not
+  /// counted among those stored: the store still says it holds every task, rightly.
+  @Test func aTaskCreatedAndDeletedInOneSyncLeavesTheStoreComplete() async throws {
+    try await Self.withTasks { server, layered, offline, store in
+      for id in 1...4 { server.put(Chore(id: id, title: "task \(id)")) }
+      server.state.withLock { $0.deleteAsked = [2: 1] }
+      let synced = try await layered.sync(.tasks)
+      #expect(synced.description == "+4 ~0 -1 tasks")
+      let all = try await offline.answer(.stored)
+      #expect(all.value.map(\.id) == [2, 3, 4] && all.isComplete)
+      // What says so holds the three: a deleted task's tombstone, once dropped, would make it
+      // say the store lacks one.
+      let held = try await store.entry(for: "p Chore?complete")?.references
+      #expect(held.map(Set.init) == ["p Chore/2", "p Chore/3", "p Chore/4"])
     }
   }
 

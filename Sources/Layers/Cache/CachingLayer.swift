@@ -185,14 +185,16 @@ public struct CachingLayer: ServiceLayer {
 
   /// Says every entity of `type` there is is stored (`completeKey`): a changes feed of the type
   /// answered its last page, and a feed's entities, from the start, are all there are. The
-  /// marker holds the keys stored (the ones it held, and those the feed `delivered`), so an
-  /// entity evicted to keep the budget still makes the store incomplete; deletions leave it as
-  /// they leave every list.
-  func markComplete(type: String, delivered: [String], at date: Date) async throws {
+  /// marker holds the keys stored (the ones it held, and those the feed `delivered`, but not
+  /// those it deleted: `gone`), so an entity evicted to keep the budget still makes the store
+  /// incomplete.
+  func markComplete(type: String, delivered: [String], gone: Set<String>, at date: Date)
+    async throws
+  {
     let key = completeKey(type)
     var keys: [String]
     if let marker = try await store.entry(for: key), let held = marker.references {
-      keys = held
+      keys = held.filter { !gone.contains($0) }
     } else {
       let all = LocalQuery(summary: "every stored \(type)")
       keys = try await store.query(scope: scope(ofType: type), all).map(\.key)

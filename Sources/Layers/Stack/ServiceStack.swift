@@ -97,7 +97,8 @@ public struct ServiceStack: Sendable {
     let tokenKey = cache.storeKey(feed.key)
     var summary = SyncSummary(name: feed.name)
     let scope = cache.scope(ofType: feed.type)
-    var delivered: [String] = []
+    // The keys of the feed's own entities this sync touched: true while the feed has it.
+    var delivered: [String: Bool] = [:]
     summary.token = try await cache.store.entry(for: tokenKey).flatMap { entry in
       let token = String(data: entry.payload, encoding: .utf8) ?? ""
       return entry.isGone || token.isEmpty ? nil : token
@@ -111,15 +112,15 @@ public struct ServiceStack: Sendable {
         cache.row(
           of: entity, type: feed.type, modelVersion: feed.modelVersion, whole: true, at: now)
       }
-      delivered += entities.lazy.filter { $0.scope == scope }.map(\.key)
+      let gone = page.deleted.map {
+        cache.storeKey(EntityShape<Never>.key(type: feed.type, id: $0))
+      }
+      for entity in entities where entity.scope == scope { delivered[entity.key] = true }
+      for key in gone { delivered[key] = false }
       let (asked, token) = (summary.token, page.token ?? summary.token)
       try await cache.store.apply(
         StoredChanges(
-          entities: entities,
-          gone: page.deleted.map {
-            cache.storeKey(EntityShape<Never>.key(type: feed.type, id: $0))
-          },
-          goneAt: now,
+          entities: entities, gone: gone, goneAt: now,
           token: CacheEntry(key: tokenKey, payload: Data((token ?? "").utf8), storedAt: now)))
       summary.created += page.created.count { $0.held == nil }
       summary.updated += page.updated.count { $0.held == nil }
@@ -132,7 +133,9 @@ public struct ServiceStack: Sendable {
     }
     // Its last page applied, the store holds every entity of the type the api has: local
     // queries of it say so (`Answer.isComplete`).
-    try await cache.markComplete(type: feed.type, delivered: delivered, at: Date())
+    try await cache.markComplete(
+      type: feed.type, delivered: delivered.filter(\.value).map(\.key),
+      gone: Set(delivered.filter { !$0.value }.map(\.key)), at: Date())
     return summary
   }
 
