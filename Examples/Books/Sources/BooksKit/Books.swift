@@ -31,10 +31,12 @@ extension ServiceCall where Value == Book {
 }
 
 extension ServiceCall where Value == [Book] {
-  /// `GET books`, every page, kept as the ids of its books.
+  /// `GET books`, every page, kept as the ids of its books; never kept (`books sync` alone
+  /// stored books), the stored books by id.
   public static let shelf = ServiceCall(
     .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"),
-    summary: "the shelf", entities: .list(Book.self))
+    summary: "the shelf", entities: .list(Book.self),
+    local: LocalQuery(order: [.init(\Book.id)], summary: "the stored books"))
 }
 
 extension ChangesFeed {

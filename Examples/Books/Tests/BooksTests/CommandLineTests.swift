@@ -71,7 +71,8 @@ import Testing
 
   /// `books sync` brings the store up to date with the library's changes feed (a flat
   /// `{items, deleted, next_cursor}` feed, one declaration): a book added shows offline, one
-  /// deleted leaves the shelf and answers "not found"; a second sync asks from the kept cursor.
+  /// deleted leaves the shelf and answers "not found"; a second sync asks from the kept cursor;
+  /// after a sync alone, the shelf offline is every stored book.
   @Test func syncAppliesTheLibrarysChangesFeed() async throws {
     let books = try Self.books()
     defer { books.cleanUp() }
@@ -93,6 +94,18 @@ import Testing
     let added = try await books.run(offline + ["get", "4"])
     #expect(added.status == 0 && added.stdout.contains("Middlemarch"), "\(added)")
     #expect(try await books.run(offline + ["get", "2"]).status == 66)
+
+    // With nothing but a sync stored, the shelf offline is the stored books, all there are.
+    let synced = try Self.books()
+    defer { synced.cleanUp() }
+    let library = try await ServedCommand(synced, ["--fixtures", Self.fixtures])
+    defer { library.terminate() }
+    let there = ["--base-url", library.baseURL]
+    #expect(try await synced.run(there + ["sync"]).status == 0)
+    let stored = try await synced.run(
+      there + ["--profile", "offline", "shelf", "--format", "json"])
+    let ids = (stored.json?["books"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+    #expect(ids == [3, 4] && stored.json?["complete"] as? Bool == true, "\(stored)")
   }
 
   @Test func kernelsCommandsWorkUnderTheAppsNamePrefixAndDataDir() async throws {
