@@ -159,10 +159,14 @@ extension ServiceCall where Value == [Chore] {
       let gone = await #expect(throws: LayerError.self) { try await offline.answer(.task(id: 3)) }
       #expect(gone.map { if case .gone(what: "chore 3", _) = $0 { true } else { false } } == true)
 
+      let marker = try #require(try await store.entry(for: "p Chore?complete"))
       let third = try await layered.sync(.tasks)
       #expect(third.description == "+0 ~0 -0 tasks" && third.pages == 1)
       #expect(server.asked.last == "8")
       #expect(try await offline.answer(.stored).isComplete)
+      // A sync that changed nothing renews when the store was last complete, keys as they were.
+      let renewed = try #require(try await store.entry(for: "p Chore?complete"))
+      #expect(renewed.storedAt > marker.storedAt && renewed.references == marker.references)
       // A task the store lost (evicted to keep its budget) makes it incomplete until a sync.
       try await store.remove("p Chore/6")
       #expect(try await !offline.answer(.stored).isComplete)

@@ -194,6 +194,10 @@ public struct CachingLayer: ServiceLayer {
     let key = completeKey(type)
     var keys: [String]
     if let marker = try await store.entry(for: key), let held = marker.references {
+      // A sync that changed nothing renews the marker's time, not its (long) list of keys.
+      guard !delivered.isEmpty || !gone.isEmpty else {
+        return try await store.renew(key, storedAt: date, validators: CacheValidators())
+      }
       keys = held.filter { !gone.contains($0) }
     } else {
       let all = LocalQuery(summary: "every stored \(type)")
