@@ -47,6 +47,9 @@ public struct KernelApp: Sendable {
     self.catalog = catalog
   }
 
+  /// Kernel's own version (`0.1.0`), as its `User-Agent` and `--version` say it.
+  public static var kernelVersion: String { KernelVersion.current }
+
   /// Adds one feature's registrations to the catalog.
   public mutating func add(_ assembly: some Assembly) { catalog.add(assembly) }
 

@@ -25,6 +25,9 @@ public struct CommandLineApp: Sendable {
   public var commands: [any ParsableCommand.Type]
   /// Commands whose many numeric arguments are taken out before parsing (see `BulkArguments`).
   public var bulkArguments: [BulkArguments]
+  /// The app's own version, which `--version` prints with Kernel's (`books 1.2 (Kernel 0.1.0)`);
+  /// nil, the default: Kernel's alone (`books (Kernel 0.1.0)`).
+  public var version: String?
   /// The app's own fixture folder (relative to the working directory), what `serve` answers
   /// without `--fixtures`; nil: its sample api, if it has one. Set with `serve` by KernelServe's
   /// `serving(fixtures:)` or `serving(_:fixtures:)`.
@@ -228,6 +231,8 @@ struct AppCommand: AsyncParsableCommand {
     let name = line.app.name
     let variables = ["PROFILE", "ENVIRONMENT", "BASE_URL", "CONFIG", "DATA_DIR", "FORMAT"]
       .map { "\(prefix)_\($0)" }.joined(separator: ", ")
+    let version =
+      (line.version.map { "\(name) \($0)" } ?? name) + " (Kernel \(KernelApp.kernelVersion))"
     return CommandConfiguration(
       commandName: name, abstract: line.abstract,
       discussion: """
@@ -244,7 +249,7 @@ struct AppCommand: AsyncParsableCommand {
         when the output cannot be written, 141 when its reader has gone; 70 a failure Kernel \
         could not name (a fault of its own: please report it with the -v log). A cache that \
         cannot be written only warns: the answer is still printed.
-        """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples),
+        """ + (line.examples.isEmpty ? "" : "\n\n" + line.examples), version: version,
       subcommands: line.commands + line.generic)
   }
 

@@ -22,10 +22,10 @@ public enum Failure {
     }
     // ArgumentParser's own errors (help, version, usage) are the ones it gives a code other
     // than plain failure: its message, written here so a failed write is seen.
+    // Its code is asked once: each asking builds the help of the whole command stack.
     if !(error is UsageError), ServiceFailure.of(error) == nil,
-      AppCommand.exitCode(for: error) != .failure
+      case let code = AppCommand.exitCode(for: error), code != .failure
     {
-      let code = AppCommand.exitCode(for: error)
       let message = AppCommand.fullMessage(for: error)
       if code == .success {
         if !message.isEmpty {

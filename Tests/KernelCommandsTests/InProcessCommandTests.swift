@@ -302,6 +302,18 @@ import Testing
     }
   }
 
+  /// `--version` says the app's name and Kernel's version, with the app's own when it gives one.
+  @Test func versionSaysTheAppsAndKernelsVersions() async {
+    let ran = await kernel("--version")
+    #expect(ran.code == 0 && ran.errors.isEmpty, "\(ran.errors)")
+    #expect(ran.output == "kernel (Kernel \(KernelApp.kernelVersion))\n")
+    var line = CommandLineApp(KernelApp(name: "books"), abstract: "Books.")
+    line.version = "1.2"
+    let captured = CapturedOutput()
+    #expect(await line.run(["--version"], output: captured.output(), variables: [:]) == 0)
+    #expect(captured.standardOutput == "books 1.2 (Kernel \(KernelApp.kernelVersion))\n")
+  }
+
   @Test func anUnknownCommandIsAUsageError() async {
     let ran = await kernel("films")
     #expect(ran.code == 64)
