@@ -183,25 +183,40 @@ public struct CachingLayer: ServiceLayer {
     }
   }
 
+  /// Before a changes feed of `type` is asked from the start: the type is not known to be
+  /// complete until its last page is applied (`markComplete`), however the sync ends. The marker
+  /// holds one key that is never stored, so it says "incomplete" until then.
+  func markSyncing(type: String, at date: Date) async throws {
+    try await store.store(
+      CacheEntry(
+        key: completeKey(type), payload: Data(), storedAt: date,
+        references: [storeKey(type + "?syncing")]))
+  }
+
   /// Says every entity of `type` there is is stored (`completeKey`): a changes feed of the type
-  /// answered its last page, and a feed's entities, from the start, are all there are. The
-  /// marker holds the keys stored (the ones it held, and those the feed `delivered`, but not
-  /// those it deleted: `gone`), so an entity evicted to keep the budget still makes the store
-  /// incomplete.
+  /// answered its last page, and a feed's entities, from the start, are all there are. After a
+  /// sync from the start (`markSyncing`, perhaps stopped and resumed since), the marker holds
+  /// every stored key of the type; after a later sync, the keys it held and those the feed
+  /// `delivered`, but not those it deleted (`gone`). So an entity evicted to keep the budget
+  /// still makes the store incomplete, until the next complete list. With no marker (lost to
+  /// the budget during a sync), nothing is claimed.
   func markComplete(type: String, delivered: [String], gone: Set<String>, at date: Date)
     async throws
   {
     let key = completeKey(type)
+    guard let marker = try await store.entry(for: key), let held = marker.references else {
+      return
+    }
     var keys: [String]
-    if let marker = try await store.entry(for: key), let held = marker.references {
+    if held.contains(storeKey(type + "?syncing")) {
+      let all = LocalQuery(summary: "every stored \(type)")
+      keys = try await store.query(scope: scope(ofType: type), all).map(\.key)
+    } else {
       // A sync that changed nothing renews the marker's time, not its (long) list of keys.
       guard !delivered.isEmpty || !gone.isEmpty else {
         return try await store.renew(key, storedAt: date, validators: CacheValidators())
       }
       keys = held.filter { !gone.contains($0) }
-    } else {
-      let all = LocalQuery(summary: "every stored \(type)")
-      keys = try await store.query(scope: scope(ofType: type), all).map(\.key)
     }
     var seen = Set(keys)
     for stored in delivered where seen.insert(stored).inserted { keys.append(stored) }

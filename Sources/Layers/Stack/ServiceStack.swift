@@ -103,6 +103,7 @@ public struct ServiceStack: Sendable {
       let token = String(data: entry.payload, encoding: .utf8) ?? ""
       return entry.isGone || token.isEmpty ? nil : token
     }
+    if summary.token == nil { try await cache.markSyncing(type: feed.type, at: Date()) }
     while true {
       let route = feed.route(summary.token)
       let page = try feed.read(try await client.response(for: route).body, route)
