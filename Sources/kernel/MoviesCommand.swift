@@ -278,12 +278,17 @@ extension MoviesCommand {
         (.FILE.partial), moved into place only when complete and of the length announced. \
         A download cut short (the connection, Ctrl-C, a killed process) is resumed by the \
         next run with Range and If-Range; it starts over when the poster changed. Shows a \
-        progress bar on a terminal, none when stderr is piped. Needs a profile that asks the \
-        api.
+        progress bar on a terminal, none when stderr is piped. --output - writes it to \
+        standard output as it comes (not to a terminal), with no partial file. Needs a \
+        profile that asks the api.
         """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The movie's id.") var id: Int
-    @Option(name: .shortAndLong, help: "The file to write.") var output: String
+    @Option(name: .shortAndLong, help: "The file to write; - for standard output.")
+    var output: String
+
+    /// `-`: standard output, whatever the shell made it.
+    var toStandardOutput: Bool { output == "-" || output == "/dev/stdout" }
 
     func validate() throws {
       guard id >= 1 else {
@@ -292,18 +297,25 @@ extension MoviesCommand {
       guard !output.isEmpty, !output.hasSuffix("/") else {
         throw ValidationError("--output must name a file, not \"\(output)\".")
       }
+      guard !toStandardOutput || isatty(STDOUT_FILENO) == 0 else {
+        throw ValidationError(
+          "--output - writes the poster's bytes to standard output, which is a terminal;"
+            + " redirect it (> poster.jpg) or name a file.")
+      }
     }
 
     func run() async throws {
       let invocation = try Invocation(global)
-      let file = URL(fileURLWithPath: output)
+      let file = URL(fileURLWithPath: toStandardOutput ? "/dev/stdout" : output)
       let response = try await invocation.download(.moviePoster(id: id), from: "movies", to: file)
       let fields: [String: any Sendable] = [
         "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
       ]
       let size = "\(Reply.grouped(Int(response.bytes))) bytes"
-      guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
-        // A device or a pipe (`/dev/stdout`) took the poster itself: the report goes beside it.
+      guard !toStandardOutput,
+        (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
+      else {
+        // Standard output, a device or a pipe took the poster itself: the report goes beside it.
         Terminal.error(
           invocation.format == .json
             ? try Reply.json(fields)

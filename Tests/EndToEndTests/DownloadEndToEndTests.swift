@@ -164,6 +164,28 @@ import Testing
   /// A write the disk refuses, past the file-size limit (`ulimit -f`, as a full disk does) or
   /// under a name too long for the file system, exits 74 with one sentence naming the file,
   /// never a raw Foundation dump; nothing is left in the destination's place.
+  /// `--output -` is standard output, whatever the shell made it: a file it opened for `>` (which
+  /// `/dev/stdout`, a link, is not refused for either) or a pipe; the report goes to stderr, so
+  /// the bytes are the poster's alone.
+  @Test func aDashWritesThePosterToStandardOutputWhateverTheShellMadeIt() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let source = try DownloadSource(DownloadSource.Settings(length: 300_000))
+    let local = "--environment local --base-url \(source.baseURL.absoluteString)"
+    let folder = kernel.workingDirectory
+    for (output, redirect) in [
+      ("-", "> file.bin"), ("/dev/stdout", "> link.bin"), ("-", "| cat > piped.bin"),
+    ] {
+      let run = try await kernel.shell("$KERNEL \(local) movies poster 3 -o \(output) \(redirect)")
+      #expect(run.status == 0, "\(run)")
+      #expect(
+        run.stderr == "Wrote the poster of movie 3 to /dev/stdout (300,000 bytes).\n", "\(run)")
+      let name = redirect.split(separator: " ").last.map(String.init) ?? ""
+      #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == source.body(), "\(name)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("-").path))
+  }
+
   @Test func aWriteTheDiskRefusesExits74WithOneSentenceNamingTheFile() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }

@@ -26,9 +26,10 @@ extension ApiClient {
   /// link, must be regular files of this user, and the partial file is locked while it is
   /// written, so a second download of the same destination fails at once with
   /// `ApiError.output`. A destination that is a device or a pipe (`/dev/null`, a FIFO,
-  /// `/dev/stdout`) is written as the body comes, with no partial file and no resume; one that
-  /// is a folder, a link to a file, or in a folder that does not exist is refused before
-  /// anything is sent.
+  /// `/dev/stdout`) is written as the body comes, with no partial file and no resume, and
+  /// `/dev/stdout` is the process's standard output whatever it is, a file the shell opened for
+  /// `>` too; one that is a folder, a link to a file, or in a folder that does not exist is
+  /// refused before anything is sent.
   ///
   /// The body is asked for as it is (no `Accept-Encoding`) and written as it comes, never
   /// decoded: a resumed range continues the same bytes, and a body coded anyway is kept as sent,

@@ -75,6 +75,7 @@ final class PartialDownload: Sendable {
     guard !name.isEmpty, name != ".", name != "..", name != "/" else {
       throw refuse("it names a folder; name a file in it")
     }
+    if destination.path == "/dev/stdout" { return try download.openStandardOutput(route) }
     var info = stat()
     if lstat(destination.path, &info) == 0 {
       switch info.st_mode & S_IFMT {
@@ -119,6 +120,21 @@ final class PartialDownload: Sendable {
     let failure = DiskFailure(what, errno: code)
     return .output(
       route: route, file: destination.path, reason: failure.reason, underlying: failure.error)
+  }
+
+  /// Opens the process's standard output, whatever the shell made it (a terminal, a pipe, a file
+  /// it opened for `>`): written as the body comes, as for a pipe. The user named it, so the
+  /// link `/dev/stdout` is the system's, not one planted.
+  private func openStandardOutput(_ route: Route) throws -> PartialDownload {
+    let descriptor = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
+    guard descriptor >= 0 else {
+      throw refusal("it cannot be opened", errno: errno, route: route)
+    }
+    state.withLock {
+      $0.descriptor = descriptor
+      $0.streams = true
+    }
+    return self
   }
 
   /// Opens the destination itself, a device or a pipe: written as the body comes.
