@@ -33,15 +33,21 @@ public struct Composed: Sendable {
     let all = try Composer.environments(composer.config)
     let catalog = composer.app.catalog
     let config = composer.config
+    let container =
+      profileHasApi
+      ? container : try KernelApp.started(composer.composeApi(), overriding: overriding)
+    // The one in use as this run has it: a --base-url over its own sends over http.
+    let current = try container.resolve((any ApiContext).self).environment
+    let replaced = composer.runtime.baseURL != nil
     return ApiAccess(
-      container: profileHasApi
-        ? container : try KernelApp.started(composer.composeApi(), overriding: overriding),
-      all: all, contextPersists: contextPersists,
-      environments: all.map { environment in
+      container: container, all: all, contextPersists: contextPersists,
+      environments: all.map { configured in
+        let isCurrent = configured.name == current.name
+        let environment = isCurrent ? current : configured
         let transport = config.environments[environment.name]?.transport ?? "http"
         return (
           environment.name, environment.displayURL,
-          catalog.transports[transport]?.answersInProcess ?? false,
+          !(isCurrent && replaced) && catalog.transports[transport]?.answersInProcess ?? false,
           environment.storeRoot
         )
       })
@@ -285,7 +291,8 @@ package struct ApiAccess: Sendable {
   /// Every environment of the config, by name, with its base URL as shown to people (a password
   /// redacted), whether its requests are answered in process rather than sent, and the origin
   /// and base path its cached answers are kept under (`http://127.0.0.1:8080/api/`,
-  /// `ApiEnvironment.storeRoot`).
+  /// `ApiEnvironment.storeRoot`); the current one as this run has it (`--base-url` over its
+  /// own).
   public let environments: [(name: String, baseURL: String, inProcess: Bool, origin: String)]
 
   /// How the current environment authenticates, and what is kept for it: never a secret.

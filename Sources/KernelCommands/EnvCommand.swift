@@ -32,10 +32,9 @@ struct EnvCommand: AsyncParsableCommand {
       let width = all.map(\.name.count).max() ?? 0
       for environment in all {
         let mark = environment.name == current.name ? "*" : " "
-        let url = environment.name == current.name ? current.baseURL : environment.baseURL
         let note = environment.inProcess ? "  (answered in process)" : ""
         let name = environment.name.padding(toLength: width, withPad: " ", startingAt: 0)
-        try Terminal.print("\(mark) \(name)  \(url)\(note)")
+        try Terminal.print("\(mark) \(name)  \(environment.baseURL)\(note)")
       }
     }
   }

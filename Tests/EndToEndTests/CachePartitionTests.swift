@@ -137,3 +137,29 @@ extension CachePartitionTests {
     }
   }
 }
+
+extension CachePartitionTests {
+  /// `--base-url` moves the environment in use for the run, and what names an environment does
+  /// too: `cache stats` names its answers, `cache clear NAME` removes them, `env list` shows the
+  /// URL the run asks (sent over http, not answered in process).
+  @Test func answersOfAReplacedBaseURLAreTheEnvironmentsToShowAndClear() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      #expect(try await kernel.run(local + ["movies", "get", "1", "2"]).status == 0)
+      let stats = try await kernel.run(local + ["cache", "stats"])
+      #expect(stats.stdout.contains("  \(server.baseURL.absoluteString) (local): 2\n"), "\(stats)")
+      let listed = try await kernel.run(["--environment", "sample"] + local.suffix(2) + ["env"])
+      #expect(
+        listed.stdout.contains("* sample      \(server.baseURL.absoluteString)\n"), "\(listed)")
+      let cleared = try await kernel.run(local + ["cache", "clear", "local"])
+      #expect(
+        cleared.stdout
+          == "Cleared the cache: 2 answers of local (\(server.baseURL.absoluteString)) removed.\n",
+        "\(cleared)")
+      let offline = try await kernel.run(local + ["--profile", "offline", "movies", "get", "1"])
+      #expect(offline.status == 69, "\(offline)")
+    }
+  }
+}
