@@ -121,6 +121,30 @@ import Testing
     }
   }
 
+  /// A server with no token endpoint answers 404 with an `error` of its own: not an OAuth 2.0
+  /// error (those come with 400 or 401), so the sentence says the status and its words.
+  @Test func aTokenPathThatIsNotFoundSaysSoWithTheServersWords() async throws {
+    let password = OAuth2Authenticator(grant: .password, clientId: "kernel")
+    try await withLoopbackApi(
+      routes: .sampleMovies(),
+      options: Self.options(TestClock()), authentication: Self.oauth2(password, TestWallClock())
+    ) { api in
+      api.server.handle("POST", "/api/oauth/token") { _ in
+        SampleResponse(
+          status: 404, headers: ["Content-Type": "application/json"],
+          body: Data(#"{"error": "no route answers POST /api/oauth/token"}"#.utf8))
+      }
+      await #expect(
+        throws: AuthenticationError.invalidAnswer(
+          "POST oauth/token answered HTTP 404 (no route answers POST /api/oauth/token) instead"
+            + " of a token")
+      ) {
+        try await api.client.login(Login(username: "u", password: "pw"))
+      }
+      #expect(api.context.credential == nil)
+    }
+  }
+
   /// A token endpoint that echoes the password in its `error_description`: the sentence shows
   /// it redacted.
   @Test func aPasswordEchoedByTheTokenEndpointIsRedacted() async throws {

@@ -205,15 +205,18 @@ public struct OAuth2Authenticator: Authenticator {
       throw AuthenticationError.invalidAnswer(
         "\(route) answered HTTP \(response.status) with no OAuth 2.0 JSON")
     }
-    if let error = answer.error {
-      // A server may echo what it was sent: every secret of the request is redacted from it.
-      let secrets = [fields["password"], fields["refresh_token"], clientSecret].compactMap {
-        $0.flatMap { $0.isEmpty ? nil : $0 }
-      }
-      let detail =
-        answer.errorDescription.map { description in
-          " (\(ApiError.excerpt(secrets.reduce(description) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) })))"
-        } ?? ""
+    // A server may echo what it was sent: every secret of the request is redacted from it.
+    let secrets = [fields["password"], fields["refresh_token"], clientSecret].compactMap {
+      $0.flatMap { $0.isEmpty ? nil : $0 }
+    }
+    let redacted = { (said: String) in
+      ApiError.excerpt(
+        secrets.reduce(said) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) })
+    }
+    // An OAuth 2.0 error comes with 400 or 401 (RFC 6749, 5.2); another status is no token
+    // endpoint's answer (a 404 from a server that has none), whatever its body calls an error.
+    if let error = answer.error, response.status == 400 || response.status == 401 {
+      let detail = answer.errorDescription.map { " (\(redacted($0)))" } ?? ""
       if error == "invalid_grant" {
         throw fields["grant_type"] == "refresh_token"
           ? AuthenticationError.revoked("the refresh token was refused: invalid_grant\(detail)")
@@ -221,9 +224,12 @@ public struct OAuth2Authenticator: Authenticator {
       }
       throw AuthenticationError.invalidAnswer("\(route) answered \(error)\(detail)")
     }
-    guard (200..<300).contains(response.status), let access = answer.accessToken,
-      !access.isEmpty
-    else {
+    guard (200..<300).contains(response.status) else {
+      let said = (answer.errorDescription ?? answer.error).map { " (\(redacted($0)))" } ?? ""
+      throw AuthenticationError.invalidAnswer(
+        "\(route) answered HTTP \(response.status)\(said) instead of a token")
+    }
+    guard let access = answer.accessToken, !access.isEmpty else {
       throw AuthenticationError.invalidAnswer(
         "\(route) answered HTTP \(response.status) without an access_token")
     }

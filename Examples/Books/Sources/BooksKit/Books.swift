@@ -31,8 +31,8 @@ extension ServiceCall where Value == Book {
 }
 
 extension ServiceCall where Value == [Book] {
-  /// `GET books`, every page, kept as the ids of its books; never kept (`books sync` alone
-  /// stored books), the stored books by id.
+  /// `GET books`, every page, kept as the ids of its books; when it never was (`books sync`
+  /// alone stored books), the stored books by id.
   public static let shelf = ServiceCall(
     .init(.get("books"), mapping: library), paging: .field("meta.next_page", query: "page"),
     summary: "the shelf", entities: .list(Book.self),
