@@ -29,14 +29,18 @@ public struct KernelApp: Sendable {
   public var catalog: Catalog
 
   /// An app named `name`; the other values default from it (`NAME_*` variables, `Config/name.yaml`,
-  /// data dir `name`, `User-Agent: name/<version> Kernel (<platform>)`).
+  /// data dir `name`, `User-Agent: name/<version> Kernel (<platform>)`). A variable's name holds
+  /// letters, digits and `_` alone, so any other character of `name` is `_` in the prefix:
+  /// `movies-openapi` reads `MOVIES_OPENAPI_PROFILE`.
   public init(
     name: String, variablePrefix: String? = nil, configFile: String? = nil,
     dataDirectoryName: String? = nil, userAgent: String? = nil,
     builtInConfig: (name: String, yaml: String)? = nil
   ) {
     self.name = name
-    self.variablePrefix = variablePrefix ?? name.uppercased()
+    self.variablePrefix =
+      variablePrefix
+      ?? String(name.uppercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     self.configFile = configFile ?? "Config/\(name).yaml"
     self.dataDirectoryName = dataDirectoryName ?? name
     self.userAgent =

@@ -118,7 +118,10 @@ import Testing
     #expect(offline.status == 0, "\(offline)")
     // Where the answer came from, as every command of Kernel's says it.
     #expect(offline.stdout.hasPrefix("1  Finding Dory (2016)\n1 movie from cache, "), "\(offline)")
-    let missing = try await command.run(url + ["--profile", "offline", "get", "2"])
+    // The app's variables are named as a shell can set them: `-` in its name is `_` in theirs.
+    let missing = try await command.run(
+      url + ["get", "2"], variables: ["MOVIES_OPENAPI_PROFILE": "offline"])
     #expect(missing.status == 69, "\(missing)")
+    #expect(missing.stderr.contains("the offline profile does not ask the api"), "\(missing)")
   }
 }
