@@ -1,4 +1,5 @@
 import Domain
+import Injection
 
 /// A configuration that cannot be built. Every case names the file and key, and what would be
 /// valid; the command front exits 78 on any of them.
@@ -35,7 +36,9 @@ public enum ConfigError: Error, Sendable, CustomStringConvertible, ClassifiedErr
       "\(file): \(key) names \"\(Self.shown(name))\", but the file defines none; a config file replaces the"
         + " built-in one, so it needs its own."
     case .unknownName(let file, let key, let name, let valid):
-      "\(file): \(key) names \"\(Self.shown(name))\", which is not one of: \(valid.joined(separator: ", "))."
+      "\(file): \(key) names \"\(Self.shown(name))\", which is not one of: \(valid.joined(separator: ", "))"
+        + (closestName(to: name, in: valid.map { String($0.prefix { $0 != "(" }) })
+          .map { "; did you mean \($0)?" } ?? ".")
     case .stackWithoutSource(let file, let key, let stack, let sources):
       "\(file): the stack \(key) [\(stack.joined(separator: ", "))] must end in a source, \(sources)."
     case .malformed(let file, let key, let value, let expected):

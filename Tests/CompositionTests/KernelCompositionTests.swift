@@ -205,7 +205,7 @@ import Testing
         $0.profiles["layered"]?.stacks["movies"] = .init(
           ["logging", "cahce", "api"], key: "profiles.layered.movies")
       }
-        == "Config/kernel.yaml: profiles.layered.movies[1] names \"cahce\", which is not one of: api, store, cache(<policy>), dedupe, logging, memory(<capacity>, <seconds>), outbox."
+        == "Config/kernel.yaml: profiles.layered.movies[1] names \"cahce\", which is not one of: api, store, cache(<policy>), dedupe, logging, memory(<capacity>, <seconds>), outbox; did you mean cache?"
     )
     let unknownPolicy = failure {
       $0.profiles["layered"]?.stacks["movies"] = .init(
