@@ -102,6 +102,22 @@ import Testing
     for profile in ["api", "layered", "offline"] {
       #expect(healthy.stdout.contains("ok    profile \(profile)"))
     }
+    #expect(
+      healthy.stdout.contains(
+        "ok    api: sample answers at https://sample.kernel.invalid/api/ (HTTP 404 for the base"),
+      "\(healthy)")
+    // An api out of reach is said, not failed on: the app answers from what it has.
+    let away = try await kernel.run(["--base-url", "http://127.0.0.1:9/api/", "doctor"])
+    #expect(away.status == 0, "\(away)")
+    #expect(
+      away.stdout.contains(
+        "warn  api: sample cannot be reached now: GET the base URL could not reach 127.0.0.1"),
+      "\(away)")
+    let json = try await kernel.run([
+      "--base-url", "http://127.0.0.1:9/api/", "doctor", "--format", "json",
+    ])
+    let api = (json.json?["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "api" }
+    #expect(api?["ok"] as? Bool == true && api?["warning"] as? Bool == true, "\(json)")
     let blocked = kernel.home.appendingPathComponent("blocked")
     try "not a folder".write(to: blocked, atomically: true, encoding: .utf8)
     let broken = try await kernel.run([

@@ -156,7 +156,8 @@ import Testing
     // doctor and cache stats say so, without failing: the conflicts are the user's to resolve.
     let doctor = try await kernel.run(["--base-url", base, "doctor"])
     #expect(doctor.status == 0, "\(doctor)")
-    #expect(doctor.stdout.contains("outbox: 0 pending, 2 in conflict, 0 rejected"), "\(doctor)")
+    #expect(
+      doctor.stdout.contains("warn  outbox: 0 pending, 2 in conflict, 0 rejected"), "\(doctor)")
     let stats = try await kernel.run(["--base-url", base, "cache", "stats", "--format", "json"])
     #expect(
       stats.json?["writes"] as? [String: Int] == [

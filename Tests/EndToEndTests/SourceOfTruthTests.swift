@@ -41,7 +41,8 @@ import Testing
       let doctor = try await kernel.run(local + ["doctor"])
       #expect(doctor.status == 0, "\(doctor)")
       #expect(
-        doctor.stdout.contains("stored models: 2 stored Movie rows do not read as Movie (damaged,"),
+        doctor.stdout.contains(
+          "warn  stored models: 2 stored Movie rows do not read as Movie (damaged,"),
         "\(doctor)")
 
       #expect(try await kernel.run(offline + ["movies", "rate", "1", "99"]).status == 0)
@@ -78,7 +79,8 @@ import Testing
       let fields = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
       #expect(fields?["olderModelRows"] as? [String: Int] == ["Movie": 1], "\(json)")
       let doctor = try await kernel.run(local + ["doctor"])
-      #expect(doctor.status == 0 && doctor.stdout.contains("stored models: " + said), "\(doctor)")
+      #expect(
+        doctor.status == 0 && doctor.stdout.contains("warn  stored models: " + said), "\(doctor)")
     }
   }
 

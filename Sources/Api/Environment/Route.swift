@@ -152,6 +152,7 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     pattern == "*" || (!value.isEmpty && pattern == value)
   }
 
-  /// `GET books/shelf/2`: how errors and logs name a request.
-  public var description: String { "\(method) \(path)" }
+  /// `GET books/shelf/2`: how errors and logs name a request; `GET the base URL` for the
+  /// environment's base URL itself (an empty path).
+  public var description: String { "\(method) \(path.isEmpty ? "the base URL" : path)" }
 }
