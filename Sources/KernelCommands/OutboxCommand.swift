@@ -224,8 +224,9 @@ struct OutboxCommand: AsyncParsableCommand {
       kinds.append(
         (
           "needsYou", .conflict,
-          "\(count(needYou, "write")) in conflict, rejected or damaged need you: outbox list shows"
-            + " them; retry, resolve or drop each."
+          "\(count(needYou, "write")) in conflict, rejected or damaged \(needYou == 1 ? "needs" : "need")"
+            + " you: outbox list shows \(needYou == 1 ? "it" : "them"); retry, resolve or drop"
+            + " \(needYou == 1 ? "it" : "each")."
         ))
     }
     return kinds

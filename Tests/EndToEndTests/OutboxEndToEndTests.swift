@@ -201,6 +201,10 @@ import Testing
       #expect(try await kernel.run(offline + ["movies", "rate", "7", "70"]).status == 0)
       let synced = try await kernel.run(["--base-url", base, "outbox", "sync"])
       #expect(synced.status == 65, "\(synced)")
+      #expect(
+        synced.stderr.contains(
+          "1 write in conflict, rejected or damaged needs you: outbox list shows it; retry,"
+            + " resolve or drop it."), "\(synced)")
       let conflict = try #require(try await Self.kept(kernel, base).first)
       #expect(conflict["serverETag"] as? String == "\"r2\"", "\(conflict)")
       let id = try #require(conflict["id"] as? Int)
