@@ -170,10 +170,14 @@ struct MissingMovies: Error, ClassifiedError, CustomStringConvertible {
   var description: String {
     let shown = missing.prefix(10).map(String.init).joined(separator: ", ")
     let ids = missing.count > 10 ? "\(shown) and \(missing.count - 10) more" : shown
-    let which = missing.count == 1 ? "Movie \(ids)" : "\(missing.count) movies (\(ids))"
+    let which =
+      missing.count == 1
+      ? "Movie \(ids)" : "\(missing.count) of the \(requested) movies asked for (\(ids))"
+    let others = requested - missing.count
+    let rest = others == 1 ? "the other one is shown" : "the other \(others) are shown"
     let cause = Failure.sentence(cause)
     if missing.count == requested { return "No movie could be had: \(cause)" }
-    return "\(which) of \(requested) could not be had, the others are shown: \(cause)"
+    return "\(which) could not be had, \(rest): \(cause)"
   }
 }
 

@@ -166,7 +166,7 @@ extension CommandsTests {
     #expect(run.status == 66, "\(run)")
     #expect(run.stdout.contains("Finding Dory") && run.stdout.contains("2 movies from the api"))
     #expect(
-      run.stderr.hasPrefix("Movie 999 of 3 could not be had, the others are shown: ")
+      run.stderr.hasPrefix("Movie 999 could not be had, the other 2 are shown: ")
         && run.stderr.contains("HTTP 404"), "\(run)")
     // JSON names the ids it could not have, for a script.
     let json = try await kernel.run(
