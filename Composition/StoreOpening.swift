@@ -100,7 +100,9 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.removeEntity(key, goneAt: date) ?? false
   }
 
-  func apply(_ changes: StoredChanges) async throws { try await usable()?.apply(changes) }
+  func apply(_ changes: StoredChanges) async throws -> Bool {
+    try await usable()?.apply(changes) ?? false
+  }
 
   /// With no cache file yet, none: nothing is created to find nothing.
   func pendingKeys() async throws -> [String] {

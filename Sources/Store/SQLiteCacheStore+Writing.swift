@@ -85,8 +85,33 @@ extension SQLiteCacheStore {
 
   /// Applies a page of a changes feed in one transaction (see `CacheStore.apply`), within the
   /// budget as `store` is.
-  public func apply(_ changes: StoredChanges) async throws {
+  @discardableResult
+  public func apply(_ changes: StoredChanges) async throws -> Bool {
+    do {
+      try await applyFollowingToken(changes)
+      return true
+    } catch is TokenMoved {
+      return false
+    }
+  }
+
+  /// Another sync moved the feed's token since the page was asked: the transaction ends
+  /// unwritten.
+  private struct TokenMoved: Error {}
+
+  /// `apply`, throwing `TokenMoved` from its transaction when the stored token is not the one
+  /// the page was asked with.
+  private func applyFollowingToken(_ changes: StoredChanges) async throws {
     try await writing(keeping: changes.token.key) { db in
+      let stored = try Row.fetchOne(
+        db, sql: "SELECT payload, gone FROM cache_entry WHERE key = ?",
+        arguments: [changes.token.key]
+      ).map { row in
+        CacheEntry(
+          key: changes.token.key, payload: row["payload"] ?? Data(), storedAt: Date(),
+          isGone: row["gone"] ?? false)
+      }
+      guard changes.follows(stored) else { throw TokenMoved() }
       try Self.upsert(changes.entities + [changes.token], in: db)
       let pending = try Self.pendingKeys(in: db)
       // The api's new copy of an entity whose edit is pending is what undoing the edit puts

@@ -45,6 +45,28 @@ private final class TaskServer: Sendable {
 
   var asked: [String] { state.withLock { $0.asked } }
 
+  /// When set, the next page is made as the server stands, then held back until released: a
+  /// sync slow to hear its answer.
+  let hold = Mutex<Hold?>(nil)
+
+  final class Hold: Sendable {
+    let (made, madeSignal) = AsyncStream<Void>.makeStream()
+    let (released, release) = AsyncStream<Void>.makeStream()
+  }
+
+  /// `page(since:perPage:)`, held back when `hold` asks it.
+  func answer(since: Int, perPage: Int) async -> SampleResponse {
+    let page = page(since: since, perPage: perPage)
+    if let hold = hold.withLock({ held in
+      defer { held = nil }
+      return held
+    }) {
+      hold.madeSignal.yield()
+      for await _ in hold.released { break }
+    }
+    return page
+  }
+
   func page(since: Int, perPage: Int) -> SampleResponse {
     // A task deleted as the page after `since` is asked (`deleteAsked`): mid-sync.
     if let id = state.withLock({ $0.deleteAsked.removeValue(forKey: since) }) { delete(id) }
@@ -116,7 +138,7 @@ extension ServiceCall where Value == [Chore] {
     let tasks = TaskServer()
     let server = try await FixtureServer.start(routes: FixtureRoutes())
     server.handle("GET", "/api/tasks/changes") { request in
-      tasks.page(since: Int(request.query["since"] ?? "") ?? 0, perPage: perPage)
+      await tasks.answer(since: Int(request.query["since"] ?? "") ?? 0, perPage: perPage)
     }
     let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
     let client = try ApiClient.loopback(server)
@@ -196,6 +218,32 @@ extension ServiceCall where Value == [Chore] {
       // say the store lacks one.
       let held = try await store.entry(for: "p Chore?complete")?.references
       #expect(held.map(Set.init) == ["p Chore/2", "p Chore/3", "p Chore/4"])
+    }
+  }
+
+  /// Two syncs at once (two runs): the slow one's page, made before a deletion the quick one
+  /// applied, is not applied over it, and the slow one goes on from the quick one's token.
+  @Test func twoSyncsAtOnceNeverApplyAnOlderPageOverANewerOne() async throws {
+    try await Self.withTasks { server, layered, offline, store in
+      server.put(Chore(id: 1, title: "task 1"))
+      server.put(Chore(id: 2, title: "task 2"))
+      let hold = TaskServer.Hold()
+      server.hold.withLock { $0 = hold }
+      let slow = Task { try await layered.sync(.tasks) }
+      for await _ in hold.made { break }
+      server.delete(1)
+      let quick = try await layered.sync(.tasks)
+      #expect(quick.description == "+1 ~0 -1 tasks")
+      hold.release.yield()
+      let late = try await slow.value
+      #expect(late.description == "+0 ~0 -0 tasks" && late.pages == 1, "\(late)")
+      #expect(server.asked == ["0", "0", "3"])
+      let all = try await offline.answer(.stored)
+      #expect(all.value.map(\.id) == [2] && all.isComplete)
+      #expect(
+        try await store.entry(for: "p tasks/changes").map {
+          String(decoding: $0.payload, as: UTF8.self)
+        } == "3")
     }
   }
 

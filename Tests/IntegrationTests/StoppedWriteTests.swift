@@ -53,7 +53,7 @@ extension OutboxTests {
       try await base.settleEdit(of: key, settlement)
     }
     func pendingKeys() async throws -> [String] { try await base.pendingKeys() }
-    func apply(_ changes: StoredChanges) async throws {
+    func apply(_ changes: StoredChanges) async throws -> Bool {
       try await base.apply(changes)
     }
     func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {

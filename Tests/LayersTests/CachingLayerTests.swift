@@ -38,7 +38,7 @@ private final class FailingStore: CacheStore {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
   func pendingKeys() async throws -> [String] { try await inner.pendingKeys() }
-  func apply(_ changes: StoredChanges) async throws {
+  func apply(_ changes: StoredChanges) async throws -> Bool {
     throw Failure(description: "The cache /tmp/x could not be written: the disk is full.")
   }
   func removeEntity(_ key: String, goneAt date: Date?) async throws -> Bool {

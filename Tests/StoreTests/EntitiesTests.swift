@@ -139,4 +139,29 @@ import Testing
       try await store.query(scope: "p|Movie", query)
     }
   }
+
+  /// A feed's page is applied only over the token it was asked with, on both stores: a page
+  /// asked from the start after another sync stored a token writes nothing and says so.
+  @Test(arguments: Kind.allCases)
+  func aFeedPageIsAppliedOnlyOverTheTokenItWasAskedWith(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let page = { (title: String, token: String, asked: String?) in
+      StoredChanges(
+        entities: [
+          CacheEntry(
+            key: "p Movie/1", payload: Data(#"{"id":1,"name":"\#(title)"}"#.utf8),
+            storedAt: Date(), scope: "p|Movie")
+        ], gone: [], goneAt: Date(),
+        token: CacheEntry(key: "p movies/changes", payload: Data(token.utf8), storedAt: Date()),
+        asked: asked)
+    }
+    #expect(try await store.apply(page("new", "2", nil)))
+    #expect(try await !store.apply(page("old", "1", nil)))
+    #expect(try await !store.apply(page("old", "1", "1")))
+    let row = try await store.entry(for: "p Movie/1")
+    #expect(row.map { String(decoding: $0.payload, as: UTF8.self) } == #"{"id":1,"name":"new"}"#)
+    #expect(try await store.apply(page("newer", "3", "2")))
+    let token = try await store.entry(for: "p movies/changes")
+    #expect(token.map { String(decoding: $0.payload, as: UTF8.self) } == "3")
+  }
 }

@@ -169,8 +169,12 @@ public protocol CacheStore: Sendable {
   /// stored (one whose edit is pending keeps showing the edit, the api's new copy becoming the
   /// one undoing it puts back), its deleted entities removed as `removeEntity` with `goneAt`
   /// removes them, and the feed's token stored — so a sync stopped at any point goes on from
-  /// the last page applied, none lost and none applied twice.
-  func apply(_ changes: StoredChanges) async throws
+  /// the last page applied, none lost and none applied twice. Only while the stored token is
+  /// still the one the page was asked with (`StoredChanges.asked`): when another sync (another
+  /// process) moved it meanwhile, nothing is written and this returns false, so an older page
+  /// never lands over a newer one.
+  @discardableResult
+  func apply(_ changes: StoredChanges) async throws -> Bool
   /// Notices of the changes committed to the store from now on, for a watch
   /// (`LayerStack.watch`): by this process, and by any other that shares the store. A store
   /// that cannot tell ends the stream at once (a watch then shows what it first read); one whose
@@ -207,13 +211,25 @@ public struct StoredChanges: Sendable {
   public var goneAt: Date
   /// The feed's token row: what the next page is asked with.
   public var token: CacheEntry
+  /// The token this page was asked with, nil from the start: the stored one must still be it.
+  public var asked: String?
 
   /// Changes of these values.
-  public init(entities: [CacheEntry], gone: [String], goneAt: Date, token: CacheEntry) {
+  public init(
+    entities: [CacheEntry], gone: [String], goneAt: Date, token: CacheEntry, asked: String? = nil
+  ) {
     self.entities = entities
     self.gone = gone
     self.goneAt = goneAt
     self.token = token
+    self.asked = asked
+  }
+
+  /// Whether `stored`, the token row as the store holds it, is still the token this page was
+  /// asked with (none, a tombstone and an empty one are all "from the start").
+  public func follows(_ stored: CacheEntry?) -> Bool {
+    let token = stored.flatMap { $0.isGone ? nil : String(data: $0.payload, encoding: .utf8) }
+    return (token?.isEmpty == false ? token : nil) == asked
   }
 }
 

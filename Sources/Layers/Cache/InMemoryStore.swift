@@ -71,8 +71,10 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
     return removed
   }
 
-  public func apply(_ changes: StoredChanges) async throws {
-    entries.withLock { entries in
+  @discardableResult
+  public func apply(_ changes: StoredChanges) async throws -> Bool {
+    let applied = entries.withLock { entries in
+      guard changes.follows(entries[changes.token.key]) else { return false }
       for entity in changes.entities {
         if var shown = entries[entity.key], shown.isPending {
           // The api's copy the edit was made of is what the new copy merges into.
@@ -84,8 +86,10 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
       }
       for key in changes.gone { _ = Self.remove(key, goneAt: changes.goneAt, from: &entries) }
       entries[changes.token.key] = changes.token
+      return true
     }
-    notices.notify()
+    if applied { notices.notify() }
+    return applied
   }
 
   /// `removeEntity` on `entries`.

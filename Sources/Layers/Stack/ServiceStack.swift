@@ -80,7 +80,10 @@ public struct ServiceStack: Sendable {
   /// the caching layer's partition (from the start when none is), applies each page in one
   /// transaction with the page's token (`CacheStore.apply`), and asks again while the feed says
   /// there is more; `progress` hears the running summary after each page. A sync stopped at
-  /// any point goes on from the last page applied. Throws `LayerError.syncNeedsApi` or
+  /// any point goes on from the last page applied. A page is applied only while the stored
+  /// token is still the one it was asked with: two syncs at once (two runs) never apply an
+  /// older page over a newer one, the one that finds the token moved goes on from there, and
+  /// each counts the pages it applied. Throws `LayerError.syncNeedsApi` or
   /// `syncNeedsStore` when the stack has no api or no caching layer: there is nothing to sync
   /// from, or into.
   ///
@@ -99,10 +102,13 @@ public struct ServiceStack: Sendable {
     let scope = cache.scope(ofType: feed.type)
     // The keys of the feed's own entities this sync touched: true while the feed has it.
     var delivered: [String: Bool] = [:]
-    summary.token = try await cache.store.entry(for: tokenKey).flatMap { entry in
-      let token = String(data: entry.payload, encoding: .utf8) ?? ""
-      return entry.isGone || token.isEmpty ? nil : token
+    let stored = {
+      try await cache.store.entry(for: tokenKey).flatMap { entry in
+        let token = String(data: entry.payload, encoding: .utf8) ?? ""
+        return entry.isGone || token.isEmpty ? nil : token
+      }
     }
+    summary.token = try await stored()
     if summary.token == nil { try await cache.markSyncing(type: feed.type, at: Date()) }
     while true {
       let route = feed.route(summary.token)
@@ -116,13 +122,23 @@ public struct ServiceStack: Sendable {
       let gone = page.deleted.map {
         cache.storeKey(EntityShape<Never>.key(type: feed.type, id: $0))
       }
-      for entity in entities where entity.scope == scope { delivered[entity.key] = true }
-      for key in gone { delivered[key] = false }
       let (asked, token) = (summary.token, page.token ?? summary.token)
-      try await cache.store.apply(
+      let applied = try await cache.store.apply(
         StoredChanges(
           entities: entities, gone: gone, goneAt: now,
-          token: CacheEntry(key: tokenKey, payload: Data((token ?? "").utf8), storedAt: now)))
+          token: CacheEntry(key: tokenKey, payload: Data((token ?? "").utf8), storedAt: now),
+          asked: asked))
+      guard applied else {
+        // Another sync (another run) applied pages meanwhile: this one goes on from where that
+        // one got to, its page left unapplied, so an older page never lands over a newer one.
+        let moved = try await stored()
+        // Unmoved, the store wrote nothing (it could not be opened): nothing to claim.
+        guard moved != asked else { return summary }
+        summary.token = moved
+        continue
+      }
+      for entity in entities where entity.scope == scope { delivered[entity.key] = true }
+      for key in gone { delivered[key] = false }
       summary.created += page.created.count { $0.held == nil }
       summary.updated += page.updated.count { $0.held == nil }
       summary.deleted += page.deleted.count
