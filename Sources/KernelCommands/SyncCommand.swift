@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Domain
 import Foundation
 import Layers
 
@@ -18,7 +19,8 @@ struct SyncCommand: AsyncParsableCommand {
       last page applied, nothing applied twice. Deleted entities leave every stored list; an \
       entity with an edit not yet sent keeps showing the edit. Says what changed \
       (+created ~updated -deleted); with --watch, syncs again every --every seconds until \
-      Ctrl-C (exit 0). Needs a profile that reaches the api (exit 69 under offline).
+      Ctrl-C (exit 0), and an api out of reach or failing is said on stderr and tried again \
+      at the next one. Needs a profile that reaches the api (exit 69 under offline).
       """)
 
   @OptionGroup var global: GlobalOptions
@@ -47,18 +49,28 @@ struct SyncCommand: AsyncParsableCommand {
     defer {
       for source in interrupted { source.cancel() }
     }
+    let interval = every ?? 30
     repeat {
       let shows = Terminal.showsProgress
-      let (writes, summaries) = try await composed.makeCurrent {
-        defer { if shows { Terminal.endProgress() } }
-        // Pushed first: what the feeds say next already holds what the api took.
-        let writes = try await composed.syncDueWrites()
-        let summaries = try await composed.sync { summary in
-          if shows {
-            Terminal.progress("syncing \(summary.name): page \(summary.pages), \(summary)")
+      let writes: SyncReport?
+      let summaries: [SyncSummary]
+      do {
+        (writes, summaries) = try await composed.makeCurrent {
+          defer { if shows { Terminal.endProgress() } }
+          // Pushed first: what the feeds say next already holds what the api took.
+          let writes = try await composed.syncDueWrites()
+          let summaries = try await composed.sync { summary in
+            if shows {
+              Terminal.progress("syncing \(summary.name): page \(summary.pages), \(summary)")
+            }
           }
+          return (writes, summaries)
         }
-        return (writes, summaries)
+      } catch  where watch && [.unreachable, .unavailable].contains(ServiceFailure.of(error)) {
+        // A watch outlives the api going away: said, then tried again; a page applied stays.
+        Terminal.error("\(Failure.sentence(error)) Syncing again in \(interval) s.")
+        try await Task.sleep(for: .seconds(interval))
+        continue
       }
       if invocation.format == .json {
         var reply: [String: any Sendable] = ["feeds": summaries.map(Self.fields)]
@@ -78,7 +90,7 @@ struct SyncCommand: AsyncParsableCommand {
         for summary in summaries { try Terminal.print("\(summary) (\(Self.pages(summary.pages)))") }
       }
       guard watch else { return }
-      try await Task.sleep(for: .seconds(every ?? 30))
+      try await Task.sleep(for: .seconds(interval))
     } while true
   }
 

@@ -105,6 +105,15 @@ import Testing
         SampleChanges.answer(deleted: [4], timestamp: 16)
       }
       #expect(await watching.stdout.wait(for: "+0 ~0 -1 movies", limit: .seconds(30)))
+      // The api failing is said, and the watch goes on: it syncs again when the api is back.
+      server.handle("GET", "/api/movies/changes") { _ in SampleResponse(status: 503) }
+      #expect(
+        await watching.stderr.wait(
+          for: "(HTTP 503); try again later. Syncing again in 1 s.", limit: .seconds(30)))
+      server.handle("GET", "/api/movies/changes") { request in
+        SampleChanges.answer(deleted: [4, 5], timestamp: 17)
+      }
+      #expect(await watching.stdout.wait(for: "+0 ~0 -2 movies", limit: .seconds(30)))
       // Ctrl-C ends the watch with exit 0, as every --watch.
       watching.process.send(SIGINT)
       let ended = try await watching.finish(within: .seconds(10))
