@@ -226,10 +226,14 @@ public struct StoredChanges: Sendable {
   }
 
   /// Whether `stored`, the token row as the store holds it, is still the token this page was
-  /// asked with (none, a tombstone and an empty one are all "from the start").
-  public func follows(_ stored: CacheEntry?) -> Bool {
-    let token = stored.flatMap { $0.isGone ? nil : String(data: $0.payload, encoding: .utf8) }
-    return (token?.isEmpty == false ? token : nil) == asked
+  /// asked with.
+  public func follows(_ stored: CacheEntry?) -> Bool { Self.token(of: stored) == asked }
+
+  /// The token a stored token row holds; nil (from the start) for none, a tombstone or an empty
+  /// one.
+  public static func token(of row: CacheEntry?) -> String? {
+    let token = row.flatMap { $0.isGone ? nil : String(data: $0.payload, encoding: .utf8) }
+    return token?.isEmpty == false ? token : nil
   }
 }
 

@@ -102,12 +102,7 @@ public struct ServiceStack: Sendable {
     let scope = cache.scope(ofType: feed.type)
     // The keys of the feed's own entities this sync touched: true while the feed has it.
     var delivered: [String: Bool] = [:]
-    let stored = {
-      try await cache.store.entry(for: tokenKey).flatMap { entry in
-        let token = String(data: entry.payload, encoding: .utf8) ?? ""
-        return entry.isGone || token.isEmpty ? nil : token
-      }
-    }
+    let stored = { StoredChanges.token(of: try await cache.store.entry(for: tokenKey)) }
     summary.token = try await stored()
     if summary.token == nil { try await cache.markSyncing(type: feed.type, at: Date()) }
     while true {
