@@ -159,7 +159,13 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     // A folder that cannot be served is a mistake in the command line: 64, before listening.
     let served = try folder.map { folder in
       do { return try FixtureRoutes.folder(folder) } catch {
-        throw UsageError("\(name): \(error)")
+        // The app's own folder is found from where the command runs: say so.
+        var said = "\(error)"
+        guard fixtures == nil, said.hasSuffix(".") else { throw UsageError("\(name): \(said)") }
+        said.removeLast()
+        throw UsageError(
+          "\(name): \(said) (the app's own fixtures, found from the working directory: run it"
+            + " where \(folder.lastPathComponent) is, or name a folder with --fixtures DIR).")
       }
     }
     let answered = try served ?? api.served(basePath: options.basePath)

@@ -194,5 +194,12 @@ extension CommandLineTests {
     #expect(
       words.contains("The api environment, one of the config's: local, staging. (BOOKS_"),
       "\(help)")
+    // Its fixtures are found from where it runs: away from them, `serve` says where to run it.
+    let serve = try await books.run(["serve", "--port", "0"])
+    #expect(serve.status == 64, "\(serve)")
+    #expect(
+      serve.stderr.hasSuffix(
+        "(the app's own fixtures, found from the working directory: run it where Fixtures is, or"
+          + " name a folder with --fixtures DIR).\n"), "\(serve)")
   }
 }
