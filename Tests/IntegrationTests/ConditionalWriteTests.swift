@@ -158,6 +158,7 @@ import Testing
         #expect(try await cache.entry(for: origin + " Movie/7")?.isPending == false)
         let refusal = LayerError.unknownVersion(what: "a new rating of movie 7", key: "Movie/7")
         #expect(ServiceFailure.of(refusal) == .conflict)
+        #expect("\(refusal)".hasPrefix("A new rating of movie 7 was not sent: it edits Movie/7"))
         #expect("\(refusal)".contains("read it on its own first"))
       }
     }
