@@ -49,3 +49,9 @@ extension ServiceFailure {
     return nil
   }
 }
+
+extension StringProtocol {
+  /// This text opening a sentence, its first letter a capital: a call's summary (`a rating of
+  /// movie 9`) as the subject of a message (`A rating of movie 9 was not sent: …`).
+  package var openingASentence: String { prefix(1).uppercased() + dropFirst() }
+}

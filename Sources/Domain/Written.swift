@@ -8,7 +8,7 @@ public enum Written<Value: Sendable>: Sendable {
   case queued(PendingWrite)
   /// The api took it (a 2xx) but its answer does not fit the call's type: the write is done,
   /// and must not be made again (a new one would be applied twice); `problem` says what did
-  /// not fit.
+  /// not fit, as a clause with no full stop.
   case applied(problem: String)
 
   /// The api's answer, or nil while it waits.

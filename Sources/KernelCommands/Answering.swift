@@ -141,8 +141,9 @@ extension Invocation {
     case .applied(let problem):
       try Reply.say(
         self,
-        "\(call.summary) was taken by the api, but its answer could not be read (\(problem));"
-          + " it is applied, so do not send it again.", ["state": "applied", "problem": problem])
+        "\(call.summary.openingASentence) was taken by the api, but its answer could not be read"
+          + " (\(problem)); it is applied, so do not send it again.",
+        ["state": "applied", "problem": problem])
     }
   }
 

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// Many numeric arguments on a command line (`books get 1 2 3 …`), parsed in linear time.
@@ -65,7 +66,7 @@ public struct BulkArguments: Sendable {
       } else if let id = Int(text), id > 0 {
         ids.append(id)
       } else {
-        let first = noun.prefix(1).uppercased() + noun.dropFirst()
+        let first = noun.openingASentence
         throw UsageError("\(first)s are positive whole numbers; \(text) is not one.")
       }
     }

@@ -51,7 +51,7 @@ public enum LayerError: Error, Sendable, Hashable, CustomStringConvertible, Clas
       "Nothing is cached for \(what), and the offline profile does not ask the api; run it once"
         + " with a network profile."
     case .needsApi(let what):
-      "\(Self.opening(what)) needs the api, and this profile's"
+      "\(what.openingASentence) needs the api, and this profile's"
         + " stack has none; run it with a network profile."
     case .gone(let what, _):
       "The api said \(what) does not exist when it was last asked; it is no longer stored (a"
@@ -69,11 +69,11 @@ public enum LayerError: Error, Sendable, Hashable, CustomStringConvertible, Clas
       "The local query's field \"\(field.prefix(60))\" is not a key path (letters, digits and _"
         + " in levels joined by .); fix the call's description."
     case .unknownVersion(let what, let key):
-      "\(Self.opening(what)) was not sent: it edits \(key) only if unchanged (If-Match), and no version of"
+      "\(what.openingASentence) was not sent: it edits \(key) only if unchanged (If-Match), and no version of"
         + " \(key) is stored (it was seen only in a list, or never read on its own); read it on"
         + " its own first, then write again."
     case .notAWrite(let what):
-      "\(Self.opening(what)) carries no request for the api, so it cannot be written; declare it"
+      "\(what.openingASentence) carries no request for the api, so it cannot be written; declare it"
         + " with one."
     case .syncNeedsApi(let feed):
       "Syncing \(feed) needs the api, and this profile's stack has none; run it with a network"
@@ -86,11 +86,6 @@ public enum LayerError: Error, Sendable, Hashable, CustomStringConvertible, Clas
 }
 
 extension LayerError {
-  /// A call's summary opening a sentence: `A rating of movie 9`.
-  private static func opening(_ what: String) -> String {
-    what.prefix(1).uppercased() + what.dropFirst()
-  }
-
   /// What a call no layer answered is: a miss when a store could answer it once the api has,
   /// else a call that needs the api (a write).
   static func missing<Value>(_ call: ServiceCall<Value>) -> LayerError {

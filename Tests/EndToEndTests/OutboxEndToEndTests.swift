@@ -290,3 +290,27 @@ extension OutboxEndToEndTests {
     #expect(unreachable.stderr.contains("still wait for the api"), "\(unreachable)")
   }
 }
+
+extension OutboxEndToEndTests {
+  /// A write the api took whose answer cannot be read is applied, not kept to send again: said
+  /// in one sentence (the problem a clause in it), exit 0.
+  @Test func aWriteTakenWithAnUnreadableAnswerIsSaidAppliedAndNotKept() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      server.handle("POST", "/api/movies/3/ratings") { _ in
+        SampleResponse(
+          status: 201, headers: ["Content-Type": "application/json"], body: Data("{oops".utf8))
+      }
+      let base = server.baseURL.absoluteString
+      let rated = try await kernel.run(["--base-url", base, "movies", "rate", "3", "80"])
+      #expect(rated.status == 0, "\(rated)")
+      #expect(
+        rated.stdout
+          == "Rated movie 3 80: the api took the rating, but its answer could not be read (POST"
+          + " movies/3/ratings answered data that does not fit: the body is not valid JSON); it is"
+          + " applied, so do not rate again.\n", "\(rated)")
+      #expect(try await Self.kept(kernel, base).isEmpty)
+    }
+  }
+}

@@ -72,7 +72,10 @@ public struct Writer: Sendable {
       guard let decode = call.decode else { throw LayerError.notAWrite(what: call.summary) }
       return .sent(try decode(answer))
     } catch {
-      return .applied(problem: "\(error)")
+      // A clause, said inside another sentence: without its full stop.
+      var problem = "\(error)"
+      if problem.hasSuffix(".") { problem.removeLast() }
+      return .applied(problem: problem)
     }
   }
 
