@@ -77,9 +77,6 @@ public final class DownloadSource: Sendable {
   /// Each request's header fields (lower-cased names), in order.
   public var requests: [[String: String]] { state.withLock { $0.requests } }
 
-  /// Whether an answer is held now (`Settings.holdAfter` reached).
-  public var isHolding: Bool { state.withLock { $0.holding } }
-
   /// Changes how the next requests are answered.
   public func update(_ change: (inout Settings) -> Void) { state.withLock { change(&$0.settings) } }
 

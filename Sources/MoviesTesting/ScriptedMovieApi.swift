@@ -9,14 +9,13 @@ import Synchronization
 /// (`GET movies/{id}`, `movies/topGrossing/{year}`, `movies/topRated/{year}`) from the movies a
 /// test sets, as the api would over HTTP, or fails the way a test says (`.unreachable`: the
 /// connection refused; `.unavailable`: 503; `.notFound`: 404; `.rejected`: 400; `.badData`: a
-/// body that is not a movie), or says "not modified" (304); it counts the requests it gets and
-/// notes the `If-None-Match` each offered. With `etag`, its answers carry it, and a request
+/// body that is not a movie); it counts the requests it gets and notes the `If-None-Match` each
+/// offered. With `etag`, its answers carry it, and a request
 /// offering it is answered 304. The layers above run as they do over the network.
 public final class ScriptedMovieApi: Sendable {
   private struct State {
     var movies: [Movie]
     var failure: ServiceFailure?
-    var notModified = false
     var etag: String?
     var offered: [String?] = []
   }
@@ -30,14 +29,11 @@ public final class ScriptedMovieApi: Sendable {
 
   /// Answer with `movies` from now on.
   public func answer(_ movies: [Movie]) {
-    state.withLock { ($0.movies, $0.failure, $0.notModified) = (movies, nil, false) }
+    state.withLock { ($0.movies, $0.failure) = (movies, nil) }
   }
 
   /// Fail every request as `failure` says from now on.
   public func fail(_ failure: ServiceFailure) { state.withLock { $0.failure = failure } }
-
-  /// Answer every request 304, from now on.
-  public func sayNotModified() { state.withLock { $0.notModified = true } }
 
   /// How many requests it got.
   public var calls: Int { state.withLock { $0.offered.count } }
@@ -79,8 +75,7 @@ public final class ScriptedMovieApi: Sendable {
       }
     }
     let tagged = state.etag.map { ["ETag": $0] } ?? [:]
-    if state.notModified || (state.etag != nil && request.headerFields[.ifNoneMatch] == state.etag)
-    {
+    if state.etag != nil && request.headerFields[.ifNoneMatch] == state.etag {
       return ApiResponse(status: 304, headers: tagged)
     }
     let parts = (request.path ?? "").split(separator: "/").map(String.init)

@@ -225,9 +225,6 @@ public final class FixtureServer: Sendable {
   /// Connections accepted since the start: with keep-alive, fewer than requests answered.
   public var connectionsAccepted: Int { connections.accepted }
 
-  /// Connections open now.
-  public var openConnections: Int { connections.openCount }
-
   /// Answers `method pattern` (from the root: `/redirect`, `/api/books/{id}`) with `handler`.
   public func handle(
     _ method: String, _ pattern: String, with handler: @escaping FixtureRoutes.Answer
@@ -303,7 +300,6 @@ private final class Connections: Sendable {
 
   var accepted: Int { state.withLock { $0.accepted } }
   var isStopped: Bool { state.withLock { $0.stopped } }
-  var openCount: Int { state.withLock { $0.open.count } }
 
   /// Tracks `client`; false once the server stopped.
   func open(_ client: AsyncSocket) -> Bool {

@@ -53,7 +53,6 @@ public final class AuthenticationInterceptor: Sendable {
     var refreshFailure: (any Error)?
     var starts: [Duration] = []
     var nextWaiter = 0
-    var refreshes = 0
   }
 
   private struct Waiter {
@@ -85,9 +84,6 @@ public final class AuthenticationInterceptor: Sendable {
     self.wallClock = wallClock
     engine = Engine(authenticator: authenticator, name: name)
   }
-
-  /// How many refreshes this authentication started, for tests and logs.
-  public var refreshCount: Int { state.withLock { $0.refreshes } }
 
   /// This authentication's credential in `context`: the one kept for the current origin, if
   /// its authenticator issued it and can read it (one it cannot is never sent: as good as none).
@@ -284,7 +280,6 @@ public final class AuthenticationInterceptor: Sendable {
             route: waiter.route, count: maxRefreshes, seconds: Int(window.components.seconds)))
       }
       state.starts.append(now)
-      state.refreshes += 1
       state.flight = [id: waiter]
       return .started
     }
