@@ -52,6 +52,26 @@ import Testing
     #expect(article.contains("```yaml\n" + config + "```\n"))
   }
 
+  /// The generated client's profiles in *OpenAPI clients* are its config's, line for line: a
+  /// stack shown that the config would refuse (`[outbox]`, no source) cannot stand there.
+  @Test func theOpenAPIExamplesProfilesAreShownAsTheyAre() throws {
+    let article = try String(
+      contentsOf: Self.root.appendingPathComponent(
+        "Composition/Composition.docc/OpenAPIClients.md"),
+      encoding: .utf8)
+    let config = try String(
+      contentsOf: Self.root.appendingPathComponent(
+        "Examples/MoviesOpenAPI/Config/movies-openapi.yaml"),
+      encoding: .utf8)
+    let shown = try #require(
+      article.components(separatedBy: "```yaml\n").dropFirst().first?
+        .components(separatedBy: "```").first)
+    let lines = config.split(separator: "\n").map(String.init)
+    for line in shown.split(separator: "\n") {
+      #expect(lines.contains(String(line)), "\(line)")
+    }
+  }
+
   /// The README is a front page: what Kernel is, how to run and test it, one screen of the
   /// container and one of an app, and where the rest is.
   @Test func theReadmeIsAFrontPageOfAtMost200Lines() throws {
