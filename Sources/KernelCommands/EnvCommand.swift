@@ -54,9 +54,16 @@ struct EnvCommand: AsyncParsableCommand {
           "There is no environment \"\(name)\" in \(invocation.config.file); the environments are: "
             + invocation.config.environments.keys.sorted().joined(separator: ", ") + ".")
       }
-      let lasting =
+      var lasting =
         api.contextPersists
         ? "saved for later runs" : "for this run only, as the context is memory"
+      // A variable still wins over the saved choice in every run that has it: said, not hidden.
+      let setting = invocation.config.settings.first { $0.key == "environment" }
+      if let setting, case .variable(let variable) = setting.source, setting.value != name {
+        lasting +=
+          "; but \(variable) is set to \(setting.value), which chooses instead in every"
+          + " run that has it (unset it to use \(name))"
+      }
       try Reply.say(
         invocation, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",
         ["current": name])

@@ -45,6 +45,14 @@ import Testing
     #expect(once.status == 0, "\(once)")
     #expect(try await kernel.run(["env", "list"]).stdout.contains("* local"))
 
+    // A variable that chooses another wins in every run that has it: `env use` says so.
+    let shadowed = try await kernel.run(
+      ["env", "use", "local"], variables: ["KERNEL_ENVIRONMENT": "sample"])
+    #expect(
+      shadowed.stdout.hasSuffix(
+        "saved for later runs; but KERNEL_ENVIRONMENT is set to sample, which chooses instead in"
+          + " every run that has it (unset it to use local).\n"), "\(shadowed)")
+
     let unknown = try await kernel.run(["env", "use", "staging"])
     #expect(unknown.status == 64)
     #expect(unknown.stderr.contains("There is no environment \"staging\""))
