@@ -48,7 +48,10 @@ struct OutboxCommand: AsyncParsableCommand {
           writes.map { write in
             [
               "\(write.id)",
-              TerminalText.escaped("\(write.name): \(write.summary)", keepingNewlines: false),
+              // A summary that opens with the call's name (a generated operation's) says it once.
+              TerminalText.escaped(
+                write.summary.hasPrefix(write.name + " ")
+                  ? write.summary : "\(write.name): \(write.summary)", keepingNewlines: false),
               Reply.age(now.timeIntervalSince(write.createdAt)), "\(write.tries)",
               write.state.rawValue,
               TerminalText.escaped(write.lastError ?? "", keepingNewlines: false),

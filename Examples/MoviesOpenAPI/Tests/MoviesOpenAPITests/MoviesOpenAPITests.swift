@@ -118,6 +118,13 @@ import Testing
     #expect(offline.status == 0, "\(offline)")
     // Where the answer came from, as every command of Kernel's says it.
     #expect(offline.stdout.hasPrefix("1  Finding Dory (2016)\n1 movie from cache, "), "\(offline)")
+    // A generated operation's kept write is listed by its operation, method and path, once.
+    let queued = try await command.run(url + ["--profile", "offline", "rate", "1", "50"])
+    #expect(queued.stdout.hasPrefix("queued:"), "\(queued)")
+    let listed = try await command.run(url + ["outbox", "list"])
+    #expect(
+      listed.stdout.contains(" rateMovie POST movies/1/ratings ")
+        && !listed.stdout.contains("rateMovie: rateMovie"), "\(listed)")
     // The app's variables are named as a shell can set them: `-` in its name is `_` in theirs.
     let missing = try await command.run(
       url + ["get", "2"], variables: ["MOVIES_OPENAPI_PROFILE": "offline"])
