@@ -170,7 +170,12 @@ public struct ConfigDocument: Sendable {
       text = try readText(url.path)
     } catch let problem as UnreadableFile {
       let key = path != nil ? "--config" : explicit != nil ? variable : "the file"
-      throw ConfigError.unusable(file: chosen, key: key, reason: problem.reason)
+      // The app's own file, found from the working directory, and none built in: say where.
+      let whereToRun =
+        explicit == nil && found == nil
+        ? " in \(directory), and \(app.name) has no config built in; run it where"
+          + " \(app.configFile) is, or name a file with --config or \(variable)" : ""
+      throw ConfigError.unusable(file: chosen, key: key, reason: problem.reason + whereToRun)
     }
     return try ConfigDocument(
       text: text, file: chosen, variables: variables, flags: flags, app: app)

@@ -105,6 +105,13 @@ import Testing
   @Test func theBuiltCommandLineAnswersOfflineWhatItFetchedLayered() async throws {
     let command = try BuiltCommand("movies-openapi", package: Self.package)
     defer { command.cleanUp() }
+    // With no config built in, away from its file it says where to run it.
+    let away = try await command.run(["get", "1"])
+    #expect(away.status == 78, "\(away)")
+    #expect(
+      away.stderr.hasSuffix(
+        "and movies-openapi has no config built in; run it where Config/movies-openapi.yaml is,"
+          + " or name a file with --config or MOVIES_OPENAPI_CONFIG.\n"), "\(away)")
     try command.write(try Self.shippedConfig, to: "Config/movies-openapi.yaml")
     let server = try await ServedCommand(
       command, ["--fixtures", Self.package.appendingPathComponent("Fixtures").path])
