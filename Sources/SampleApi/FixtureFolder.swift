@@ -22,7 +22,8 @@ extension FixtureRoutes {
   ///   (201 Created), and `.put`, `.patch` and `.delete` their methods (200), whatever body
   ///   the request carries: the canned answer to a write.
   /// - Only `.json` files are served; hidden files and folders are skipped. Every file must be
-  ///   JSON, at most 1 MB; a file that is not is an error naming it, before anything is served.
+  ///   JSON, at most 1 MB, and in the folder (a link to a file elsewhere is refused); a file that
+  ///   is not is an error naming it, before anything is served.
   ///
   /// `GET /api/auth` (the base path's `auth`) hands out tokens unless a file answers it.
   public static func folder(_ directory: URL) throws -> FixtureRoutes {
@@ -43,7 +44,7 @@ extension FixtureRoutes {
         throw FixtureServerError.unusableFolder(
           path: root.path, reason: "it holds more than \(folderLimits.files) JSON files")
       }
-      let body = try read(root.appendingPathComponent(path))
+      let body = try read(root.appendingPathComponent(path), within: root)
       var pattern = "/" + path.dropLast(".json".count)
       var method = "GET"
       for write in ["post", "put", "patch", "delete"] where pattern.hasSuffix(".\(write)") {
@@ -79,8 +80,17 @@ extension FixtureRoutes {
     return paths.sorted()
   }
 
-  /// A fixture's bytes, once it is known to be a regular file of JSON within the limit.
-  private static func read(_ file: URL) throws -> Data {
+  /// A fixture's bytes, once it is known to be a regular file of JSON within the limit, in
+  /// `root`: a link that leads out of the folder is refused, since what it leads to is not what
+  /// the folder holds.
+  private static func read(_ file: URL, within root: URL) throws -> Data {
+    let folder = root.resolvingSymlinksInPath().path
+    let target = file.resolvingSymlinksInPath().path
+    guard target.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
+      throw FixtureServerError.badFile(
+        path: file.path,
+        reason: "it is a link to \(target), outside the fixture folder; copy the file in instead")
+    }
     var status = stat()
     guard stat(file.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
       throw FixtureServerError.badFile(path: file.path, reason: "it is not a regular file")

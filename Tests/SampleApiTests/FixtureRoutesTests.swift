@@ -150,6 +150,30 @@ import Testing
     #expect(missing?.description.contains("no such file or directory") == true)
   }
 
+  /// A link in the folder to a file elsewhere is refused, naming where it leads: the folder
+  /// serves what it holds; a link to a file in the folder is served as that file.
+  @Test func aLinkOutOfTheFolderIsRefused() throws {
+    let folder = try TemporaryDirectory("fixtures")
+    defer { folder.remove() }
+    let elsewhere = try TemporaryDirectory("elsewhere")
+    defer { elsewhere.remove() }
+    try write(#"{"id": 1}"#, to: folder, "api/books/1.json")
+    try FileManager.default.createSymbolicLink(
+      at: folder.appending("api/books/2.json"),
+      withDestinationURL: folder.appending("api/books/1.json"))
+    #expect(try FixtureRoutes.folder(folder.url).patterns.count == 2)
+    try write(#"{"secret": true}"#, to: elsewhere, "theirs.json")
+    try FileManager.default.createSymbolicLink(
+      at: folder.appending("api/books/3.json"),
+      withDestinationURL: elsewhere.appending("theirs.json"))
+    let refused = #expect(throws: FixtureServerError.self) { try FixtureRoutes.folder(folder.url) }
+    #expect(
+      refused?.description
+        == "The fixture \(folder.url.path)/api/books/3.json cannot be served: it is a link to"
+        + " \(elsewhere.url.resolvingSymlinksInPath().path)/theirs.json, outside the fixture folder;"
+        + " copy the file in instead.")
+  }
+
   private func write(_ text: String, to folder: TemporaryDirectory, _ path: String) throws {
     let url = folder.appending(path)
     try FileManager.default.createDirectory(
