@@ -5,10 +5,15 @@ import Foundation
 import Layers
 
 extension Answer {
-  /// What a JSON reply says of where it came from: `origin`, and `complete: true` for a local
-  /// query's answer over every entity there is.
+  /// What a JSON reply says of where it came from: `origin`; for an answer from the store
+  /// `ageSeconds`, what the footer says as "3 min old" (none for an age no whole number holds,
+  /// as another program may have written); and `complete: true` for a local query's answer
+  /// over every entity there is.
   public var fields: [String: JSONValue] {
     var fields: [String: JSONValue] = ["origin": .string(origin.rawValue)]
+    if origin != .network, let seconds = Int(exactly: age.rounded(.down)) {
+      fields["ageSeconds"] = .integer(seconds)
+    }
     if isComplete { fields["complete"] = .boolean(true) }
     return fields
   }

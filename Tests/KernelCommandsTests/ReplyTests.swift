@@ -121,14 +121,21 @@ extension ReplyTests {
     var answer = Answer(value: [1, 2], origin: .local, age: 120)
     let partial = answer
     #expect(partial.footer("2 products").contains("the api may know more"))
-    #expect(partial.fields == ["origin": .string("local")])
+    #expect(partial.fields == ["origin": .string("local"), "ageSeconds": .integer(120)])
     answer.isComplete = true
     let complete = answer
     #expect(
       complete.footer("2 products")
         == "2 products found among those stored, all there are as of the last complete list or"
         + " sync, 2 min old")
-    #expect(complete.fields == ["origin": .string("local"), "complete": .boolean(true)])
+    #expect(
+      complete.fields == [
+        "origin": .string("local"), "ageSeconds": .integer(120), "complete": .boolean(true),
+      ])
+    // An answer from the api now has no age to tell; one no whole number holds is left out.
+    #expect(Answer(value: 1, origin: .network, age: 0).fields == ["origin": .string("network")])
+    #expect(
+      Answer(value: 1, origin: .cache, age: .infinity).fields == ["origin": .string("cache")])
     #expect(complete.map(\.count).isComplete)
   }
 
