@@ -90,7 +90,15 @@ public struct Composed: Sendable {
     progress: (@Sendable (SyncSummary) -> Void)? = nil
   ) async throws -> [SyncSummary] {
     var summaries: [SyncSummary] = []
-    for (service, feed) in composer.app.catalog.feeds where stacks(service) {
+    let feeds = composer.app.catalog.feeds.filter { stacks($0.service) }
+    // A sync keeps what it is told: a cache that cannot be opened fails it before any request,
+    // where a read only warns and answers from the api.
+    if !feeds.isEmpty,
+      let cache = try? container.resolve((any CacheMaintenance).self) as? CacheOpening
+    {
+      _ = try cache.store()
+    }
+    for (service, feed) in feeds {
       summaries.append(try await stack(service).sync(feed, progress: progress))
     }
     return summaries

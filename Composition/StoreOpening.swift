@@ -100,8 +100,9 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await usable()?.removeEntity(key, goneAt: date) ?? false
   }
 
+  /// A feed's page needs the store: a sync that cannot keep what it is told fails.
   func apply(_ changes: StoredChanges) async throws -> Bool {
-    try await usable()?.apply(changes) ?? false
+    try await store().apply(changes)
   }
 
   /// With no cache file yet, none: nothing is created to find nothing.

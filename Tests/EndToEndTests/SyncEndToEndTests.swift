@@ -91,6 +91,32 @@ import Testing
     }
   }
 
+  /// A sync keeps what it is told: a cache the disk cannot hold (`ulimit -f`, as a full disk)
+  /// fails it at once (78) in one sentence, before any request, where a read would warn and
+  /// answer from the api; it never says it synced what it could not keep.
+  @Test func aSyncWhoseCacheCannotBeOpenedFailsBeforeAnyRequest() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let asked = Mutex(0)
+    try await withFixtureServer(routes: .sampleMovies()) { server in
+      server.handle("GET", "/api/movies/changes") { _ in
+        asked.withLock { $0 += 1 }
+        return SampleChanges.answer(deleted: [4], timestamp: 16)
+      }
+      let local = ["--environment", "local", "--base-url", server.baseURL.absoluteString]
+      let full = try await kernel.run(local + ["sync"], fileSizeLimitKB: 40)
+      #expect(full.status == 78, "\(full)")
+      #expect(
+        full.stderr.split(separator: "\n")
+          == [
+            "The cache \(kernel.dataDirectory.path)/cache.sqlite cannot be opened: the disk is full or failed; free some disk space, or choose another --data-dir."
+          ],
+        "\(full)")
+      #expect(!full.stdout.contains("movies"), "\(full)")
+      #expect(asked.withLock { $0 } == 0)
+    }
+  }
+
   /// `--watch` syncs again every `--every` seconds, saying each time what changed, until it
   /// is stopped; a profile with no store has nothing to sync into (78), one with no api nothing
   /// to sync from (69), each said in a sentence. Ctrl-C ends the watch with exit 0.
