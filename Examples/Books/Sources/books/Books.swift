@@ -1,7 +1,7 @@
 import BooksKit
 import KernelServe
 
-/// `books`: Kernel's commands (config, graph, doctor, env, auth, cache, serve) and its own.
+/// `books`: its own commands beside every one of Kernel's (config, auth, cache, sync, serve…).
 @main struct Books: CommandLineMain {
   static let commandLine = CommandLineApp(
     .books, abstract: "Books from the library's api, its SQLite cache, or both.",
