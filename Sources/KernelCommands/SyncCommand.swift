@@ -66,7 +66,9 @@ struct SyncCommand: AsyncParsableCommand {
           }
           return (writes, summaries)
         }
-      } catch  where watch && [.unreachable, .unavailable].contains(ServiceFailure.of(error)) {
+      } catch let error
+        where watch && [.unreachable, .unavailable].contains(ServiceFailure.of(error))
+      {
         // A watch outlives the api going away: said, then tried again; a page applied stays.
         Terminal.error("\(Failure.sentence(error)) Syncing again in \(interval) s.")
         try await Task.sleep(for: .seconds(interval))
