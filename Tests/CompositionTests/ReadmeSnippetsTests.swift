@@ -40,29 +40,23 @@ import Testing
     #expect(count >= 10)
   }
 
+  /// The text of the repository's file at `path`.
+  static func text(_ path: String) throws -> String {
+    try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+  }
+
   /// The example app's config is in *Getting started* whole, as the file is.
   @Test func theExamplesConfigIsShownAsItIs() throws {
-    let article = try String(
-      contentsOf: Self.root.appendingPathComponent(
-        "Composition/Composition.docc/GettingStarted.md"),
-      encoding: .utf8)
-    let config = try String(
-      contentsOf: Self.root.appendingPathComponent("Examples/Books/Config/books.yaml"),
-      encoding: .utf8)
+    let article = try Self.text("Composition/Composition.docc/GettingStarted.md")
+    let config = try Self.text("Examples/Books/Config/books.yaml")
     #expect(article.contains("```yaml\n" + config + "```\n"))
   }
 
   /// The generated client's profiles in *OpenAPI clients* are its config's, line for line: a
   /// stack shown that the config would refuse (`[outbox]`, no source) cannot stand there.
   @Test func theOpenAPIExamplesProfilesAreShownAsTheyAre() throws {
-    let article = try String(
-      contentsOf: Self.root.appendingPathComponent(
-        "Composition/Composition.docc/OpenAPIClients.md"),
-      encoding: .utf8)
-    let config = try String(
-      contentsOf: Self.root.appendingPathComponent(
-        "Examples/MoviesOpenAPI/Config/movies-openapi.yaml"),
-      encoding: .utf8)
+    let article = try Self.text("Composition/Composition.docc/OpenAPIClients.md")
+    let config = try Self.text("Examples/MoviesOpenAPI/Config/movies-openapi.yaml")
     let shown = try #require(
       article.components(separatedBy: "```yaml\n").dropFirst().first?
         .components(separatedBy: "```").first)
@@ -75,8 +69,7 @@ import Testing
   /// The README is a front page: what Kernel is, how to run and test it, one screen of the
   /// container and one of an app, and where the rest is.
   @Test func theReadmeIsAFrontPageOfAtMost200Lines() throws {
-    let readme = try String(
-      contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+    let readme = try Self.text("README.md")
     #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 200)
     let app = "snippet: Examples/Books/Sources/books/Books.swift: struct Books"
     for part in ["## Prerequisites", "snippet: container", app, "Documentation"] {
