@@ -187,8 +187,8 @@ struct OutboxCommand: AsyncParsableCommand {
       try Terminal.printExact(try Reply.json(summary))
     } else {
       var line =
-        "Sent \(count(report.sent.count, "write")); \(report.conflicts.count) in conflict,"
-        + " \(report.rejected.count) rejected; \(count(left.count, "write")) kept."
+        "Sent \(Reply.count(report.sent.count, "write")); \(report.conflicts.count) in conflict,"
+        + " \(report.rejected.count) rejected; \(Reply.count(left.count, "write")) kept."
       if let reason = report.stoppedBecause { line += " Stopped: \(reason)" }
       try Terminal.print(line)
     }
@@ -219,7 +219,8 @@ struct OutboxCommand: AsyncParsableCommand {
       kinds.append(
         (
           "pending", .unreachable,
-          "\(count(pending, "write")) still wait for the api; outbox sync sends them when it answers."
+          "\(Reply.count(pending, "write")) still \(pending == 1 ? "waits" : "wait") for the api;"
+            + " outbox sync sends \(pending == 1 ? "it" : "them") when it answers."
         ))
     }
     let needYou = (tally[.conflict] ?? 0) + (tally[.rejected] ?? 0) + (tally[.damaged] ?? 0)
@@ -227,7 +228,7 @@ struct OutboxCommand: AsyncParsableCommand {
       kinds.append(
         (
           "needsYou", .conflict,
-          "\(count(needYou, "write")) in conflict, rejected or damaged \(needYou == 1 ? "needs" : "need")"
+          "\(Reply.count(needYou, "write")) in conflict, rejected or damaged \(needYou == 1 ? "needs" : "need")"
             + " you: outbox list shows \(needYou == 1 ? "it" : "them"); retry, resolve or drop"
             + " \(needYou == 1 ? "it" : "each")."
         ))
@@ -242,10 +243,6 @@ struct OutboxCommand: AsyncParsableCommand {
     case .conflict(let error, _, _): "conflict: \(error)"
     case .rejected(let error): "rejected: \(error)"
     }
-  }
-
-  static func count(_ number: Int, _ noun: String) -> String {
-    number == 1 ? "1 \(noun)" : "\(number) \(noun)s"
   }
 
   /// A write as `--format json` shows it.

@@ -81,6 +81,12 @@ public enum Reply {
     .joined(separator: "\n")
   }
 
+  /// `1 movie`, `2 movies`, `12,000 movies`: a count with its noun, plural unless it is one
+  /// (`plural` for a noun that does not add s).
+  public static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+    number == 1 ? "1 \(noun)" : "\(grouped(number)) \(plural ?? noun + "s")"
+  }
+
   /// `486295561` → `486,295,561`, the same in every locale.
   public static func grouped(_ number: Int) -> String {
     let digits = Array(String(number.magnitude))

@@ -81,7 +81,7 @@ struct SyncCommand: AsyncParsableCommand {
       } else {
         if let writes, writes.tried > 0 {
           try Terminal.print(
-            "Sent \(OutboxCommand.count(writes.sent.count, "kept write")); \(writes.conflicts.count)"
+            "Sent \(Reply.count(writes.sent.count, "kept write")); \(writes.conflicts.count)"
               + " in conflict, \(writes.rejected.count) rejected, \(writes.failed.count) still"
               + " waiting (outbox list shows them).")
         }
@@ -89,14 +89,14 @@ struct SyncCommand: AsyncParsableCommand {
           try Terminal.print(
             "This app declares no changes feed for the services this profile stacks.")
         }
-        for summary in summaries { try Terminal.print("\(summary) (\(Self.pages(summary.pages)))") }
+        for summary in summaries {
+          try Terminal.print("\(summary) (\(Reply.count(summary.pages, "page")))")
+        }
       }
       guard watch else { return }
       try await Task.sleep(for: .seconds(interval))
     } while true
   }
-
-  static func pages(_ count: Int) -> String { count == 1 ? "1 page" : "\(count) pages" }
 
   /// What the writes sent before the feeds came to, as JSON.
   static func fields(_ report: SyncReport) -> [String: any Sendable] {

@@ -179,7 +179,8 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     }
     let what =
       folder.map {
-        "\(server.responder.patterns.count) fixtures from \($0.standardizedFileURL.path)"
+        "\(Reply.count(server.responder.patterns.count, "fixture")) from"
+          + " \($0.standardizedFileURL.path)"
       }
       ?? Api.title
     try Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
@@ -187,9 +188,11 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     let responder = server.responder
     await server.stop()
     Terminal.error(
-      "\(name): answered \(responder.totalRequests) requests, \(responder.requests(to: "auth"))"
-        + " to auth (\(responder.tokensIssued) tokens issued), at most \(responder.peakConcurrency) at once;"
-        + " \(responder.expiredTokensRefused) expired tokens refused"
+      "\(name): answered \(Reply.count(responder.totalRequests, "request")),"
+        + " \(responder.requests(to: "auth")) to auth"
+        + " (\(Reply.count(responder.tokensIssued, "token")) issued), at most"
+        + " \(responder.peakConcurrency) at once;"
+        + " \(Reply.count(responder.expiredTokensRefused, "expired token")) refused"
         + (answered.summary().map { "; \($0)" } ?? ""))
   }
 }

@@ -94,7 +94,7 @@ enum MovieOutput {
         switch format {
         case .json: try MovieOutput.printJSON(movies, fields: ["origin": .string("cache")])
         default:
-          let what = movies.count == 1 ? "1 movie" : "\(movies.count) movies"
+          let what = Reply.count(movies.count, "movie")
           try Terminal.print(MovieOutput.table(movies))
           try Terminal.print(
             "\(what) from cache, \(Reply.age(answer.age)); asking the api for news")
@@ -135,7 +135,7 @@ enum MovieOutput {
   /// The table, none for no movies (a header over nothing), then the footer of `answer`.
   static func printText<Value>(_ movies: [Movie], _ answer: Answer<Value>) throws {
     if !movies.isEmpty { try Terminal.print(table(movies)) }
-    try Terminal.print(answer.footer(movies.count == 1 ? "1 movie" : "\(movies.count) movies"))
+    try Terminal.print(answer.footer(Reply.count(movies.count, "movie")))
   }
 
   static func table(_ movies: [Movie]) -> String {

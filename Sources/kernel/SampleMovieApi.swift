@@ -51,7 +51,7 @@ struct SampleMovieApi: SampleApiOptions {
     let ratings = SampleRatings(conflicts: Set(conflictMovies))
     var routes = FixtureRoutes.sampleMovies(
       basePath: basePath, extraMovies: extraMovies, ratings: ratings, posterBytes: posterBytes)
-    routes.summary = { "\(ratings.appliedCount) ratings applied" }
+    routes.summary = { "\(Reply.count(ratings.appliedCount, "rating")) applied" }
     return routes
   }
 }

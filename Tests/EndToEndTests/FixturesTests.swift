@@ -43,7 +43,7 @@ import Testing
     let again = try await get(server, "books/9", token: token.body)
     #expect(again.status == 404 && again.body == #"{"error":"no route answers GET /api/books/9"}"#)
     let summary = await server.stop()
-    #expect(summary.contains("answered 9 requests, 2 to auth (1 tokens issued)"), "\(summary)")
+    #expect(summary.contains("answered 9 requests, 2 to auth (1 token issued)"), "\(summary)")
   }
 
   @Test func aFolderThatCannotBeServedIsAUsageErrorNamingTheFile() async throws {

@@ -46,7 +46,7 @@ import Testing
     #expect(api.json?["origin"] as? String == "network")
     #expect(api.movieNames == Self.tenOf2016)
     let summary = await server.stop()
-    #expect(summary.contains("answered 1 requests"))
+    #expect(summary.contains("answered 1 request,"))
 
     let down = try await kernel.run(local + ["movies", "top-grossing", "--year", "2016"])
     #expect(down.status == 69, "\(down)")

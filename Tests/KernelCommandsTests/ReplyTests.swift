@@ -29,6 +29,14 @@ import Testing
     #expect(throws: EncodingError.self) { _ = try Reply.json(["when": Date()]) }
   }
 
+  /// A count says its noun in the singular for one, grouped by thousands otherwise.
+  @Test func aCountSaysOneInTheSingular() {
+    #expect(Reply.count(1, "request") == "1 request")
+    #expect(Reply.count(0, "request") == "0 requests")
+    #expect(Reply.count(12_000, "movie") == "12,000 movies")
+    #expect(Reply.count(2, "entity", plural: "entities") == "2 entities")
+  }
+
   @Test func aTablePadsItsColumnsAlignsNumbersRightAndEndsNoLineInSpaces() {
     let table = Reply.table(
       ["ID", "TITLE", "GROSS"], [["3", "Amélie", "33,225,499"], ["12", "Up", "735"]],
