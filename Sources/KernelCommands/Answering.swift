@@ -275,7 +275,7 @@ extension Invocation {
       try Terminal.print(TerminalText.escaped(line(element), keepingNewlines: false))
     }
     let count = fetched.value.count
-    try Terminal.print(fetched.footer(count == 1 ? "1 \(one)" : "\(count) \(key)"))
+    try Terminal.print(fetched.footer(Reply.count(count, one, plural: key)))
   }
 }
 

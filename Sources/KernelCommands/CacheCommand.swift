@@ -119,7 +119,7 @@ struct CacheCommand: AsyncParsableCommand {
       guard let removed = try await invocation.services().clearCache(origin: origin) else {
         throw CacheCommand.noCache(invocation)
       }
-      let what = removed == 1 ? "1 answer" : "\(removed) answers"
+      let what = Reply.count(removed, "answer")
       let whose = environment.map { " of \($0) (\(origin ?? ""))" } ?? ""
       try Reply.say(
         invocation, "Cleared the cache: \(what)\(whose) removed.", ["removed": removed])
