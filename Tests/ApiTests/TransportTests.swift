@@ -330,3 +330,32 @@ import Testing
     }
   }
 #endif
+
+extension TransportTests {
+  /// `doctor`'s probe: any status is an answer (the base URL's own 404 is one), and an api
+  /// that does not answer is given up on at the probe's limit, on the deadline's clock, as
+  /// `timedOut`.
+  @Test func aProbeTakesAnyStatusAsAnAnswerAndGivesUpAtItsLimit() async throws {
+    try await withLoopbackApi(routes: .sampleMovies()) { harness in
+      let status = try await harness.client.probe()
+      #expect(status == 404)
+    }
+    let server = TestClock()
+    let deadline = TestClock()
+    try await withLoopbackApi(routes: .sampleMovies(), options: heldBack(by: server)) { harness in
+      let client = ApiClient(
+        context: harness.context, transport: harness.client.transport, deadlineClock: deadline)
+      let probing = Task { await apiError { try await client.probe(within: .seconds(5)) } }
+      await server.waitForSleepers()  // the request is at the server, held
+      await deadline.waitForSleepers()  // the limit is armed
+      #expect(deadline.sleeps == [.seconds(5)])
+      deadline.advance(by: .seconds(5))
+      let error = await probing.value
+      guard case .timedOut(let route, "127.0.0.1") = error, route.path.isEmpty else {
+        Issue.record("expected timedOut, got \(String(describing: error))")
+        return
+      }
+      #expect("\(route)" == "GET the base URL")
+    }
+  }
+}
