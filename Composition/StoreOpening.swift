@@ -105,6 +105,10 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await store().apply(changes)
   }
 
+  func storedCount(of keys: [String]) async throws -> Int {
+    try await usable()?.storedCount(of: keys) ?? 0
+  }
+
   /// With no cache file yet, none: nothing is created to find nothing.
   func pendingKeys() async throws -> [String] {
     guard FileManager.default.fileExists(atPath: file.path) else { return [] }

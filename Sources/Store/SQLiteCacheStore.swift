@@ -252,6 +252,23 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     }
   }
 
+  /// Counted in SQL over the keys as one JSON array: a complete collection of 20,000 movies is
+  /// checked in one statement, where reading its rows took 150 ms and marked each one used.
+  public func storedCount(of keys: [String]) async throws -> Int {
+    guard !keys.isEmpty else { return 0 }
+    let list = String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)
+    return try await using("read") {
+      try writer().read { db in
+        try Int.fetchOne(
+          db,
+          sql: """
+            SELECT count(*) FROM json_each(?) AS wanted
+              JOIN cache_entry ON cache_entry.key = wanted.value
+            """, arguments: [list]) ?? 0
+      }
+    }
+  }
+
   public func renew(_ key: String, storedAt: Date, validators: CacheValidators) async throws {
     try await using("written") {
       try writer().write { db in

@@ -164,4 +164,19 @@ import Testing
     let token = try await store.entry(for: "p movies/changes")
     #expect(token.map { String(decoding: $0.payload, as: UTF8.self) } == "3")
   }
+
+  /// How many of some keys are stored, on both stores: a row counts, a tombstone too (it is a
+  /// row), a key with none does not, and a key named twice counts twice.
+  @Test(arguments: Kind.allCases)
+  func theStoreCountsTheKeysItHolds(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    try await store.store([
+      CacheEntry(key: "p Movie/1", payload: Data("{}".utf8), storedAt: Date(), scope: "p|Movie"),
+      CacheEntry(key: "p Movie/2", payload: Data(), storedAt: Date(), isGone: true),
+    ])
+    #expect(try await store.storedCount(of: []) == 0)
+    #expect(try await store.storedCount(of: ["p Movie/1", "p Movie/2", "p Movie/3"]) == 2)
+    #expect(try await store.storedCount(of: ["p Movie/1", "p Movie/1"]) == 2)
+    #expect(try await store.storedCount(of: [#"p "quoted"\key"#]) == 0)
+  }
 }

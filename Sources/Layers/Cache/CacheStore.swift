@@ -158,6 +158,9 @@ public protocol CacheStore: Sendable {
   func settleEdit(of key: String, _ settlement: EditSettlement) async throws
   /// The keys of the rows an edit not yet settled changed (`isPending`).
   func pendingKeys() async throws -> [String]
+  /// How many of `keys` have a row (a tombstone too): whether a complete collection's entities
+  /// are all still stored, asked without reading the rows or marking them used.
+  func storedCount(of keys: [String]) async throws -> Int
   /// Takes the entity under `key` out of the store, in one transaction: its key leaves every
   /// stored list that held it, so those lists shrink and no local query finds it; with
   /// `goneAt` (the api answered its item call 404 or 410 then, or a complete list of its whole
@@ -184,6 +187,11 @@ public protocol CacheStore: Sendable {
 }
 
 extension CacheStore {
+  /// By reading the rows: a store that can count them where they are (SQLite) says so.
+  public func storedCount(of keys: [String]) async throws -> Int {
+    try await entries(for: keys).count { $0 != nil }
+  }
+
   /// One read per key: a store that can read them together (SQLite, in one transaction) says so.
   public func entries(for keys: [String]) async throws -> [CacheEntry?] {
     var found: [CacheEntry?] = []

@@ -117,7 +117,7 @@ extension CachingLayer {
   private func completeness<Value>(of shape: EntityShape<Value>) async -> Date? {
     guard let marker = try? await store.entry(for: completeKey(shape.type)),
       let keys = marker.references,
-      let rows = try? await store.entries(for: keys), !rows.contains(where: { $0 == nil })
+      (try? await store.storedCount(of: keys)) == keys.count
     else { return nil }
     return marker.storedAt
   }

@@ -108,6 +108,10 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
     entries.withLock { $0.values.filter(\.isPending).map(\.key).sorted() }
   }
 
+  public func storedCount(of keys: [String]) async throws -> Int {
+    entries.withLock { entries in keys.count { entries[$0] != nil } }
+  }
+
   /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.
   public func query(scope: String, _ query: LocalQuery) async throws -> [CacheEntry] {
     if let field = query.fields.first(where: { !LocalQuery.isField($0) }) {
