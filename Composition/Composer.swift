@@ -252,9 +252,19 @@ struct Composer {
         values: described.values)
     } catch let error as ApiError {
       let override = baseURL == nil ? nil : config.written("baseURL")
+      // Said in the config's words: the key names the environment, and its own key allows http.
+      let reason =
+        switch error {
+        case .invalidEnvironment(_, let reason): reason + "."
+        case .insecureEnvironment(_, let url):
+          "it is plain http to a host that is not loopback (\(url)); use https, or set"
+            + " environments.\(name).insecure: true if sending tokens in the clear is really"
+            + " intended."
+        default: error.description
+        }
       throw ConfigError.invalidEnvironment(
         file: override?.file ?? config.file, key: override?.key ?? "environments.\(name).baseURL",
-        reason: error.description)
+        reason: reason)
     }
   }
 

@@ -1,4 +1,5 @@
 import Configuration
+import Domain
 import Foundation
 import Yams
 
@@ -270,7 +271,7 @@ public struct ConfigDocument: Sendable {
     do {
       data = try handle.read(upToCount: YAMLBounds.maximumBytes + 1) ?? Data()
     } catch {
-      throw UnreadableFile(reason: "it cannot be read (\((error as NSError).localizedDescription))")
+      throw UnreadableFile(reason: "it cannot be read (\(fileSystemReason(error)))")
     }
     guard data.count <= YAMLBounds.maximumBytes else {
       throw UnreadableFile(reason: "it is over \(YAMLBounds.maximumBytes) bytes")

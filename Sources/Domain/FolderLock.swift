@@ -87,3 +87,16 @@ package struct FolderLock: Sendable {
       ?? "a file it cannot name"
   }
 }
+
+/// What the system said of a file operation that failed, in its own words: the POSIX reason
+/// Foundation wrapped (`No such file or directory`), not Foundation's "The operation could not
+/// be completed." before it; else Foundation's description.
+package func fileSystemReason(_ error: any Error) -> String {
+  let error = error as NSError
+  let posix =
+    error.domain == NSPOSIXErrorDomain
+    ? error : (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+  guard let posix, posix.domain == NSPOSIXErrorDomain, let code = Int32(exactly: posix.code)
+  else { return error.localizedDescription }
+  return String(cString: strerror(code))
+}

@@ -166,7 +166,7 @@ public struct Invocation: Sendable {
         throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
       }
     } catch {
-      throw unusable("it cannot be created (\((error as NSError).localizedDescription))")
+      throw unusable("it cannot be created (\(fileSystemReason(error)))")
     }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -21,7 +21,7 @@ extension SQLiteCacheStore {
     } catch {
       throw StoreError.unusable(
         file: file.path,
-        cause: "its folder could not be created (\(error.localizedDescription))",
+        cause: "its folder could not be created (\(fileSystemReason(error)))",
         fix: "choose another --data-dir")
     }
     let writer = try connectRepairing(file, busyTimeout: busyTimeout, warn: warn)
@@ -193,7 +193,7 @@ extension SQLiteCacheStore {
     } catch {
       throw StoreError.unusable(
         file: file.path,
-        cause: "it is damaged and could not be moved aside (\(error.localizedDescription))",
+        cause: "it is damaged and could not be moved aside (\(fileSystemReason(error)))",
         fix: "delete it or choose another --data-dir")
     }
     for suffix in ["-wal", "-shm"] {

@@ -253,7 +253,9 @@ import Testing
       { _ in }, runtime: runtime(environment: "local", baseURL: "http://10.1.2.3/api/"))
     #expect(
       insecure.hasPrefix(
-        "Config/kernel.yaml: environments.local.baseURL is not usable: Environment local uses plain http"
+        "Config/kernel.yaml: environments.local.baseURL is not usable: it is plain http to a host"
+          + " that is not loopback (http://10.1.2.3/api/); use https, or set"
+          + " environments.local.insecure: true"
       ))
   }
 }

@@ -202,7 +202,8 @@ import Testing
     #expect(port.status == 78, "\(port)")
     #expect(
       port.stderr
-        == "the command line: --base-url is not usable: Environment sample is not usable: http://127.0.0.1:99999/api/ has port 99999; a port is 1 to 65535.\n"
+        == "the command line: --base-url is not usable: http://127.0.0.1:99999/api/ has port 99999;"
+        + " a port is 1 to 65535.\n"
     )
   }
 

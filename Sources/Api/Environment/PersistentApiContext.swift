@@ -149,7 +149,7 @@ package final class PersistentApiContext: ApiContext {
   private static func reason(_ error: any Error) -> String {
     if error is DecodingError { return "it is not a saved context" }
     if isUnreadable(error) { return "permission denied" }
-    return (error as NSError).localizedDescription
+    return fileSystemReason(error)
   }
 
   /// Whether reading failed for want of permission: not the file's fault, so never moved aside.

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// A request's body as the encoders make it: its bytes, in parts read in order as the body is
@@ -274,7 +275,7 @@ final class BodyReader {
         }
         let chunk: Data?
         do { chunk = try file?.read(upToCount: buffer.count) } catch {
-          throw BodyUnreadable(file: url.path, reason: "\(error.localizedDescription)")
+          throw BodyUnreadable(file: url.path, reason: fileSystemReason(error))
         }
         if let chunk, !chunk.isEmpty {
           buffer.copyBytes(from: chunk)

@@ -84,7 +84,7 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
     switch self {
     case .insecureEnvironment(let name, let url):
       "Environment \(name) uses plain http to a host that is not loopback (\(url)); use https,"
-        + " or mark it insecure-allowed if sending tokens in the clear is really intended."
+        + " or allow it (allowsInsecureHTTP) if sending tokens in the clear is really intended."
     case .invalidEnvironment(let name, let reason):
       "Environment \(name) is not usable: \(reason)."
     case .unreachable(let route, let host, let reason):
