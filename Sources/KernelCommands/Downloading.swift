@@ -39,6 +39,20 @@ extension Invocation {
     return (response.status, response.headerFields, last.withLock { $0 })
   }
 
+  /// The file a download's `--output` names: `-` (or `/dev/stdout`) is standard output, written
+  /// as the body comes whatever the shell made it, and refused as a usage error (64) when it is
+  /// a terminal, which binary bytes would garble; any other path is that file, from the working
+  /// directory.
+  public static func downloadFile(_ output: String, option: String = "--output") throws -> URL {
+    guard output == "-" || output == "/dev/stdout" else { return URL(fileURLWithPath: output) }
+    guard isatty(STDOUT_FILENO) == 0 else {
+      throw UsageError(
+        "\(option) - writes the download's bytes to standard output, which is a terminal;"
+          + " redirect it (> file) or name a file.")
+    }
+    return URL(fileURLWithPath: "/dev/stdout")
+  }
+
   /// `[#########           ]`, 20 wide, or `[ … ]` while the total is unknown.
   static func bar(_ progress: TransferProgress) -> String {
     guard let fraction = progress.fraction else { return "[ … ]" }

@@ -291,9 +291,6 @@ extension MoviesCommand {
     @Option(name: .shortAndLong, help: "The file to write; - for standard output.")
     var output: String
 
-    /// `-`: standard output, whatever the shell made it.
-    var toStandardOutput: Bool { output == "-" || output == "/dev/stdout" }
-
     func validate() throws {
       guard id >= 1 else {
         throw ValidationError("Movie ids are positive whole numbers; \(id) is not one.")
@@ -301,22 +298,17 @@ extension MoviesCommand {
       guard !output.isEmpty, !output.hasSuffix("/") else {
         throw ValidationError("--output must name a file, not \"\(output)\".")
       }
-      guard !toStandardOutput || isatty(STDOUT_FILENO) == 0 else {
-        throw ValidationError(
-          "--output - writes the poster's bytes to standard output, which is a terminal;"
-            + " redirect it (> poster.jpg) or name a file.")
-      }
     }
 
     func run() async throws {
       let invocation = try Invocation(global)
-      let file = URL(fileURLWithPath: toStandardOutput ? "/dev/stdout" : output)
+      let file = try Invocation.downloadFile(output)
       let response = try await invocation.download(.moviePoster(id: id), from: "movies", to: file)
       let fields: [String: any Sendable] = [
         "file": file.path, "bytes": Int(response.bytes), "status": response.status, "movieId": id,
       ]
       let size = "\(Reply.grouped(Int(response.bytes))) bytes"
-      guard !toStandardOutput,
+      guard file.path != "/dev/stdout",
         (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
       else {
         // Standard output, a device or a pipe took the poster itself: the report goes beside it.

@@ -364,3 +364,19 @@ import Testing
     #expect(errors.all == expected)
   }
 }
+
+extension InProcessCommandTests {
+  /// A download's `--output`: a path is that file; `-` is standard output, unless that is a
+  /// terminal, which binary bytes would garble (a usage error naming the option).
+  @Test func aDownloadsDashIsStandardOutputUnlessThatIsATerminal() throws {
+    #expect(try Invocation.downloadFile("poster.jpg").lastPathComponent == "poster.jpg")
+    if isatty(STDOUT_FILENO) == 0 {
+      #expect(try Invocation.downloadFile("-").path == "/dev/stdout")
+    } else {
+      let refused = #expect(throws: UsageError.self) {
+        try Invocation.downloadFile("-", option: "-o")
+      }
+      #expect(refused?.description.hasPrefix("-o - writes the download's bytes") == true)
+    }
+  }
+}
