@@ -325,8 +325,9 @@ struct StackPlan {
     layers = try parsed.dropLast().map { entry in
       guard let layer = catalog.layers[entry.name] else {
         if recipe.sourceNeeds(entry.name) != nil {
-          throw ConfigError.stackWithoutSource(
-            file: file, key: key, stack: entries, sources: sources)
+          throw ConfigError.malformed(
+            file: file, key: entry.key, value: entry.name,
+            expected: "a layer: only the stack's last entry is its source (\(sources))")
         }
         throw unknown(entry)
       }

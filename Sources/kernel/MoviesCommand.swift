@@ -264,7 +264,7 @@ extension MoviesCommand {
             ]))
         } else {
           try Terminal.print(
-            "Rated movie \(rating.movieId) \(rating.score); the api keeps it as rating \(rating.id)."
+            "Rated movie \(rating.movieId) \(rating.score) of 100; the api's id for the rating is \(rating.id)."
           )
         }
       }

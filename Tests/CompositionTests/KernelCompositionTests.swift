@@ -203,6 +203,13 @@ import Testing
     #expect(
       failure {
         $0.profiles["layered"]?.stacks["movies"] = .init(
+          ["store", "api"], key: "profiles.layered.movies")
+      }
+        == "Config/kernel.yaml: profiles.layered.movies[0] is \"store\", but it must be a layer: only the stack's last entry is its source (api or store)."
+    )
+    #expect(
+      failure {
+        $0.profiles["layered"]?.stacks["movies"] = .init(
           ["logging", "cahce", "api"], key: "profiles.layered.movies")
       }
         == "Config/kernel.yaml: profiles.layered.movies[1] names \"cahce\", which is not one of: api, store, cache(<policy>), dedupe, logging, memory(<capacity>, <seconds>), outbox; did you mean cache?"
