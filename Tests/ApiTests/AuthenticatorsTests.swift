@@ -113,7 +113,8 @@ import Testing
     ) { api in
       await #expect(
         throws: AuthenticationError.loginRequired(
-          "the login was refused: invalid_grant (wrong user name or password)")
+          "Could not log in to local: the token endpoint answered invalid_grant (wrong user name or password)"
+        )
       ) {
         try await api.client.login(Login(username: "u", password: "nope"))
       }
@@ -136,8 +137,8 @@ import Testing
       }
       await #expect(
         throws: AuthenticationError.invalidAnswer(
-          "POST oauth/token answered HTTP 404 (no route answers POST /api/oauth/token) instead"
-            + " of a token")
+          "Could not log in to local: POST oauth/token answered HTTP 404 (no route answers POST"
+            + " /api/oauth/token) instead of a token")
       ) {
         try await api.client.login(Login(username: "u", password: "pw"))
       }

@@ -169,6 +169,15 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     case .loginRequired(let reason), .revoked(let reason), .invalidAnswer(let reason): reason
     }
   }
+
+  /// The same error, its reason put after `opening` and a colon.
+  func opened(by opening: String) -> AuthenticationError {
+    switch self {
+    case .loginRequired(let reason): .loginRequired("\(opening): \(reason)")
+    case .revoked(let reason): .revoked("\(opening): \(reason)")
+    case .invalidAnswer(let reason): .invalidAnswer("\(opening): \(reason)")
+    }
+  }
 }
 
 extension AuthenticationError: ClassifiedError {

@@ -220,7 +220,7 @@ public struct OAuth2Authenticator: Authenticator {
       if error == "invalid_grant" {
         throw fields["grant_type"] == "refresh_token"
           ? AuthenticationError.revoked("the refresh token was refused: invalid_grant\(detail)")
-          : AuthenticationError.loginRequired("the login was refused: invalid_grant\(detail)")
+          : AuthenticationError.loginRequired("the token endpoint answered invalid_grant\(detail)")
       }
       throw AuthenticationError.invalidAnswer("\(route) answered \(error)\(detail)")
     }

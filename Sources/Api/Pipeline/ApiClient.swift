@@ -300,7 +300,8 @@ public final class ApiClient: Sendable {
   }
 
   /// Logs in to the current environment with its authentication (`auth login`), and keeps the
-  /// credential for its origin.
+  /// credential for its origin. An `AuthenticationError` it throws is one sentence naming the
+  /// environment ("Could not log in to local: …").
   @discardableResult
   public func login(_ login: Login = Login()) async throws -> StoredCredential {
     guard let authentication else {
@@ -308,7 +309,12 @@ public final class ApiClient: Sendable {
         "environment \(context.environment.name) has no authenticator, so there is nothing to"
           + " log in to")
     }
-    return try await authentication.login(login, through: self)
+    do {
+      return try await authentication.login(login, through: self)
+    } catch let error as AuthenticationError {
+      // The authenticator's reason is a clause; a login's failure is said as a sentence.
+      throw error.opened(by: "Could not log in to \(context.environment.name)")
+    }
   }
 
   /// The value of `request`: its route sent, validated, and its body decoded.
