@@ -80,7 +80,8 @@ extension SQLiteCacheStore {
     {
       let aside = try moveAside(file)
       warn(
-        "The cache \(file.path) was damaged (\(error.resultCode)); it was moved to \(aside.lastPathComponent)"
+        "The cache \(file.path) was damaged (\(error.message ?? "SQLite error \(error.resultCode.rawValue)"));"
+          + " it was moved to \(aside.lastPathComponent)"
           + " and a new one was started.")
       return try connect(file, busyTimeout: busyTimeout)
     }

@@ -140,7 +140,9 @@ import Testing
     try await store.store(entry("a", "after the damage"))
     #expect(try await store.statistics().entries == 1)
     #expect(warnings.all.count == 1)
-    #expect(warnings.all.first?.contains("was damaged") == true)
+    #expect(
+      warnings.all.first?.contains("was damaged (file is not a database); it was moved to") == true,
+      "\(warnings.all)")
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(files.contains { $0.hasPrefix("cache.sqlite.corrupt-") })
     #expect(try Data(contentsOf: context) == saved)  // the saved context is another file, untouched
