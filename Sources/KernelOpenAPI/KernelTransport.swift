@@ -109,10 +109,11 @@ public struct KernelTransport: ClientTransport {
   }
 }
 
-/// A write the api took whose answer could not be read.
-struct OperationWriteApplied: Error, CustomStringConvertible {
+/// A write the api took whose answer could not be read: bad data from the api (exit 65).
+struct OperationWriteApplied: Error, CustomStringConvertible, ClassifiedError {
   let operation: String
   let problem: String
+  var failure: ServiceFailure { .badData }
   var description: String {
     "\(operation) was applied by the api, but its answer could not be read (\(problem)); do not"
       + " send it again."

@@ -288,6 +288,40 @@ extension OutboxTests {
       #expect(try await setup.outbox.store.writes().isEmpty)
     }
   }
+
+  /// A write whose route accepts only JSON, answered 201 as `text/html`: the api took it, so it
+  /// is applied when sent at once, and settled as sent by a sync, never sent again.
+  @Test(arguments: Kept.allCases)
+  func aWriteTakenWithAnAnswerOfAnotherTypeIsNeverSentAgain(keptIn kept: Kept) async throws {
+    try await withSetup(keptIn: kept) { setup in
+      let posted = Counter()
+      setup.api.responder.handle("POST", "/api/movies/{id}/ratings") { _ in
+        _ = posted.increment()
+        return .staticFile(Data(#"{"id": 1, "movieId": 4, "score": 40}"#.utf8), status: 201)
+      }
+      var route = Route.post("movies/4/ratings", body: try .json(["score": 40]))
+      route.acceptableContentTypes = ["application/json"]
+      let rate = ServiceCall<Rating>(
+        .init(route), name: "rateMovie", summary: "a rating of movie 4", stored: false
+      ).writing(ordering: "movies/4")
+      let written = try await setup.writer().write(rate)
+      guard case .applied(let problem) = written else {
+        Issue.record("expected an applied write, got \(written)")
+        return
+      }
+      #expect(problem.contains("answered text/html; charset=utf-8, not application/json"))
+      #expect(posted.value == 1)
+
+      guard case .queued = try await setup.writer(api: false).write(rate) else {
+        throw TestFailure("a write with no api was not kept")
+      }
+      let report = try await setup.sync(force: true)
+      #expect(report.sent.count == 1 && report.tried == 1, "\(report)")
+      #expect(try await setup.outbox.store.writes().isEmpty)
+      _ = try await setup.sync(force: true)
+      #expect(posted.value == 2)
+    }
+  }
 }
 
 extension OutboxTests {

@@ -53,6 +53,13 @@ public enum ApiError: Error, Sendable, CustomStringConvertible, ClassifiedError 
   /// POSIXError`, e.g. `.ENOSPC` for a full disk).
   case output(route: Route, file: String, reason: String, underlying: (any Error)? = nil)
 
+  /// Whether the api took the request, answering with a status the route accepts, and only its
+  /// answer is refused (its `Content-Type`): a write so answered was applied, and must not be
+  /// sent again.
+  public var isRefusedAnswerToATakenRequest: Bool {
+    if case .unacceptableContentType = self { true } else { false }
+  }
+
   /// The error an authenticator threw, when a refresh or login failed with one: an app's own
   /// error type is caught as itself (`error.underlyingError as? MyRefreshError`), as with
   /// Alamofire's `AFError.underlyingError`; for a download's file the system refused, the

@@ -289,10 +289,12 @@ public struct Outbox: Sendable {
     partition.isEmpty ? key : partition + " " + key
   }
 
-  /// How a failed try settles a write: a conflict (409, 412), a rejection (any other 4xx but
-  /// 401, 408 and 429), or pending again, due after a backoff that doubles with each try from
-  /// 30 seconds to at most an hour.
+  /// How a failed try settles a write: sent when the api took it and only its answer was
+  /// refused (`ApiError.isRefusedAnswerToATakenRequest`), a conflict (409, 412), a rejection
+  /// (any other 4xx but 401, 408 and 429), or pending again, due after a backoff that doubles
+  /// with each try from 30 seconds to at most an hour.
   public static func outcome(of error: any Error, tries: Int, now: Date) -> WriteOutcome {
+    if (error as? ApiError)?.isRefusedAnswerToATakenRequest == true { return .sent }
     let sentence = "\(error)"
     // A write that cannot be sent at all (its kept bytes are not a request, its file is gone)
     // would fail the same way for ever: it waits for the user, who drops it.
