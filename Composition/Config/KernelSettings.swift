@@ -21,7 +21,7 @@ extension AppSetting {
     ),
     AppSetting(
       "context", .string, default: "persistent",
-      doc: "the catalog context: `memory`, or `persistent` (`context.json` in the data dir, 0600)"),
+      doc: "where the current environment and credentials are kept: `memory` (for one run), or `persistent` (`context.json` in the data dir, 0600)"),
     AppSetting(
       "adapters", .list, default: "defaultHeaders", doc: "request adapters, in order"),
     AppSetting(
@@ -84,6 +84,6 @@ extension AppSetting {
       doc: "allow plain `http://` to a host that is not loopback"),
     AppSetting(
       "transport", .string, scope: .environment, default: "http",
-      doc: "the catalog transport that sends its requests"),
+      doc: "the transport that sends its requests: `http`, or one the app registers (`sample`)"),
   ]
 }
