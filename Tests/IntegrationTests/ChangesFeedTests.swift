@@ -206,6 +206,40 @@ extension ServiceCall where Value == [Chore] {
 
   /// A task the feed delivers and then, in a later page of the same sync, deletes is not
   /// counted among those stored: the store still says it holds every task, rightly.
+  /// A feed that says it has more but answers the token it was asked with would be asked the
+  /// same page for ever: bad data, what it gave kept, the tasks not said to be complete.
+  @Test func aFeedThatSaysItHasMoreButGivesNoNewTokenIsBadData() async throws {
+    let folder = try TemporaryDirectory("feed")
+    defer { folder.remove() }
+    let server = try await FixtureServer.start(routes: FixtureRoutes())
+    let asked = Counter()
+    server.handle("GET", "/api/tasks/changes") { _ in
+      _ = asked.increment()
+      return SampleResponse(
+        status: 200,
+        body: Data(
+          (#"{"changes": {"tasks": {"created": [{"id": 1, "title": "a"}], "updated": [], "#
+            + #""deleted": []}}, "timestamp": 5, "hasMore": true}"#).utf8))
+    }
+    let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
+    let layered = ServiceStack(
+      client: try ApiClient.loopback(server),
+      layers: [CachingLayer(store: store, policy: .networkFirst, partition: "p")])
+    let offline = ServiceStack(
+      client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly, partition: "p")])
+    let error = await #expect(throws: ApiError.self) { try await layered.sync(.tasks) }
+    await server.stop()
+    #expect(error?.failure == .badData)
+    #expect(
+      error.map { "\($0)" }
+        == "GET tasks/changes answered data that does not fit: it says there is more, but gives"
+        + " the token it was asked with (5) to ask for it; what it gave until then is kept.")
+    #expect(asked.value == 2)
+    let stored = try await offline.answer(.stored)
+    #expect(stored.value.map(\.id) == [1])
+    #expect(!stored.isComplete)
+  }
+
   @Test func aTaskCreatedAndDeletedInOneSyncLeavesTheStoreComplete() async throws {
     try await Self.withTasks { server, layered, offline, store in
       for id in 1...4 { server.put(Chore(id: id, title: "task \(id)")) }

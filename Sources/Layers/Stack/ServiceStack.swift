@@ -83,7 +83,9 @@ public struct ServiceStack: Sendable {
   /// any point goes on from the last page applied. A page is applied only while the stored
   /// token is still the one it was asked with: two syncs at once (two runs) never apply an
   /// older page over a newer one, the one that finds the token moved goes on from there, and
-  /// each counts the pages it applied. Throws `LayerError.syncNeedsApi` or
+  /// each counts the pages it applied. A feed that says it has more but gives no new token to
+  /// ask for it is bad data (`ApiError.decoding`), its pages so far applied but the collection
+  /// not said to be complete. Throws `LayerError.syncNeedsApi` or
   /// `syncNeedsStore` when the stack has no api or no caching layer: there is nothing to sync
   /// from, or into.
   ///
@@ -140,8 +142,16 @@ public struct ServiceStack: Sendable {
       summary.pages += 1
       summary.token = token
       progress?(summary)
-      // A feed that says there is more but gives no new token would be asked the same forever.
-      guard page.hasMore, let next = page.token, next != asked else { break }
+      guard page.hasMore else { break }
+      // A feed that says there is more but gives no new token would be asked the same for
+      // ever: what it gave is kept, and the collection is not said to be complete.
+      guard let next = page.token, next != asked else {
+        throw ApiError.decoding(
+          route: route, field: "",
+          reason: "it says there is more, but gives "
+            + (page.token.map { "the token it was asked with (\($0))" } ?? "no token")
+            + " to ask for it; what it gave until then is kept")
+      }
     }
     // Its last page applied, the store holds every entity of the type the api has: local
     // queries of it say so (`Answer.isComplete`).
