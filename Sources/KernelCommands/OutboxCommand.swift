@@ -193,6 +193,15 @@ struct OutboxCommand: AsyncParsableCommand {
       try Terminal.print(line)
     }
     for kind in unresolved { Terminal.error(kind.line) }
+    let elsewhere = Set(left.lazy.map(\.origin).filter { $0 != report.origin }).sorted()
+    if !elsewhere.isEmpty {
+      let count = left.count { $0.origin != report.origin }
+      Terminal.error(
+        "\(Reply.count(count, "write")) kept for another environment"
+          + " (\(elsewhere.joined(separator: ", "))) \(count == 1 ? "was" : "were") not sent:"
+          + " outbox sync in that environment (--environment, --base-url) sends"
+          + " \(count == 1 ? "it" : "them").")
+    }
     // 0 only when nothing is left unresolved: a script can tell a sync that did its work.
     if let worst = unresolved.first { throw ExitCode(Failure.code(worst.failure)) }
   }
@@ -215,7 +224,9 @@ struct OutboxCommand: AsyncParsableCommand {
     // Writes this sync tried and could not send (a write another sync is sending is not
     // this one's to report).
     if report.stoppedFor != .authentication, !report.failed.isEmpty {
-      let pending = tally[.pending] ?? report.failed.count
+      // This environment's: another's wait for a sync in that one.
+      let pending = max(
+        report.failed.count, left.count { $0.state == .pending && $0.origin == report.origin })
       kinds.append(
         (
           "pending", .unreachable,

@@ -66,6 +66,9 @@ public struct SyncReport: Sendable, Hashable {
   public var stoppedBecause: String?
   /// The kind of failure that stopped it: `.unreachable` or `.authentication`.
   public var stoppedFor: ServiceFailure?
+  /// The origin whose writes it sent (`http://127.0.0.1:8080`): those of another environment
+  /// wait for a sync in that one.
+  public var origin = ""
 
   /// Nothing done yet.
   public init() {}
@@ -223,6 +226,7 @@ public struct Outbox: Sendable {
         report[keyPath: keyPath].sort { $0.id < $1.id }
       }
       (report.stoppedBecause, report.stoppedFor) = stopped.reason.withLock { ($0, stopped.kind) }
+      report.origin = origin
       return report
     }
   }
