@@ -21,7 +21,9 @@ extension AppSetting {
     ),
     AppSetting(
       "context", .string, default: "persistent",
-      doc: "where the current environment and credentials are kept: `memory` (for one run), or `persistent` (`context.json` in the data dir, 0600)"),
+      doc:
+        "where the current environment and credentials are kept: `memory` (for one run), or"
+        + " `persistent` (`context.json` in the data dir, 0600)"),
     AppSetting(
       "adapters", .list, default: "defaultHeaders", doc: "request adapters, in order"),
     AppSetting(

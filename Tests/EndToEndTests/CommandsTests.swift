@@ -16,7 +16,9 @@ import Testing
     let local = ["--profile", "api", "--environment", "local", "--base-url", server.baseURL]
     let rated = try await kernel.run(local + ["movies", "rate", "3", "80"])
     #expect(rated.status == 0, "\(rated)")
-    #expect(rated.stdout.hasPrefix("Rated movie 3 80 of 100; the api's id for the rating is "), "\(rated)")
+    #expect(
+      rated.stdout.hasPrefix("Rated movie 3 80 of 100; the api's id for the rating is "),
+      "\(rated)")
     let summary = await server.stop()
     #expect(summary.contains("0 expired tokens refused; 1 rating applied"), "\(summary)")
   }
