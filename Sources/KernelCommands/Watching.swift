@@ -31,7 +31,9 @@ struct WatchEnded: ClassifiedError, CustomStringConvertible {
 extension Invocation {
   /// Watches `call` on the profile's stack for `service` (`ServiceStack.watch`, refreshed from
   /// the api once where the stack has one), and hands `show` each element (`first` for the
-  /// first; never `.ended`: that is thrown), clearing a terminal's screen before each after the first when the output is text,
+  /// first; never `.ended`: that is thrown), clearing a terminal's screen before each after the
+  /// first when the output is text, where nothing stored yet is said for it, naming the call
+  /// (`Nothing is stored for movie 4 yet; watching.`), and `show` hears only of it in JSON;
   /// until interrupted: Ctrl-C (or SIGTERM) exits 0. A watch that cannot go on (the store's file
   /// deleted or replaced) throws its one sentence. A stack that stores nothing (an api-only
   /// profile) cannot be watched: a usage error (exit 64) naming the profile.
@@ -59,7 +61,11 @@ extension Invocation {
         throw WatchEnded(description: failure.description, failure: failure.failure ?? .unavailable)
       }
       if redraws && !first { try Terminal.printPart("\u{1B}[H\u{1B}[2J") }
-      try show(element, first)
+      if case .nothingStored = element, format != .json {
+        try Terminal.print("Nothing is stored for \(call.summary) yet; watching.")
+      } else {
+        try show(element, first)
+      }
       first = false
     }
   }

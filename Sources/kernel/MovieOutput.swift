@@ -52,7 +52,8 @@ enum MovieOutput {
   /// How a watch of movies is shown (`Invocation.watch(_:from:show:)`): the list (`list` makes
   /// one of the call's value) at once and again at each change, until interrupted: the table
   /// with its footer (a terminal redraws it in place), or one JSON object per line; nothing
-  /// stored yet says so (JSON: no movies, origin `none`); a failed refresh is a warning.
+  /// stored yet is no movies from origin `none` in JSON (the text is `Invocation.watch`'s); a
+  /// failed refresh is a warning.
   static func watched<Value: Sendable>(
     _ format: OutputFormat, movies list: @escaping @Sendable (Value) -> [Movie]
   ) -> @Sendable (Watched<Value>, Bool) throws -> Void {
@@ -60,8 +61,7 @@ enum MovieOutput {
       switch (element, format) {
       case (.answer(let fetched), .json): try printJSON(list(fetched.value), fields: fetched.fields)
       case (.answer(let fetched), _): try printText(list(fetched.value), fetched)
-      case (.nothingStored, .json): try printJSON([], fields: ["origin": .string("none")])
-      case (.nothingStored, _): try Terminal.print("Nothing is stored for it yet; watching.")
+      case (.nothingStored, _): try printJSON([], fields: ["origin": .string("none")])
       case (.failed(let failure), _), (.ended(let failure), _):
         Terminal.warn("The api could not be asked: \(failure)")
       }

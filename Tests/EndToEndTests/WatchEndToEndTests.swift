@@ -21,6 +21,22 @@ import Testing
       "\(run)")
   }
 
+  /// A watch of what is not stored yet says so, naming the call, and waits.
+  @Test func aWatchOfNothingStoredNamesWhatItWaitsFor() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let watcher = try await kernel.launch(["--profile", "offline", "movies", "get", "4", "--watch"])
+    defer { watcher.process.send(SIGKILL) }
+    // A bound against a hang.
+    #expect(
+      await watcher.stdout.wait(
+        for: "Nothing is stored for movie 4 yet; watching.\n", limit: .seconds(5)))
+    watcher.process.send(SIGINT)
+    let ended = try await watcher.finish(within: .seconds(10))
+    #expect(ended.status == 0, "\(ended)")
+    #expect(ended.stdout == "Nothing is stored for movie 4 yet; watching.\n", "\(ended)")
+  }
+
   /// A watched cache file that another program deletes, or replaces with a copy, ends the
   /// watch with one sentence and exit 69: SQLite goes on reading the file it opened, so a watch
   /// that went on would show that file forever, silently stale.
