@@ -141,11 +141,21 @@ import Testing
     #expect(warnings.all.contains { $0.contains("Movie/2") }, "\(warnings.all)")
 
     _ = try await service.topGrossingMovies(year: 2016)
-    #expect(await elements.next()?.value?.map(\.rating) == [10, 20])
+    // The list's row and its local query are read one after the other: a watcher whose read of
+    // the damaged list comes just before the commit shows the local query's answer (read just
+    // after it) first, then the list's own at the commit's notice.
+    var again = await elements.next()
+    if case .answer(let local)? = again, local.origin == .local { again = await elements.next() }
+    guard case .answer(let restored)? = again else {
+      Issue.record("the list stored again gave no answer: \(String(describing: again))")
+      return
+    }
+    #expect(restored.origin == .cache && restored.value.map(\.rating) == [10, 20])
 
     try FileManager.default.removeItem(at: folder.cache)
-    guard case .ended(let failure) = await elements.next() else {
-      Issue.record("the watch of a removed file did not end")
+    let next = await elements.next()
+    guard case .ended(let failure) = next else {
+      Issue.record("the watch of a removed file did not end: \(String(describing: next))")
       return
     }
     #expect(failure.description.contains("deleted or replaced"), "\(failure)")
