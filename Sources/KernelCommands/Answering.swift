@@ -152,8 +152,8 @@ extension Invocation {
     }
   }
 
-  /// Says that `write` was kept, on stdout: `queued: a loan of book 7 will be sent when
-  /// http://127.0.0.1:8080 is reachable …`, or as JSON `{"state": "queued", "write": {…}}`.
+  /// Says that `write` was kept, on stdout: `queued: a loan of book 7 is kept, to be sent to
+  /// http://127.0.0.1:8080 by …`, or as JSON `{"state": "queued", "write": {…}}`.
   public func sayQueued(_ write: PendingWrite) throws {
     if format == .json {
       try Terminal.printExact(
@@ -161,9 +161,9 @@ extension Invocation {
     } else {
       try Terminal.print(
         TerminalText.escaped(
-          "queued: \(write.summary) will be sent when \(write.origin) is reachable"
-            + " (outbox sync, or the next run that reaches it); outbox list shows it as write"
-            + " \(write.id).", keepingNewlines: false))
+          "queued: \(write.summary) is kept, to be sent to \(write.origin) by outbox sync or the"
+            + " next run that reaches it; outbox list shows it as write \(write.id).",
+          keepingNewlines: false))
     }
   }
 

@@ -32,7 +32,9 @@ import Testing
     for (id, score) in [(7, 70), (7, 71), (3, 30)] {
       let rated = try await Self.rate(kernel, base, id, score)
       #expect(rated.status == 0, "\(rated)")
-      #expect(rated.stdout.contains("queued: a rating of movie \(id) will be sent"), "\(rated)")
+      #expect(
+        rated.stdout.contains("queued: a rating of movie \(id) is kept, to be sent to http:"),
+        "\(rated)")
     }
     let kept = try await Self.kept(kernel, base)
     #expect(kept.map { $0["summary"] as? String } == [7, 7, 3].map { "a rating of movie \($0)" })
