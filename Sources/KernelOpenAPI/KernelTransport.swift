@@ -121,17 +121,41 @@ struct OperationWriteApplied: Error, CustomStringConvertible, ClassifiedError {
 }
 
 extension ClientError: WrappingError {
-  /// The error a command reports: the underlying one, or a decoding error said as the api's bad
-  /// data.
+  /// The error a command reports: the underlying one; a body the generated code could not
+  /// decode, or a 2xx it could not take (of a type its `Accept` did not name: JSON a static host
+  /// sends as `text/html`), said as the api's bad data naming the route (exit 65); and for a
+  /// write the api took so, that it was applied and must not be sent again.
   public var wrapped: any Error {
-    guard let decoding = underlyingError as? DecodingError else { return underlyingError }
     let path = (request?.path ?? "").split(separator: "?", maxSplits: 1).first ?? ""
-    let route = Route(request?.method ?? .get, String(path))
-    guard
+    var route = Route(request?.method ?? .get, String(path))
+    let taken = response.map { (200..<300).contains($0.status.code) } ?? false
+    let problem: any Error
+    if let decoding = underlyingError as? DecodingError,
       case .decoding(let route, let field, let reason) = JSONMapping.apiError(
         decoding, route: route)
-    else { return underlyingError }
-    return ApiError.decoding(route: route, field: field, reason: "\(reason) (\(operationID))")
+    {
+      problem = ApiError.decoding(route: route, field: field, reason: "\(reason) (\(operationID))")
+    } else if taken, ServiceFailure.of(underlyingError) == nil {
+      // Each media type the client accepts, without its parameters (`;q=0.9`).
+      route.acceptableContentTypes = request?.headerFields[.accept].map {
+        $0.split(separator: ",").map {
+          ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
+        }
+      }
+      if let type = response?.headerFields[.contentType], !route.accepts(contentType: type) {
+        problem = ApiError.unacceptableContentType(
+          route: route, contentType: type, accepted: route.acceptableContentTypes ?? [])
+      } else {
+        problem = ApiError.decoding(
+          route: route, field: "", reason: "\(underlyingError) (\(operationID))")
+      }
+    } else {
+      return underlyingError
+    }
+    guard taken, route.method != .get, route.method != .head else { return problem }
+    var clause = "\(problem)"
+    if clause.hasSuffix(".") { clause.removeLast() }
+    return OperationWriteApplied(operation: operationID, problem: clause)
   }
 }
 

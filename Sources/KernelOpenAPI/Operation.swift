@@ -50,9 +50,7 @@ struct OperationCall: Sendable, Hashable {
       .written(idempotencyKey: HTTPField.Name("Idempotency-Key").flatMap { headerFields[$0] })
   }
 
-  /// The route the api client sends: the path and query below the environment's base URL. It
-  /// accepts what the generated client's `Accept` names, so an answer of another type (JSON a
-  /// static host sends as `text/html`) is refused as bad data naming the route, and never kept.
+  /// The route the api client sends: the path and query below the environment's base URL.
   var route: Route {
     let parts = path.split(separator: "?", maxSplits: 1)
     let query =
@@ -61,17 +59,10 @@ struct OperationCall: Sendable, Hashable {
     var fields = headerFields
     fields[.contentLength] = nil
     let idempotencyKey = HTTPField.Name("Idempotency-Key").flatMap { fields[$0] }
-    var route = Route(
+    return Route(
       method, parts.first.map(String.init) ?? "", query: query, headerFields: fields,
       body: body.map { .bytes($0, contentType: headerFields[.contentType]) },
       isIdempotent: idempotencyKey != nil ? true : nil)
-    // Each media type without its parameters (`;q=0.9`).
-    route.acceptableContentTypes = headerFields[.accept].map {
-      $0.split(separator: ",").map {
-        ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
-      }
-    }
-    return route
   }
 }
 

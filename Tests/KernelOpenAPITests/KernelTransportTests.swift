@@ -85,40 +85,6 @@ import Testing
     }
   }
 
-  /// The sample api sends its JSON as `text/html`, as static hosts do: a generated client that
-  /// accepts only `application/json` is told so by Kernel, as bad data naming the route (exit
-  /// 65), not by its own decoder (exit 70); a write the api took is said to be applied.
-  @Test func anAnswerOfATypeTheClientDoesNotAcceptIsBadDataNamingTheRoute() async throws {
-    let ratings = SampleRatings()
-    try await withLoopbackApi(routes: .sampleMovies(ratings: ratings), authentication: nil) {
-      api in
-      let transport = KernelTransport(ServiceStack(client: api.client, layers: []))
-      var accepting = HTTPFields()
-      accepting[.accept] = "application/json, application/problem+json;q=0.9"
-      let read = await #expect(throws: ApiError.self) {
-        try await Self.send(transport, "getMovie", "/movies/1", headers: accepting)
-      }
-      #expect(read?.failure == .badData)
-      #expect(
-        "\(read.map { "\($0)" } ?? "")"
-          == "GET movies/1 answered text/html; charset=utf-8, not application/json or"
-          + " application/problem+json as it accepts.")
-      // A refusal is still handed back as the response it is, whatever its type.
-      let missing = try await Self.send(transport, "getMovie", "/movies/999", headers: accepting)
-      #expect(missing.status == 404)
-      accepting[.contentType] = "application/json"
-      accepting[.accept] = "application/xml"
-      let written = await #expect(throws: (any Error).self) {
-        try await Self.send(
-          transport, "rateMovie", "/movies/3/ratings", method: .post, body: #"{"score": 77}"#,
-          headers: accepting)
-      }
-      #expect(written.flatMap(ServiceFailure.of) == .badData)
-      #expect("\(written.map { "\($0)" } ?? "")".contains("do not send it again"))
-      #expect(ratings.applied(to: 3).map(\.score) == [77])
-    }
-  }
-
   @Test func theAuthenticatorRefreshesForAGeneratedClientAsForAHandWrittenOne() async throws {
     var options = SampleApiResponder.Options()
     options.requireAuth = true
