@@ -74,7 +74,9 @@ public struct ConfigDocument: Sendable {
     }
     self.environmentNames = environmentNames
     self.file = file
-    let own = variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") }
+    // An empty variable means unset (`export KERNEL_PROFILE=` clears it), as for the config
+    // file's and the output format's.
+    let own = variables.filter { $0.key.hasPrefix(app.variablePrefix + "_") && !$0.value.isEmpty }
     let prefix = app.variablePrefix.lowercased()
     self.variables =
       own.isEmpty

@@ -87,6 +87,12 @@ import Testing
       variables: ["KERNEL_PROFILE": "api", "KERNEL_RETRY_MAX_RETRIES": "7"])
     #expect(variable.retry.maxRetries == 7)
 
+    // An empty variable is as if unset (`export KERNEL_PROFILE=`), never a value to refuse.
+    let empty = try resolved(
+      variables: ["KERNEL_PROFILE": "", "KERNEL_RETRY_MAX_RETRIES": "", "KERNEL_MOVIES": ""])
+    #expect(empty.profile == "layered" && empty.retry.maxRetries == 2)
+    #expect(empty.settings.first { $0.key == "profile" }?.source == .file("k.yaml"))
+
     let flag = try resolved(
       variables: ["KERNEL_PROFILE": "api", "KERNEL_ENVIRONMENT": "local"],
       flags: ["profile": "layered", "environment": "sample"])
