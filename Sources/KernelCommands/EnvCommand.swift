@@ -64,6 +64,15 @@ struct EnvCommand: AsyncParsableCommand {
           "; but \(variable) is set to \(setting.value), which chooses instead in every"
           + " run that has it (unset it to use \(name))"
       }
+      // A base URL given for this run is not what is saved: said, not silently dropped.
+      let base = invocation.config.settings.first { $0.key == "baseURL" }
+      switch base?.source {
+      case .flag(let given)?, .variable(let given)?:
+        lasting +=
+          "; \(given) is for one run and is not saved (set environments.\(name).baseURL in the"
+          + " config to keep a base URL)"
+      default: break
+      }
       try Reply.say(
         invocation, "Now using \(name) (\(try api.current.baseURL)), \(lasting).",
         ["current": name])

@@ -55,6 +55,14 @@ import Testing
         "saved for later runs; but KERNEL_ENVIRONMENT is set to sample, which chooses instead in"
           + " every run that has it (unset it to use local).\n"), "\(shadowed)")
 
+    // A base URL given with it is for that run: said, as it is not what is saved.
+    let based = try await kernel.run(
+      ["env", "use", "local", "--base-url", "http://127.0.0.1:9/api/"])
+    #expect(
+      based.stdout.hasSuffix(
+        "saved for later runs; --base-url is for one run and is not saved (set"
+          + " environments.local.baseURL in the config to keep a base URL).\n"), "\(based)")
+
     let unknown = try await kernel.run(["env", "use", "staging"])
     #expect(unknown.status == 64)
     #expect(unknown.stderr.contains("There is no environment \"staging\""))
