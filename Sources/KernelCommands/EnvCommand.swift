@@ -66,11 +66,12 @@ struct EnvCommand: AsyncParsableCommand {
       }
       // A base URL given for this run is not what is saved: said, not silently dropped.
       let base = invocation.config.settings.first { $0.key == "baseURL" }
+      let keep = "(set environments.\(name).baseURL in the config to keep a base URL)"
       switch base?.source {
-      case .flag(let given)?, .variable(let given)?:
+      case .flag(let flag)?: lasting += "; \(flag) is for one run and is not saved \(keep)"
+      case .variable(let variable)?:
         lasting +=
-          "; \(given) is for one run and is not saved (set environments.\(name).baseURL in the"
-          + " config to keep a base URL)"
+          "; \(variable) is not saved: it replaces the base URL in runs that have it \(keep)"
       default: break
       }
       try Reply.say(
