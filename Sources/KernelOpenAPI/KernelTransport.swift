@@ -123,8 +123,9 @@ struct OperationWriteApplied: Error, CustomStringConvertible, ClassifiedError {
 extension ClientError: WrappingError {
   /// The error a command reports: the underlying one; a body the generated code could not
   /// decode, or a 2xx it could not take (of a type its `Accept` did not name: JSON a static host
-  /// sends as `text/html`), said as the api's bad data naming the route (exit 65); and for a
-  /// write the api took so, that it was applied and must not be sent again.
+  /// sends as `text/html`), said as the api's bad data naming the route (exit 65); for a write
+  /// the api took so, that it was applied and must not be sent again; a refusal (4xx, 5xx) it
+  /// could not read, as the refusal its status says (`HTTPFailure`: 404 is exit 66).
   public var wrapped: any Error {
     let path = (request?.path ?? "").split(separator: "?", maxSplits: 1).first ?? ""
     var route = Route(request?.method ?? .get, String(path))
@@ -149,6 +150,10 @@ extension ClientError: WrappingError {
         problem = ApiError.decoding(
           route: route, field: "", reason: "\(underlyingError) (\(operationID))")
       }
+    } else if let status = response?.status.code, status >= 400,
+      ServiceFailure.of(underlyingError) == nil
+    {
+      return HTTPFailure(route: route, status: status, headerFields: response?.headerFields ?? [:])
     } else {
       return underlyingError
     }

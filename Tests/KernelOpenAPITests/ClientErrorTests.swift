@@ -71,8 +71,12 @@ import Testing
         == "rateMovie was applied by the api, but its answer could not be read (POST"
         + " movies/1/ratings answered text/html; charset=utf-8, not application/json or"
         + " application/problem+json as it accepts); do not send it again.")
-    // Not taken: the runtime's error is the generated client's own, reported as it is.
-    #expect(ServiceFailure.of(failure(.get, "/movies/1", status: 418)) == nil)
+    // A refusal the generated code could not read is the refusal its status says.
+    let missing = failure(.get, "/movies/999", status: 404)
+    #expect(ServiceFailure.of(missing) == .notFound)
+    #expect("\(missing.wrapped)" == "GET movies/999 was not found (HTTP 404).")
+    // Neither taken nor refused: the runtime's error is the generated client's own.
+    #expect(ServiceFailure.of(failure(.get, "/movies/1", status: 304)) == nil)
   }
 
   @Test func anyOtherCauseIsReportedAsItIs() {
