@@ -64,6 +64,13 @@ import Testing
       #expect(notYet.status == 77, "\(notYet)")
       #expect(notYet.stderr.contains("log in first (auth login)"), "\(notYet)")
 
+      let nobody = try await kernel.run(["auth", "login"])
+      #expect(nobody.status == 77, "\(nobody)")
+      #expect(
+        nobody.stderr
+          == "Could not log in to local: the password grant needs a user name and a password"
+          + " (auth login --username NAME asks for the password).\n", "\(nobody)")
+
       let wrong = try await kernel.run(
         ["auth", "login", "--username", "u", "--password-stdin"], input: "nope\n")
       #expect(wrong.status == 77, "\(wrong)")

@@ -93,7 +93,8 @@ public struct OAuth2Authenticator: Authenticator {
       guard let username = login.username, !username.isEmpty, let password = login.password
       else {
         throw AuthenticationError.loginRequired(
-          "the password grant needs a user name and a password")
+          "the password grant needs a user name and a password (auth login --username NAME asks"
+            + " for the password)")
       }
       var issued = try await token(
         ["grant_type": "password", "username": username, "password": password], keeping: nil,
