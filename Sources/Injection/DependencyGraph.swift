@@ -83,8 +83,9 @@ public struct DependencyGraph: Sendable {
   var dot: String {
     var lines = ["digraph dependencies {", "  rankdir=LR;", "  node [shape=box];"]
     for node in nodes.sorted(by: { $0.service < $1.service }) {
-      lines.append(
-        "  \(quoted(node.service)) [label=\(quoted("\(node.service)\\n\(node.scope)"))];")
+      // DOT's `\n` breaks a label's line: written between the escaped parts, not escaped itself.
+      let label = "\"\(escaped(node.service, dotEscapes))\\n\(escaped("\(node.scope)", dotEscapes))\""
+      lines.append("  \(quoted(node.service)) [label=\(label)];")
     }
     for edge in edges {
       let style =
@@ -113,8 +114,11 @@ public struct DependencyGraph: Sendable {
     return lines.joined(separator: "\n")
   }
 
+  /// What DOT's quoted strings escape: a backslash and a double quote.
+  private var dotEscapes: [Character: String] { ["\\": "\\\\", "\"": "\\\""] }
+
   private func quoted(_ text: String) -> String {
-    "\"" + escaped(text, ["\\": "\\\\", "\"": "\\\""]) + "\""
+    "\"" + escaped(text, dotEscapes) + "\""
   }
 
   private func escaped(_ text: String, _ replacements: [Character: String]) -> String {

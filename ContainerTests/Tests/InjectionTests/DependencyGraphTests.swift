@@ -53,6 +53,8 @@ import Testing
     let dot = graph.rendered(as: .dot)
     #expect(dot.hasPrefix("digraph dependencies {"))
     #expect(dot.contains("\"Car\" -> \"Wheel\";"))
+    // A label's two lines, the break written as DOT's `\n`, not an escaped backslash.
+    #expect(dot.contains(#"  "Car" [label="Car\nunique"];"#), "\(dot)")
     #expect(dot.contains("\"Engine\" -> \"PetrolEngine\" [style=dashed];"))
     let mermaid = graph.rendered(as: .mermaid)
     #expect(mermaid.hasPrefix("graph LR"))
