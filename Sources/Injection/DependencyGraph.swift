@@ -84,8 +84,9 @@ public struct DependencyGraph: Sendable {
     var lines = ["digraph dependencies {", "  rankdir=LR;", "  node [shape=box];"]
     for node in nodes.sorted(by: { $0.service < $1.service }) {
       // DOT's `\n` breaks a label's line: written between the escaped parts, not escaped itself.
-      let label = "\"\(escaped(node.service, dotEscapes))\\n\(escaped("\(node.scope)", dotEscapes))\""
-      lines.append("  \(quoted(node.service)) [label=\(label)];")
+      let service = escaped(node.service, dotEscapes)
+      let scope = escaped("\(node.scope)", dotEscapes)
+      lines.append("  \(quoted(node.service)) [label=\"\(service)\\n\(scope)\"];")
     }
     for edge in edges {
       let style =
