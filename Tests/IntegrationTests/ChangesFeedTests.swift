@@ -206,20 +206,19 @@ extension ServiceCall where Value == [Chore] {
 
   /// A task the feed delivers and then, in a later page of the same sync, deletes is not
   /// counted among those stored: the store still says it holds every task, rightly.
-  /// A feed that says it has more but answers the token it was asked with would be asked the
-  /// same page for ever: bad data, what it gave kept, the tasks not said to be complete.
-  @Test func aFeedThatSaysItHasMoreButGivesNoNewTokenIsBadData() async throws {
+  /// A sync, into a store of its own, from a feed that answers every page with `body`: what it
+  /// threw, how many pages it asked for, and what the store then answers offline (nil:
+  /// nothing).
+  private static func syncing(_ body: String) async throws -> (
+    error: ApiError?, asked: Int, stored: Answer<[Chore]>?
+  ) {
     let folder = try TemporaryDirectory("feed")
     defer { folder.remove() }
     let server = try await FixtureServer.start(routes: FixtureRoutes())
     let asked = Counter()
     server.handle("GET", "/api/tasks/changes") { _ in
       _ = asked.increment()
-      return SampleResponse(
-        status: 200,
-        body: Data(
-          (#"{"changes": {"tasks": {"created": [{"id": 1, "title": "a"}], "updated": [], "#
-            + #""deleted": []}}, "timestamp": 5, "hasMore": true}"#).utf8))
+      return SampleResponse(status: 200, body: Data(body.utf8))
     }
     let store = try SQLiteCacheStore.open(at: folder.url.appendingPathComponent("cache.sqlite"))
     let layered = ServiceStack(
@@ -229,15 +228,44 @@ extension ServiceCall where Value == [Chore] {
       client: nil, layers: [CachingLayer(store: store, policy: .cacheOnly, partition: "p")])
     let error = await #expect(throws: ApiError.self) { try await layered.sync(.tasks) }
     await server.stop()
+    return (error, asked.value, try? await offline.answer(.stored))
+  }
+
+  /// A feed that says it has more but answers the token it was asked with would be asked the
+  /// same page for ever: bad data, what it gave kept, the tasks not said to be complete.
+  @Test func aFeedThatSaysItHasMoreButGivesNoNewTokenIsBadData() async throws {
+    let (error, asked, stored) = try await Self.syncing(
+      #"{"changes": {"tasks": {"created": [{"id": 1, "title": "a"}], "updated": [], "#
+        + #""deleted": []}}, "timestamp": 5, "hasMore": true}"#)
     #expect(error?.failure == .badData)
     #expect(
       error.map { "\($0)" }
         == "GET tasks/changes answered data that does not fit: it says there is more, but gives"
         + " the token it was asked with (5) to ask for it; what it gave until then is kept.")
-    #expect(asked.value == 2)
-    let stored = try await offline.answer(.stored)
-    #expect(stored.value.map(\.id) == [1])
-    #expect(!stored.isComplete)
+    #expect(asked == 2)
+    #expect(stored?.value.map(\.id) == [1])
+    #expect(stored?.isComplete == false)
+  }
+
+  /// A deleted id, or a token, that is neither a string nor a number is bad data naming the
+  /// field: never a deletion silently missed, and nothing of the page applied.
+  @Test func aDeletedIdThatIsNotAnIdIsBadDataNamingTheField() async throws {
+    let (error, asked, stored) = try await Self.syncing(
+      #"{"changes": {"tasks": {"created": [{"id": 1, "title": "a"}], "updated": [], "#
+        + #""deleted": [2, {"id": 3}]}}, "timestamp": 5, "hasMore": false}"#)
+    #expect(
+      error.map { "\($0)" }
+        == "GET tasks/changes answered data that does not fit at changes.tasks.deleted[1]:"
+        + " expected a string or a number, found an object.")
+    #expect(asked == 1)
+    #expect(stored == nil)
+    let (token, _, _) = try await Self.syncing(
+      #"{"changes": {"tasks": {"created": [], "updated": [], "deleted": []}}, "#
+        + #""timestamp": [5], "hasMore": false}"#)
+    #expect(
+      token.map { "\($0)" }
+        == "GET tasks/changes answered data that does not fit at timestamp: expected a string or"
+        + " a number, found a list.")
   }
 
   @Test func aTaskCreatedAndDeletedInOneSyncLeavesTheStoreComplete() async throws {

@@ -41,7 +41,8 @@ public struct ChangesFeed: Sendable {
   /// A feed of `Entity` values at `path`, asked with the token in the query item `since`
   /// (`first`, or none, from the start): the entities at `changed` (and at `created` and
   /// `updated`, when the feed splits them) are stored, the ids at `deleted` leave the store, the
-  /// token at `token` is asked with next; while `hasMore` says so (when the feed has it), else
+  /// token at `token` is asked with next (ids and tokens are strings or numbers: another is the
+  /// api's bad data, naming its field); while `hasMore` says so (when the feed has it), else
   /// while a page changes anything, the next page is asked. Key paths are read below
   /// `mapping`'s own (an envelope's `data`), whose dates and keys decode the entities as the api
   /// writes them. Its token is kept under `path`.
@@ -68,9 +69,26 @@ public struct ChangesFeed: Sendable {
       }
       let ids = try mapping.below(deleted).decode([JSONValue]?.self, from: body, route: route)
       let next = try mapping.below(token).decode(JSONValue?.self, from: body, route: route)
+      // An id or a token that is neither a string nor a number is the api's bad data: never a
+      // deletion or a next page silently missed.
+      func text(_ value: JSONValue, at field: String) throws -> String {
+        guard let text = value.token else {
+          let found =
+            switch value {
+            case .object: "an object"
+            case .array: "a list"
+            case .boolean: "true or false"
+            default: "null"
+            }
+          throw ApiError.decoding(
+            route: route, field: field, reason: "expected a string or a number, found \(found)")
+        }
+        return text
+      }
       let page = ChangesPage(
         created: try entities(created) + entities(changed), updated: try entities(updated),
-        deleted: (ids ?? []).compactMap(\.token), token: next?.token, hasMore: false)
+        deleted: try (ids ?? []).enumerated().map { try text($1, at: "\(deleted)[\($0)]") },
+        token: try next.flatMap { $0 == .null ? nil : try text($0, at: token) }, hasMore: false)
       let more = try hasMore.map {
         try mapping.below($0).decode(Bool?.self, from: body, route: route) ?? false
       }
