@@ -83,6 +83,20 @@ import Testing
       paging: .field("meta.next_page", query: "page"))
     #expect(tickets.map(\.id) == [1, 2, 3, 4, 5, 6])
     #expect(asked.withLock { $0 } == ["-", "2", "3"])
+
+    // A next page that is no page (an object) is bad data naming the field, not the last page.
+    server.handle("GET", "/api/tickets") { _ in
+      .staticFile(Data(#"{"data": [], "meta": {"next_page": {"page": 2}}}"#.utf8))
+    }
+    let error = await #expect(throws: ApiError.self) {
+      try await client(server).all(
+        ApiRequest<[Ticket]>(.get("tickets"), mapping: Self.mapping),
+        paging: .field("meta.next_page", query: "page"))
+    }
+    #expect(
+      error.map { "\($0)" }
+        == "GET tickets answered data that does not fit at meta.next_page: expected the next page"
+        + " (a number, a token or an address), or none.")
   }
 
   @Test func aPaginatedListIsWalkedToItsEndThroughLinkHeaders() async throws {

@@ -34,7 +34,8 @@ public struct Paging: Sendable {
 
   /// A field of the body at `keyPath`: a number or a token is the `parameter` query value of the
   /// same route (`?page=2`, `?cursor=abc`); a URL or an absolute path is followed like a link.
-  /// Missing, null, false or an empty string: the last page.
+  /// Missing, null, false or an empty string: the last page. Anything else (an object, a list,
+  /// true) is the api's bad data naming the field, never a list cut short unsaid.
   public static func field(_ keyPath: String, query parameter: String) -> Paging {
     let path = keyPath.split(separator: ".").map(String.init)
     return Paging { route, response, environment in
@@ -46,7 +47,11 @@ public struct Paging: Sendable {
       case .integer(let number): value = String(number)
       case .number(let number): value = String(number)
       case .string(let text) where !text.isEmpty: value = text
-      default: return nil
+      case nil, .null, .boolean(false), .string: return nil
+      case .boolean, .object, .array:
+        throw ApiError.decoding(
+          route: route, field: keyPath,
+          reason: "expected the next page (a number, a token or an address), or none")
       }
       if value.hasPrefix("/") || value.hasPrefix("http://") || value.hasPrefix("https://") {
         return try Route.following(value, from: route, in: environment)
