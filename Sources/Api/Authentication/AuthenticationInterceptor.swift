@@ -118,16 +118,23 @@ public final class AuthenticationInterceptor: Sendable {
   /// Logs in with what the user gave and keeps the credential for the current origin. An
   /// authenticator whose credential comes from the config (an API key, a password) has nothing
   /// to log in with: that credential is returned and never stored, so a key changed in the
-  /// config is the one sent.
+  /// config is the one sent. An `AuthenticationError` it throws is one sentence naming the
+  /// environment ("Could not log in to local: …").
   @discardableResult
   public func login(_ login: Login, through client: ApiClient) async throws -> StoredCredential {
     let context = client.context
     if let standing = engine.standing(for: context.environment) { return standing }
-    let credential = try await engine.login(
-      login,
-      in: AuthenticationContext(
-        client: client.forAuthentication, environment: context.environment,
-        now: wallClock.now()))
+    let credential: StoredCredential
+    do {
+      credential = try await engine.login(
+        login,
+        in: AuthenticationContext(
+          client: client.forAuthentication, environment: context.environment,
+          now: wallClock.now()))
+    } catch let error as AuthenticationError {
+      // The authenticator's reason is a clause; a login's failure is said as a sentence.
+      throw error.opened(by: "Could not log in to \(context.environment.name)")
+    }
     try context.store(credential: credential)
     return credential
   }

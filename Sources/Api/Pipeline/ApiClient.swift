@@ -309,12 +309,7 @@ public final class ApiClient: Sendable {
         "environment \(context.environment.name) has no authenticator, so there is nothing to"
           + " log in to")
     }
-    do {
-      return try await authentication.login(login, through: self)
-    } catch let error as AuthenticationError {
-      // The authenticator's reason is a clause; a login's failure is said as a sentence.
-      throw error.opened(by: "Could not log in to \(context.environment.name)")
-    }
+    return try await authentication.login(login, through: self)
   }
 
   /// The value of `request`: its route sent, validated, and its body decoded.
