@@ -50,6 +50,14 @@ extension ServiceFailure {
   }
 }
 
+/// `error`'s description without its closing full stop: a clause said inside another sentence
+/// (`… could not be read (GET movies/1 answered …); do not send it again.`).
+package func clause(_ error: Any) -> String {
+  var text = "\(error)"
+  while text.hasSuffix(".") { text.removeLast() }
+  return text
+}
+
 extension StringProtocol {
   /// This text opening a sentence, its first letter a capital: a call's summary (`a rating of
   /// movie 9`) as the subject of a message (`A rating of movie 9 was not sent: …`).

@@ -158,9 +158,7 @@ extension ClientError: WrappingError {
       return underlyingError
     }
     guard taken, route.method != .get, route.method != .head else { return problem }
-    var clause = "\(problem)"
-    if clause.hasSuffix(".") { clause.removeLast() }
-    return OperationWriteApplied(operation: operationID, problem: clause)
+    return OperationWriteApplied(operation: operationID, problem: clause(problem))
   }
 }
 

@@ -165,7 +165,7 @@ import Testing
   @Test func aRefreshFailureSaysItsReasonOnceInOneSentence() async throws {
     let error = ApiError.authenticationFailed(
       route: .movie(id: 1),
-      reason: "the oauth2 refresh failed: \(sentence("POST oauth/token answered nothing."))")
+      reason: "the oauth2 refresh failed: \(clause("POST oauth/token answered nothing."))")
     #expect(!"\(error)".contains(".."), "\(error)")
     #expect("\(error)".hasSuffix("answered nothing."), "\(error)")
   }

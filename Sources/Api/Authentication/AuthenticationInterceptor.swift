@@ -365,13 +365,13 @@ public final class AuthenticationInterceptor: Sendable {
           underlying: error)
       case .invalidAnswer(let reason):
         ApiError.authenticationFailed(
-          route: route, reason: "the \(name) refresh failed: \(sentence(reason))",
+          route: route, reason: "the \(name) refresh failed: \(clause(reason))",
           underlying: error)
       }
     case is CancellationError: error
     default:
       ApiError.authenticationFailed(
-        route: route, reason: "the \(name) refresh failed: \(sentence(error))", underlying: error)
+        route: route, reason: "the \(name) refresh failed: \(clause(error))", underlying: error)
     }
   }
 }

@@ -3,13 +3,6 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// `error`'s description without its closing period: a clause inside another sentence.
-func sentence(_ error: Any) -> String {
-  var text = "\(error)"
-  while text.hasSuffix(".") { text.removeLast() }
-  return text
-}
-
 /// An authenticator's work on credentials as the context keeps them, its type erased.
 protocol CredentialEngine: Sendable {
   func standing(for environment: ApiEnvironment) -> StoredCredential?

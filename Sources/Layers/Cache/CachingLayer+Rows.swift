@@ -31,7 +31,7 @@ extension CachingLayer {
       }
     } catch {
       if policy == .cacheOnly { throw error }
-      warnings.warn("\(Self.clause(error)); asking the api instead.")
+      warnings.warn("\(clause(error)); asking the api instead.")
       return nil
     }
     guard let entry else { return nil }

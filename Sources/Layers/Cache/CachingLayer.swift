@@ -234,7 +234,7 @@ public struct CachingLayer: ServiceLayer {
   /// Runs a write; a failure is a warning, never the caller's error: the answer is still good.
   private func keep(_ write: () async throws -> Void) async {
     do { try await write() } catch {
-      warnings.warn("\(Self.clause(error)); the answer is shown but was not kept.")
+      warnings.warn("\(clause(error)); the answer is shown but was not kept.")
     }
   }
 
@@ -255,13 +255,6 @@ public struct CachingLayer: ServiceLayer {
       if let local = try? await localAnswer(call) { return local }
       throw error
     }
-  }
-
-  /// An error's sentence without its full stop, to go on with.
-  static func clause(_ error: any Error) -> String {
-    var text = "\(error)"
-    while text.hasSuffix(".") { text.removeLast() }
-    return text
   }
 
   /// Whether a failure below may be covered by the stored copy: unreachable or unavailable, not

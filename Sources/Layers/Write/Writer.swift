@@ -64,7 +64,7 @@ public struct Writer: Sendable {
         request, idempotencyKey: call.idempotencyKey ?? "", ifMatch: validator)
     } catch let error as ApiError where error.isRefusedAnswerToATakenRequest {
       await invalidate(call.invalidates)
-      return .applied(problem: Self.clause(error))
+      return .applied(problem: clause(error))
     } catch {
       guard let outbox, Self.canWait(error) else { throw error }
       return .queued(try await keep(call, in: outbox, ifMatch: validator))
@@ -75,15 +75,8 @@ public struct Writer: Sendable {
       guard let decode = call.decode else { throw LayerError.notAWrite(what: call.summary) }
       return .sent(try decode(answer))
     } catch {
-      return .applied(problem: Self.clause(error))
+      return .applied(problem: clause(error))
     }
-  }
-
-  /// `error` as a clause, said inside another sentence: without its full stop.
-  private static func clause(_ error: any Error) -> String {
-    var problem = "\(error)"
-    if problem.hasSuffix(".") { problem.removeLast() }
-    return problem
   }
 
   /// Sends what the outbox keeps for this origin (see `Outbox.sync`); nil when the stack has no
