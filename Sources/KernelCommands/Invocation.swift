@@ -211,6 +211,17 @@ public struct Invocation: Sendable {
     return .unusable(file: written.file, key: "\(written.key) \(path)", reason: reason)
   }
 
+  /// The format of a command that reads no config (`serve`): `--format`, else the app's
+  /// `<PREFIX>_FORMAT` variable, else text; a usage error (64) naming either for one not
+  /// `allowed`.
+  package static func format(_ options: GlobalOptions, allowed: [OutputFormat]) throws
+    -> OutputFormat
+  {
+    let line = CommandLineApp.current
+    return try format(
+      options, line.environment, variable: "\(line.app.variablePrefix)_FORMAT", allowed: allowed)
+  }
+
   private static func format(
     _ options: GlobalOptions, _ variables: [String: String], variable: String,
     allowed: [OutputFormat]

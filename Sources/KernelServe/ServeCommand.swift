@@ -91,7 +91,9 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     Prints its base URL on the first line of stdout (with --port 0, the port the system \
     chose), and on stop a summary on stderr: requests answered, calls to auth and tokens \
     issued, the most answered at once, how many expired tokens were refused, and what the \
-    app's sample api adds.
+    app's sample api adds. With --format json, both are one JSON object a line on stdout: \
+    {"baseURL": …, "serving": …}, then {"requests": …, "authRequests": …, "tokensIssued": …, \
+    "mostAtOnce": …, "expiredTokensRefused": …, "sample": …}.
     """
   }
 
@@ -119,6 +121,8 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   @Flag(help: "Serve an OAuth 2.0 token endpoint at POST /api/oauth/token (see above).")
   var oauth = false
   @OptionGroup(title: "Sample api options") var api: Api
+  /// `--format json`: what it serves and, on stop, its summary, each one JSON object a line.
+  @OptionGroup var global: GlobalOptions
 
   /// Refuses a host that is not loopback and numbers out of range, in one sentence (64).
   func validate() throws {
@@ -137,8 +141,10 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
     try api.check(servingFixtures: (fixtures ?? Self.appFixtures) != nil)
   }
 
-  /// Serves until SIGINT or SIGTERM, then prints the summary on stderr.
+  /// Serves until SIGINT or SIGTERM, then prints the summary: on stderr, or with `--format json`
+  /// as a second JSON line on stdout.
   func run() async throws {
+    let json = try Invocation.format(global, allowed: [.text, .json]) == .json
     var options = SampleApiResponder.Options()
     options.latency = .milliseconds(latency)
     options.failureRate = failRate
@@ -183,16 +189,30 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
           + " \($0.standardizedFileURL.path)"
       }
       ?? Api.title
-    try Terminal.print("Serving \(what) at \(server.baseURL.absoluteString) (Ctrl-C stops it)")
+    let url = server.baseURL.absoluteString
+    try Terminal.print(
+      json
+        ? try Reply.json(["baseURL": url, "serving": what])
+        : "Serving \(what) at \(url) (Ctrl-C stops it)")
     await untilSignalled()
     let responder = server.responder
     await server.stop()
+    let (requests, auth) = (responder.totalRequests, responder.requests(to: "auth"))
+    let (issued, refused) = (responder.tokensIssued, responder.expiredTokensRefused)
+    if json {
+      var summary: [String: any Sendable] = [
+        "requests": requests, "authRequests": auth, "tokensIssued": issued,
+        "mostAtOnce": responder.peakConcurrency, "expiredTokensRefused": refused,
+      ]
+      summary["sample"] = answered.summary()
+      try Terminal.print(try Reply.json(summary))
+      return
+    }
     Terminal.error(
-      "\(name): answered \(Reply.count(responder.totalRequests, "request")),"
-        + " \(responder.requests(to: "auth")) to auth"
-        + " (\(Reply.count(responder.tokensIssued, "token")) issued), at most"
+      "\(name): answered \(Reply.count(requests, "request")), \(auth) to auth"
+        + " (\(Reply.count(issued, "token")) issued), at most"
         + " \(responder.peakConcurrency) at once;"
-        + " \(Reply.count(responder.expiredTokensRefused, "expired token")) refused"
+        + " \(Reply.count(refused, "expired token")) refused"
         + (answered.summary().map { "; \($0)" } ?? ""))
   }
 }

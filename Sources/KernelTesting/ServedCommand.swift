@@ -16,7 +16,13 @@ public final class ServedCommand: Sendable {
   public let process: ChildProcess
   /// The base URL it printed first.
   public let baseURL: String
+  /// The first line it printed, which holds the base URL (a sentence, or JSON with
+  /// `--format json`).
+  public let firstLine: String
   private let errors: Reader
+  /// What it prints after the first line.
+  private let rest: Reader
+  private let leftover: Data
 
   /// Starts `command serve --port 0` with `options` and waits for its base URL.
   public init(_ command: BuiltCommand, _ options: [String] = []) async throws {
@@ -32,7 +38,11 @@ public final class ServedCommand: Sendable {
       }
       return line
     }
-    let text = String(decoding: line, as: UTF8.self)
+    let end = line.firstIndex(of: UInt8(ascii: "\n")) ?? line.endIndex
+    leftover = line[end...].dropFirst()
+    rest = Reader(handle)
+    let text = String(decoding: line[..<end], as: UTF8.self)
+    firstLine = text
     guard
       let range = text.range(
         of: #"http://(127\.0\.0\.1|\[::1\]):\d+/api/"#, options: .regularExpression)
@@ -49,6 +59,13 @@ public final class ServedCommand: Sendable {
     return await onThreadOfItsOwn { [process, errors] in
       process.waitUntilExit()
       return errors.text()
+    }
+  }
+
+  /// What it printed on stdout after its first line, once it has ended (after `stop()`).
+  public func output() async -> String {
+    await onThreadOfItsOwn { [rest, leftover] in
+      String(decoding: leftover, as: UTF8.self) + rest.text()
     }
   }
 

@@ -46,6 +46,29 @@ import Testing
     #expect(summary.contains("answered 9 requests, 2 to auth (1 token issued)"), "\(summary)")
   }
 
+  /// A script reads what `serve` serves and, on stop, what it answered, as JSON lines.
+  @Test func withFormatJSONItSaysItsBaseURLAndItsSummaryAsJSONLines() async throws {
+    struct Started: Decodable { let baseURL, serving: String }
+    struct Summary: Decodable { let requests, authRequests, mostAtOnce: Int }
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    let server = try await Server(kernel, ["--fixtures", Self.folder.path, "--format", "json"])
+    defer { server.terminate() }
+    let started = try JSONDecoder().decode(Started.self, from: Data(server.firstLine.utf8))
+    #expect(
+      started.baseURL == server.baseURL && started.serving.hasSuffix("Examples/Books/Fixtures"))
+    #expect(try await get(server, "books/1").status == 200)
+    #expect(try await get(server, "auth").status == 200)
+    #expect(await server.stop() == "")  // nothing on stderr
+    let lines = await server.output().split(separator: "\n")
+    #expect(lines.count == 1, "\(lines)")
+    let summary = try JSONDecoder().decode(Summary.self, from: Data((lines.first ?? "").utf8))
+    #expect(summary.requests == 2 && summary.authRequests == 1 && summary.mostAtOnce == 1)
+    let wrong = try await kernel.run(["serve", "--port", "0", "--format", "dot"])
+    #expect(wrong.status == 64, "\(wrong)")
+    #expect(wrong.stderr.contains("--format dot is not a format of this command"), "\(wrong)")
+  }
+
   @Test func aFolderThatCannotBeServedIsAUsageErrorNamingTheFile() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
