@@ -26,11 +26,19 @@ extension Invocation {
     // The last progress told is the bytes written: it is always told at the end.
     let last = Mutex(Int64(0))
     defer { if shows { Terminal.endProgress() } }
-    let answer = try await composed.makeCurrent {
-      try await stack.download(call, to: file) { done in
-        last.withLock { $0 = done.completed }
-        if shows { Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
+    let answer: Response<URL>?
+    do {
+      answer = try await composed.makeCurrent {
+        try await stack.download(call, to: file) { done in
+          last.withLock { $0 = done.completed }
+          if shows { Terminal.progress("\(what): \(Invocation.bar(done)) \(done)") }
+        }
       }
+    } catch let error as ApiError
+      where file.path == "/dev/stdout" && (error.underlyingError as? POSIXError)?.code == .EPIPE
+    {
+      // Standard output's reader has gone (`| head`): a quiet 141, as for any other output.
+      throw OutputFailure(code: 141, reason: nil)
     }
     guard let response = answer else {
       throw OfflineDownload(what: what, profile: composed.profile)

@@ -31,14 +31,17 @@ import Testing
     #expect(help.status == 74, "\(help)")
   }
 
-  @Test(arguments: [true, false]) func aClosedPipeEndsQuietly(ignoringSIGPIPE: Bool) async throws {
+  /// A reader gone before the first write, for printed output and for a download's bytes
+  /// written to standard output (`--output -`).
+  @Test(arguments: [true, false], ["config show", "movies poster 3 --output -"])
+  func aClosedPipeEndsQuietly(ignoringSIGPIPE: Bool, command: String) async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
     // The reader closes its end, then says so through a FIFO; only then does kernel start, so
     // its first write finds no reader.
     let trap = ignoringSIGPIPE ? "trap '' PIPE; " : ""
     let run = try await kernel.shell(
-      trap + #"mkfifo ready; { read line < ready; exec "$KERNEL" config show; }"#
+      trap + #"mkfifo ready; { read line < ready; exec "$KERNEL" "# + command + "; }"
         + #" | { exec 0<&-; echo > ready; }; echo "${PIPESTATUS[0]}""#)
     #expect(run.stdout == "141\n", "\(run)")
     #expect(run.stderr.isEmpty, "\(run)")
