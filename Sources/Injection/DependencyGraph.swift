@@ -104,7 +104,11 @@ public struct DependencyGraph: Sendable {
       uniqueKeysWithValues: sorted.enumerated().map { ($0.element.service, "n\($0.offset)") })
     var lines = ["graph LR"]
     for node in sorted {
-      let label = escaped("\(node.service) · \(node.scope)", ["\"": "#quot;"])
+      // Mermaid reads a label as HTML: `Clock<Duration>` would show as `Clock`, the rest taken
+      // for a tag. Its entity codes (`#lt;`) keep the characters.
+      let label = escaped(
+        "\(node.service) · \(node.scope)",
+        ["\"": "#quot;", "<": "#lt;", ">": "#gt;", "&": "#amp;", "#": "#35;"])
       lines.append("  \(ids[node.service] ?? node.service)[\"\(label)\"]")
     }
     for edge in edges {

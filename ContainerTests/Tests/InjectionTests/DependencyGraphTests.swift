@@ -62,4 +62,12 @@ import Testing
     #expect(mermaid.contains("n0 --> n3"))
     #expect(mermaid.contains("n1 -.-> n2"))
   }
+
+  /// Mermaid takes a label for HTML, so a generic type's `<…>` is written in its entity codes.
+  @Test func aGenericServiceKeepsItsTypeArgumentsInMermaid() throws {
+    let container = Container()
+    try container.register((any Clock<Duration>).self) { _ in ContinuousClock() }
+    let mermaid = container.graph.rendered(as: .mermaid)
+    #expect(mermaid.contains(#"n0["Clock#lt;Duration#gt; · shared"]"#), "\(mermaid)")
+  }
 }
