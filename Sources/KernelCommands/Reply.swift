@@ -98,10 +98,11 @@ public enum Reply {
     return number < 0 ? "-" + out : out
   }
 
-  /// `seconds` as whole seconds, within ±10^15: a time another program wrote into a file may be
-  /// anything, and converting one past Int's range would trap.
+  /// An age of `seconds` as whole seconds, from 0 to 10^15: a time another program wrote into a
+  /// file may be anything (converting one past Int's range would trap), and one ahead of the
+  /// clock (set back since) is 0 old, as an answer's age is, never a negative age.
   public static func wholeSeconds(_ seconds: TimeInterval) -> Int {
-    seconds.isFinite ? Int(min(max(seconds, -1e15), 1e15)) : 0
+    seconds.isFinite ? Int(min(max(seconds, 0), 1e15)) : 0
   }
 
   /// "12 s old", "3 min old", "5 h old", "2 days old".

@@ -169,6 +169,32 @@ import Testing
       warnings.count == 3 && warnings.allSatisfy { $0.contains("cannot be read") }, "\(offline)")
   }
 
+  /// Rows and writes stored two hours ahead of the clock (a clock set back since, or a file
+  /// from a machine whose clock ran ahead) are "0 s old", as answers from them are: never a
+  /// negative age in `cache stats` or `outbox list`.
+  @Test func whatWasStoredAheadOfTheClockIsNoOlderThanNow() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1", "2"])
+    _ = try await kernel.run(["--profile", "offline", "movies", "rate", "1", "50"])
+    try await database(kernel).write { db in
+      try db.execute(sql: "UPDATE cache_entry SET storedAt = storedAt + 7200")
+    }
+    let outbox = kernel.dataDirectory.appendingPathComponent("outbox.sqlite").path
+    try await DatabaseQueue(path: outbox).write { db in
+      try db.execute(sql: "UPDATE outbox_write SET createdAt = createdAt + 7200")
+    }
+    let stats = try await kernel.run(["cache", "stats"])
+    #expect(stats.stdout.contains("oldest:  0 s old\nnewest:  0 s old\n"), "\(stats)")
+    let json = try await kernel.run(["cache", "stats", "--format", "json"])
+    #expect(json.stdout.contains(#""newestAgeSeconds":0,"#), "\(json)")
+    #expect(json.stdout.contains(#""oldestAgeSeconds":0,"#), "\(json)")
+    let writes = try await kernel.run(["outbox", "list"])
+    #expect(writes.stdout.contains(" 0 s old "), "\(writes)")
+    let listed = try await kernel.run(["outbox", "list", "--format", "json"])
+    #expect(listed.stdout.contains(#""ageSeconds":0,"#), "\(listed)")
+  }
+
   @Test func cacheThenNetworkPrintsTheCopyThenTheFreshAnswerWhenItDiffers() async throws {
     let kernel = try Kernel()
     defer { kernel.cleanUp() }
