@@ -41,6 +41,21 @@ public protocol ClassifiedError: Error {
 }
 
 extension ServiceFailure {
+  /// The failure an HTTP status says, as every refusal Kernel reports it (`HTTPFailure`): 404
+  /// and 410 `notFound`; 409 and 412 `conflict`; 401 and 403 `authentication`; 408, 429 and 5xx
+  /// `unavailable`; any other `rejected`. What an app's own error for a status should carry: a
+  /// generated client's undocumented answer, say.
+  public init(status: Int) {
+    self =
+      switch status {
+      case 404, 410: .notFound
+      case 409, 412: .conflict
+      case 401, 403: .authentication
+      case 408, 429, 500...: .unavailable
+      default: .rejected
+      }
+  }
+
   /// The failure `error` carries, `.cancelled` for task cancellation, else nil.
   public static func of(_ error: any Error) -> ServiceFailure? {
     if let wrapper = error as? any WrappingError { return of(wrapper.wrapped) }

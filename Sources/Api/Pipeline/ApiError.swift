@@ -203,21 +203,13 @@ public struct HTTPFailure: Sendable, CustomStringConvertible, ClassifiedError {
   /// The error body as `type`, or nil when it was not decoded as one.
   public func decoded<T>(as type: T.Type) -> T? { decodedBody as? T }
 
-  /// 404 and 410 are `notFound`; 409 and 412 `conflict`; 401 and 403 `authentication`; 5xx, 408 and
-  /// 429 `unavailable`;
-  /// any other `rejected`.
+  /// What its status says (`ServiceFailure(status:)`): 404 and 410 are `notFound`; 409 and 412
+  /// `conflict`; 401 and 403 `authentication`; 5xx, 408 and 429 `unavailable`; any other
+  /// `rejected`.
   public var failure: ServiceFailure { kind }
 
   /// The kind its status says (above).
-  public var kind: ServiceFailure {
-    switch status {
-    case 404, 410: .notFound
-    case 409, 412: .conflict
-    case 401, 403: .authentication
-    case 408, 429, 500...: .unavailable
-    default: .rejected
-    }
-  }
+  public var kind: ServiceFailure { ServiceFailure(status: status) }
 
   /// `GET books/9 was not found (HTTP 404): no book has id 9.`, and for other 4xx and 5xx a
   /// sentence that says which side failed.

@@ -93,11 +93,11 @@ public struct MovieNotFound: Error, CustomStringConvertible, ClassifiedError {
   public var description: String { "No movie has the id \(id) (getMovie answered 404)." }
 }
 
-/// An answer the document does not describe.
+/// An answer the document does not describe: the failure its status says (a 404 is exit 66).
 public struct UnexpectedAnswer: Error, CustomStringConvertible, ClassifiedError {
   public let operation: String
   public let status: Int
-  public var failure: ServiceFailure { status >= 500 ? .unavailable : .rejected }
+  public var failure: ServiceFailure { ServiceFailure(status: status) }
   public var description: String {
     "\(operation) answered HTTP \(status), which openapi.yaml does not describe."
   }

@@ -71,9 +71,14 @@ struct Rate: AsyncParsableCommand {
       Answer(value: try await MoviesAPI.rate(id, score: score, through: $0), origin: .network)
     }
     switch rated.value {
-    case .rated(let rating): try Terminal.print("Rated movie \(rating.movieId) \(rating.score).")
+    case .rated(let rating):
+      try Reply.say(
+        invocation, "Rated movie \(rating.movieId) \(rating.score).",
+        ["movieId": rating.movieId, "score": rating.score, "id": rating.id])
     case .queued:
-      try Terminal.print("queued: the rating of movie \(id) is kept in the outbox (outbox list).")
+      try Reply.say(
+        invocation, "queued: the rating of movie \(id) is kept in the outbox (outbox list).",
+        ["movieId": id, "queued": true])
     }
   }
 }

@@ -120,6 +120,15 @@ import Testing
     let layered = try await command.run(url + ["get", "1"])
     #expect(layered.status == 0, "\(layered)")
     #expect(layered.stdout.hasPrefix("1  Finding Dory (2016)\n1 movie from the api in "))
+    // An answer the document does not describe is the failure its status says: 404 is 66.
+    let unknownYear = try await command.run(url + ["top-grossing", "--year", "3000"])
+    #expect(unknownYear.status == 66, "\(unknownYear)")
+    #expect(
+      unknownYear.stderr
+        == "getTopGrossing answered HTTP 404, which openapi.yaml does not describe.\n")
+    // A script reads a rating as JSON.
+    let rated = try await command.run(url + ["rate", "1", "50", "--format", "json"])
+    #expect(rated.json?["movieId"] as? Int == 1 && rated.json?["score"] as? Int != nil, "\(rated)")
     await server.stop()
     let offline = try await command.run(url + ["--profile", "offline", "get", "1"])
     #expect(offline.status == 0, "\(offline)")
