@@ -173,7 +173,9 @@ public struct Composed: Sendable {
   }
 
   /// Empties the profile's cache, or only what the environment at `origin` answered (an
-  /// `ApiAccess.environments` origin: its origin and base path); nil when it keeps none.
+  /// `ApiAccess.environments` origin: its origin and base path), but the entities showing an
+  /// edit not yet sent (`CacheMaintenance.clear(origin:)`); how many answers went, nil when it
+  /// keeps none.
   public func clearCache(origin: String? = nil) async throws -> Int? {
     guard let maintenance = try? container.resolve((any CacheMaintenance).self) else { return nil }
     return try await maintenance.clear(origin: origin)

@@ -98,7 +98,11 @@ struct CacheCommand: AsyncParsableCommand {
   struct Clear: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "clear",
-      abstract: "Delete everything cached, or one environment's answers, in one transaction.")
+      abstract: "Delete everything cached, or one environment's answers, in one transaction.",
+      discussion: """
+        An entity showing a change not yet sent (a kept write's edit) stays: it is yours until \
+        the outbox sends the write, or outbox drop undoes it.
+        """)
     @OptionGroup var global: GlobalOptions
     @Argument(
       help: "An environment whose answers alone are deleted (those of its origin, every user's).")
@@ -116,13 +120,23 @@ struct CacheCommand: AsyncParsableCommand {
         }
         origin = named.origin
       }
-      guard let removed = try await invocation.services().clearCache(origin: origin) else {
+      let composed = try invocation.services()
+      guard let removed = try await composed.clearCache(origin: origin) else {
         throw CacheCommand.noCache(invocation)
       }
+      // What is left of what was cleared: the entities showing an edit not yet sent.
+      let left = try await composed.cacheStatistics()
+      let kept = origin.map { left?.entriesByOrigin[$0] ?? 0 } ?? left?.entries ?? 0
       let what = Reply.count(removed, "answer")
       let whose = environment.map { " of \($0) (\(origin ?? ""))" } ?? ""
+      let keeping =
+        kept == 0
+        ? ""
+        : "; \(kept) showing a change not yet sent \(kept == 1 ? "stays" : "stay") until the"
+          + " outbox sends \(kept == 1 ? "it" : "them") (outbox list; outbox drop undoes one)"
       try Reply.say(
-        invocation, "Cleared the cache: \(what)\(whose) removed.", ["removed": removed])
+        invocation, "Cleared the cache: \(what)\(whose) removed\(keeping).",
+        ["removed": removed, "kept": kept])
     }
   }
 

@@ -350,13 +350,12 @@ public final class SQLiteCacheStore: CacheStore, CacheMaintenance {
     return try await maintaining("cleared") {
       try await writer().write { db in
         guard let origin else {
-          let entries = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entry") ?? 0
-          try db.execute(sql: "DELETE FROM cache_entry")
-          return entries
+          try db.execute(sql: "DELETE FROM cache_entry WHERE pending = 0")
+          return db.changesCount
         }
         // The origin's keys, `<origin> …`, sort from `<origin> ` to just before `<origin>!`.
         try db.execute(
-          sql: "DELETE FROM cache_entry WHERE key >= ? AND key < ?",
+          sql: "DELETE FROM cache_entry WHERE key >= ? AND key < ? AND pending = 0",
           arguments: [origin + " ", origin + "!"])
         return db.changesCount
       }

@@ -169,6 +169,26 @@ import Testing
       warnings.count == 3 && warnings.allSatisfy { $0.contains("cannot be read") }, "\(offline)")
   }
 
+  /// `cache clear` keeps a movie showing a rating not yet sent, and says so: the edit is the
+  /// user's until the outbox settles its write.
+  @Test func clearingKeepsWhatShowsAChangeNotYetSent() async throws {
+    let kernel = try Kernel()
+    defer { kernel.cleanUp() }
+    _ = try await kernel.run(["movies", "get", "1", "3"])
+    _ = try await kernel.run(["--profile", "offline", "movies", "rate", "3", "50"])
+    let clear = try await kernel.run(["cache", "clear"])
+    #expect(clear.status == 0, "\(clear)")
+    #expect(
+      clear.stdout
+        == "Cleared the cache: 1 answer removed; 1 showing a change not yet sent stays until the"
+        + " outbox sends it (outbox list; outbox drop undoes one).\n", "\(clear)")
+    let shown = try await kernel.run(["--profile", "offline", "movies", "get", "3"])
+    #expect(shown.stdout.contains("50.0") && shown.stdout.contains("not yet sent"), "\(shown)")
+    _ = try await kernel.run(["outbox", "drop", "1"])
+    let json = try await kernel.run(["cache", "clear", "--format", "json"])
+    #expect(json.stdout == #"{"kept":0,"removed":1}"# + "\n", "\(json)")
+  }
+
   /// Rows and writes stored two hours ahead of the clock (a clock set back since, or a file
   /// from a machine whose clock ran ahead) are "0 s old", as answers from them are: never a
   /// negative age in `cache stats` or `outbox list`.

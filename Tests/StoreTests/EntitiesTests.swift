@@ -101,6 +101,24 @@ import Testing
     #expect(try await offline.movie(id: 2).id == 2)
   }
 
+  /// Clearing the cache, all of it or a partition's, keeps an entity whose edit is pending: the
+  /// edit is the user's until its write is settled, as the budget and a deletion keep it.
+  @Test(arguments: Kind.allCases)
+  func clearingKeepsAnEntityWhoseEditIsPending(kind: Kind) async throws {
+    let store = try Self.store(kind)
+    let maintained = try #require(store as? any CacheMaintenance)
+    _ = try await Self.layered(store, ScriptedMovieApi(try Self.movies(rating: 20)))
+      .topGrossingMovies(year: 2016)
+    var edited = try #require(try await store.entry(for: "p Movie/2"))
+    (edited.isPending, edited.original, edited.payload) = (true, edited.payload, Data("{}".utf8))
+    try await store.store([edited])
+    #expect(try await maintained.clear(origin: "p") == 3)  // the list, movies 1 and 3
+    let kept = try await store.entry(for: "p Movie/2")
+    #expect(kept?.isPending == true && kept?.payload == Data("{}".utf8))
+    #expect(try await maintained.clear() == 0)
+    #expect(try await maintained.statistics().entries == 1)
+  }
+
   @Test(arguments: Kind.allCases)
   func aListWhoseEntityIsGoneIsAMissNeverAListWithHoles(kind: Kind) async throws {
     let store = try Self.store(kind)

@@ -113,15 +113,17 @@ public struct CacheEntry: Sendable, Hashable {
 
   /// This entity's fields merged into `stored`'s when it `mergesFields` and `stored` is an
   /// entity of its version whose edit is not pending, both JSON objects (what SQLite's
-  /// `json_patch` makes of them); else itself.
+  /// `json_patch` makes of them); else itself. Either is the row to keep: its `mergesFields` is
+  /// false, as a row read back from SQLite is.
   public func merged(into stored: CacheEntry?) -> CacheEntry {
+    var entry = self
+    entry.mergesFields = false
     guard mergesFields, let stored, stored.scope != nil, !stored.isGone,
       stored.modelVersion == modelVersion,
       let old = try? JSONDecoder().decode(JSONValue.self, from: stored.payload),
       let new = try? JSONDecoder().decode(JSONValue.self, from: payload),
       let merged = try? JSONEncoder().encode(old.applying(mergePatch: new))
-    else { return self }
-    var entry = self
+    else { return entry }
     entry.payload = merged
     return entry
   }
@@ -335,11 +337,14 @@ package protocol CacheMaintenance: Sendable {
   /// What the cache holds now.
   func statistics() async throws -> CacheStatistics
   /// Deletes every stored answer, or those of one api `origin` (`http://127.0.0.1:8080`, every
-  /// identity's), in one transaction; returns how many there were.
+  /// identity's), in one transaction, but an entity showing an edit not yet sent: it is the
+  /// user's, kept with its write until the outbox settles it (`outbox drop` undoes it); returns
+  /// how many were deleted.
   func clear(origin: String?) async throws -> Int
 }
 
 extension CacheMaintenance {
-  /// Deletes every stored answer in one transaction; returns how many there were.
+  /// Deletes every stored answer but those showing an edit not yet sent, in one transaction;
+  /// returns how many were deleted.
   public func clear() async throws -> Int { try await clear(origin: nil) }
 }

@@ -158,10 +158,8 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
   public func clear(origin: String?) async throws -> Int {
     let cleared = entries.withLock { entries in
       let before = entries.count
-      if let origin {
-        entries = entries.filter { CacheStatistics.origin(ofKey: $0.key) != origin }
-      } else {
-        entries.removeAll()
+      entries = entries.filter { key, entry in
+        entry.isPending || origin.map { CacheStatistics.origin(ofKey: key) != $0 } ?? false
       }
       return before - entries.count
     }
