@@ -60,14 +60,14 @@ extension SQLiteCacheStore {
   }
 
   /// Deletes answers older than the budget's age, then, until the pages in use fit `maxBytes`,
-  /// the entities that no stored answer holds and no write edits (least recently used first),
-  /// then the least recently used rows of any kind; never `kept`, the row just stored. How
-  /// many went.
+  /// the entities that no stored answer holds (least recently used first), then the least
+  /// recently used rows of any kind; never `kept`, the row just stored, nor a row showing an
+  /// edit not yet sent: it is the user's until its write settles. How many went.
   func evict(_ db: Database, keeping kept: String, now: TimeInterval) throws -> Int {
     var evicted = 0
     if let maxAge = budget.maxAge {
       try db.execute(
-        sql: "DELETE FROM cache_entry WHERE storedAt < ? AND key <> ?",
+        sql: "DELETE FROM cache_entry WHERE storedAt < ? AND key <> ? AND pending = 0",
         arguments: [now - maxAge, kept])
       evicted = db.changesCount
     }
@@ -79,7 +79,7 @@ extension SQLiteCacheStore {
       try db.execute(
         sql: """
           DELETE FROM cache_entry WHERE key IN
-            (SELECT key FROM cache_entry WHERE key <> ? ORDER BY usedAt LIMIT 1)
+            (SELECT key FROM cache_entry WHERE key <> ? AND pending = 0 ORDER BY usedAt LIMIT 1)
           """, arguments: [kept])
       guard db.changesCount > 0 else { break }
       evicted += db.changesCount

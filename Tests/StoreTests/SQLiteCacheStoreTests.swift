@@ -296,6 +296,8 @@ import Testing
     #expect(stats.bytes <= 256 << 10, "\(stats)")
     for key in orphans { #expect(try await store.entry(for: key) == nil) }
     #expect(try await store.entry(for: "k0") == nil)
+    // But never the row showing an edit not yet sent: it is the user's until its write settles.
+    #expect(try await store.entry(for: "p Movie/99")?.isPending == true)
   }
 
   @Test func answersPastTheirAgeGoWhenTheNextIsStored() async throws {
@@ -303,10 +305,17 @@ import Testing
     defer { folder.remove() }
     let store = try SQLiteCacheStore.open(
       at: folder.cache, budget: SQLiteCacheStore.Budget(maxAge: 86_400))
-    try await store.store(entry("old", storedAt: Date().addingTimeInterval(-2 * 86_400)))
+    let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
+    // An edit made offline two days ago, its write still kept: older than the budget's age.
+    try await store.store(
+      CacheEntry(
+        key: "p Movie/1", payload: Data("{}".utf8), storedAt: twoDaysAgo, isPending: true,
+        scope: "p|Movie"))
+    try await store.store(entry("old", storedAt: twoDaysAgo))
     #expect(try await store.entry(for: "old") != nil)
     try await store.store(entry("new"))
     #expect(try await store.entry(for: "old") == nil)
     #expect(try await store.entry(for: "new") != nil)
+    #expect(try await store.entry(for: "p Movie/1")?.isPending == true)
   }
 }
