@@ -12,10 +12,17 @@ struct ConfigCommand: AsyncParsableCommand {
   struct Reference: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "reference",
-      abstract: "Every config key: its built-in value, variable, flag and meaning (Markdown).")
+      abstract:
+        "Every config key: its built-in value, variable, flag and meaning (Markdown, or JSON).")
+    @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-      try Terminal.printExact(ConfigReference.markdown(for: CommandLineApp.current.app))
+      let app = CommandLineApp.current.app
+      if try Invocation.format(global, allowed: [.text, .json]) == .json {
+        try Terminal.printExact(try Reply.json(ConfigReference.json(for: app)))
+      } else {
+        try Terminal.printExact(ConfigReference.markdown(for: app))
+      }
     }
   }
 

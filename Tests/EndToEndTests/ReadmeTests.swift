@@ -43,6 +43,15 @@ import Testing
     for key in keys.sorted() {
       #expect(reference.contains("| `\(key)`"), "the config reference lacks \(key)")
     }
+    // The same reference, as JSON a script reads: every key, with its range and built-in value.
+    let json = try await kernel.run(["config", "reference", "--format", "json"])
+    let listed = try #require(json.json?["keys"] as? [[String: Any]], "\(json)")
+    let named = Set(listed.compactMap { $0["key"] as? String })
+    #expect(keys.isSubset(of: named), "\(keys.subtracting(named))")
+    #expect(named.count == reference.components(separatedBy: "\n| `").count - 1)
+    let maxBytes = listed.first { $0["key"] as? String == "cache.maxBytes" }
+    #expect((maxBytes?["range"] as? [String: Int])?["min"] == 65536, "\(listed)")
+    #expect(maxBytes?["variable"] as? String == "KERNEL_CACHE_MAX_BYTES")
   }
 }
 
