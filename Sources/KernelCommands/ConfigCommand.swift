@@ -13,8 +13,10 @@ struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "reference",
       abstract:
-        "Every config key: its built-in value, variable, flag and meaning (Markdown, or JSON).")
-    @OptionGroup var global: GlobalOptions
+        "Every config key: its built-in value, variable, flag and meaning (Markdown, or JSON).",
+      discussion: "--format json prints the same as one JSON object, {\"keys\": [...]}.")
+    /// `--format json`; the other global options mean nothing to it, so none is listed.
+    @OptionGroup(visibility: .hidden) var global: GlobalOptions
 
     func run() async throws {
       let app = CommandLineApp.current.app

@@ -121,8 +121,9 @@ struct ServeCommand<Api: SampleApiOptions>: AsyncParsableCommand {
   @Flag(help: "Serve an OAuth 2.0 token endpoint at POST /api/oauth/token (see above).")
   var oauth = false
   @OptionGroup(title: "Sample api options") var api: Api
-  /// `--format json`: what it serves and, on stop, its summary, each one JSON object a line.
-  @OptionGroup var global: GlobalOptions
+  /// `--format json`: what it serves and, on stop, its summary, each one JSON object a line
+  /// (said in its discussion; the other global options mean nothing to it, so none is listed).
+  @OptionGroup(visibility: .hidden) var global: GlobalOptions
 
   /// Refuses a host that is not loopback and numbers out of range, in one sentence (64).
   func validate() throws {
