@@ -105,8 +105,8 @@ final class CacheOpening: CacheStore, CacheMaintenance {
     try await store().apply(changes)
   }
 
-  func storedCount(of keys: [String]) async throws -> Int {
-    try await usable()?.storedCount(of: keys) ?? 0
+  func storedAtIfWhole(_ key: String) async throws -> Date? {
+    try await usable()?.storedAtIfWhole(key)
   }
 
   /// With no cache file yet, none: nothing is created to find nothing.

@@ -183,18 +183,29 @@ import Testing
     #expect(token.map { String(decoding: $0.payload, as: UTF8.self) } == "3")
   }
 
-  /// How many of some keys are stored, on both stores: a row counts, a tombstone too (it is a
-  /// row), a key with none does not, and a key named twice counts twice.
+  /// Whether every key a list holds is stored, on both stores: a row counts, a tombstone too (it
+  /// is a row), a key with none makes the list not whole; a list of no keys is whole, and keys
+  /// with quotes and backslashes are looked up as they are.
   @Test(arguments: Kind.allCases)
-  func theStoreCountsTheKeysItHolds(kind: Kind) async throws {
+  func aListIsWholeWhenEveryKeyItHoldsIsStored(kind: Kind) async throws {
     let store = try Self.store(kind)
+    let odd = #"p "quoted"\key"#
+    let at = Date(timeIntervalSince1970: 1_000)
+    func list(_ key: String, _ references: [String]) -> CacheEntry {
+      CacheEntry(key: key, payload: Data(), storedAt: at, references: references)
+    }
     try await store.store([
       CacheEntry(key: "p Movie/1", payload: Data("{}".utf8), storedAt: Date(), scope: "p|Movie"),
       CacheEntry(key: "p Movie/2", payload: Data(), storedAt: Date(), isGone: true),
+      CacheEntry(key: odd, payload: Data("{}".utf8), storedAt: Date()),
+      list("whole", ["p Movie/1", "p Movie/2", odd, "p Movie/1"]), list("empty", []),
+      list("holed", ["p Movie/1", "p Movie/3"]), list("odd missing", [#"p "q\"#]),
     ])
-    #expect(try await store.storedCount(of: []) == 0)
-    #expect(try await store.storedCount(of: ["p Movie/1", "p Movie/2", "p Movie/3"]) == 2)
-    #expect(try await store.storedCount(of: ["p Movie/1", "p Movie/1"]) == 2)
-    #expect(try await store.storedCount(of: [#"p "quoted"\key"#]) == 0)
+    #expect(try await store.storedAtIfWhole("whole") == at)
+    #expect(try await store.storedAtIfWhole("empty") == at)
+    #expect(try await store.storedAtIfWhole("holed") == nil)
+    #expect(try await store.storedAtIfWhole("odd missing") == nil)
+    #expect(try await store.storedAtIfWhole("p Movie/1") == nil)  // no list
+    #expect(try await store.storedAtIfWhole("nowhere") == nil)
   }
 }

@@ -160,9 +160,11 @@ public protocol CacheStore: Sendable {
   func settleEdit(of key: String, _ settlement: EditSettlement) async throws
   /// The keys of the rows an edit not yet settled changed (`isPending`).
   func pendingKeys() async throws -> [String]
-  /// How many of `keys` have a row (a tombstone too): whether a complete collection's entities
-  /// are all still stored, asked without reading the rows or marking them used.
-  func storedCount(of keys: [String]) async throws -> Int
+  /// When the list under `key` was stored, if every key it refers to (`references`) has a row
+  /// (a tombstone too): whether a complete collection's entities are all still stored, asked
+  /// without reading them or marking them used. Nil when there is no such list, or one of its
+  /// keys has no row.
+  func storedAtIfWhole(_ key: String) async throws -> Date?
   /// Takes the entity under `key` out of the store, in one transaction: its key leaves every
   /// stored list that held it, so those lists shrink and no local query finds it; with
   /// `goneAt` (the api answered its item call 404 or 410 then, or a complete list of its whole
@@ -190,8 +192,11 @@ public protocol CacheStore: Sendable {
 
 extension CacheStore {
   /// By reading the rows: a store that can count them where they are (SQLite) says so.
-  public func storedCount(of keys: [String]) async throws -> Int {
-    try await entries(for: keys).count { $0 != nil }
+  public func storedAtIfWhole(_ key: String) async throws -> Date? {
+    guard let list = try await entry(for: key), let keys = list.references,
+      try await entries(for: keys).allSatisfy({ $0 != nil })
+    else { return nil }
+    return list.storedAt
   }
 
   /// One read per key: a store that can read them together (SQLite, in one transaction) says so.

@@ -115,11 +115,7 @@ extension CachingLayer {
   /// held is still stored (removed ones leave it as they leave every list; one evicted to keep
   /// the budget makes the store incomplete); else nil.
   private func completeness<Value>(of shape: EntityShape<Value>) async -> Date? {
-    guard let marker = try? await store.entry(for: completeKey(shape.type)),
-      let keys = marker.references,
-      (try? await store.storedCount(of: keys)) == keys.count
-    else { return nil }
-    return marker.storedAt
+    (try? await store.storedAtIfWhole(completeKey(shape.type))) ?? nil
   }
 
   /// Says once that `leftOut` stored entities did not read as their type (damaged, or stored

@@ -108,8 +108,13 @@ public final class InMemoryStore: CacheStore, CacheMaintenance, OutboxStore {
     entries.withLock { $0.values.filter(\.isPending).map(\.key).sorted() }
   }
 
-  public func storedCount(of keys: [String]) async throws -> Int {
-    entries.withLock { entries in keys.count { entries[$0] != nil } }
+  public func storedAtIfWhole(_ key: String) async throws -> Date? {
+    entries.withLock { entries in
+      guard let list = entries[key], let keys = list.references,
+        keys.allSatisfy({ entries[$0] != nil })
+      else { return nil }
+      return list.storedAt
+    }
   }
 
   /// The SQLite store's query, by decoding each entity of the scope: what the twin is for.
