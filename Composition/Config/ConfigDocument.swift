@@ -44,8 +44,10 @@ public struct ConfigDocument: Sendable {
     self.app = app
     let root: Node?
     if let bound = YAMLBounds.problem(in: text) {
-      throw ConfigError.refused(
-        file: "\(file):\(bound.line):\(bound.column)", problem: bound.problem)
+      let place = "\(file):\(bound.line):\(bound.column)"
+      throw bound.isSyntax
+        ? ConfigError.syntax(file: place, problem: bound.problem)
+        : ConfigError.refused(file: place, problem: bound.problem)
     }
     do {
       // Only nodes are composed (nothing is constructed from them), and the text is UTF-8: an
@@ -223,8 +225,6 @@ public struct ConfigDocument: Sendable {
     switch error {
     case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
       "\(file):\(mark.line):\(mark.column)"
-    case .duplicatedKeysInMapping(_, let context):
-      "\(file):\(context.mark.line):\(context.mark.column)"
     default: file
     }
   }
@@ -234,8 +234,6 @@ public struct ConfigDocument: Sendable {
     case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
       .composer(let context, let problem, _, _):
       [problem, context.map { $0.text }].compactMap { $0 }.joined(separator: " ")
-    case .duplicatedKeysInMapping(let duplicates, _):
-      "the key \(duplicates.joined(separator: ", ")) appears twice"
     case .reader(let problem, _, _, _): problem
     default: "\(error)"
     }

@@ -12,12 +12,16 @@ enum YAMLBounds {
   /// The deepest nesting of sections and lists.
   static let maximumDepth = 64
 
-  /// Why `text` may not be read (the problem and its `line:column`), or nil when it may. A
-  /// syntax error is left to Yams, which words it better.
-  static func problem(in text: String) -> (problem: String, line: Int, column: Int)? {
+  /// Why `text` may not be read (the problem and its `line:column`; `isSyntax` for a key
+  /// written twice in one section, which YAML does not allow), or nil when it may. Other syntax
+  /// errors are left to Yams, which words them better.
+  static func problem(in text: String) -> (
+    problem: String, line: Int, column: Int, isSyntax: Bool
+  )? {
     if text.utf8.count > maximumBytes {
       return (
-        "the file is \(text.utf8.count) bytes; a config is at most \(maximumBytes) bytes", 1, 1
+        "the file is \(text.utf8.count) bytes; a config is at most \(maximumBytes) bytes", 1, 1,
+        false
       )
     }
     var parser = yaml_parser_t()
@@ -31,16 +35,17 @@ enum YAMLBounds {
   }
 
   /// One open section or list: the expanded size of what it holds so far, and for a section
-  /// whether the next node is a key.
+  /// whether the next node is a key and where each of its keys was written.
   private struct Frame {
     var anchor: String?
     var size = 1
     var isMapping: Bool
     var expectsKey: Bool
+    var keys: [String: (line: Int, column: Int)] = [:]
   }
 
   private static func scan(_ parser: inout yaml_parser_t) -> (
-    problem: String, line: Int, column: Int
+    problem: String, line: Int, column: Int, isSyntax: Bool
   )? {
     var anchors: [String: Int] = [:]
     var frames: [Frame] = []
@@ -74,6 +79,19 @@ enum YAMLBounds {
       case YAML_STREAM_END_EVENT:
         return nil
       case YAML_SCALAR_EVENT:
+        // A key written twice in one section is said where it is written again, not where
+        // the section starts (Yams's `duplicatedKeysInMapping` has only that).
+        if let parent = frames.last, parent.isMapping, parent.expectsKey,
+          let key = text(event.data.scalar.value, length: event.data.scalar.length)
+        {
+          if let first = parent.keys[key] {
+            return (
+              "the key \(key) appears twice (first at \(first.line):\(first.column))", line, column,
+              true
+            )
+          }
+          frames[frames.count - 1].keys[key] = (line, column)
+        }
         found = finish(1, anchor: name(event.data.scalar.anchor), isAlias: false)
       case YAML_ALIAS_EVENT:
         let size = name(event.data.alias.anchor).flatMap { anchors[$0] } ?? 1
@@ -92,13 +110,18 @@ enum YAMLBounds {
       default:
         found = nil
       }
-      if let found { return (found, line, column) }
-      if total > maximumNodes { return (tooLarge, line, column) }
+      if let found { return (found, line, column, false) }
+      if total > maximumNodes { return (tooLarge, line, column, false) }
     }
   }
 
   private static var tooLarge: String {
     "its aliases expand to more than \(maximumNodes) values"
+  }
+
+  private static func text(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int) -> String? {
+    // Safe: libyaml's buffer of `length` bytes, alive for the event.
+    pointer.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
   }
 
   private static func name(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {

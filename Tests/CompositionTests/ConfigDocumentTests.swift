@@ -119,6 +119,15 @@ import Testing
       "profile: [a, b]\nprofiles:\n  layered:\n    movies: [api]\n",
       "k.yaml:1:10: profile is \"a list\", but it must be a text value."
     ),
+    // A key written twice is said where it is written again, in a section or a flow mapping.
+    (
+      "profiles:\n  layered:\n    movies: [api]\n  offline: {}\n  layered:\n    movies: []\n",
+      "k.yaml:5:3: the file is not valid YAML: the key layered appears twice (first at 2:3)."
+    ),
+    (
+      "profiles:\n  layered: {movies: [api], \"movies\": [store]}\n",
+      "k.yaml:2:28: the file is not valid YAML: the key movies appears twice (first at 2:13)."
+    ),
     (
       "retry:\n  maxRetries: many\nprofiles:\n  layered:\n    movies: [api]\n",
       "k.yaml:2:15: retry.maxRetries is \"many\", but it must be a whole number."
