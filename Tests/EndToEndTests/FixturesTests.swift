@@ -59,7 +59,9 @@ import Testing
       started.baseURL == server.baseURL && started.serving.hasSuffix("Examples/Books/Fixtures"))
     #expect(try await get(server, "books/1").status == 200)
     #expect(try await get(server, "auth").status == 200)
-    #expect(await server.stop() == "")  // nothing on stderr
+    // The summary is not said on stderr too (a warning of the server's own may be, under load).
+    let errors = await server.stop()
+    #expect(!errors.contains("answered"), "\(errors)")
     let lines = await server.output().split(separator: "\n")
     #expect(lines.count == 1, "\(lines)")
     let summary = try JSONDecoder().decode(Summary.self, from: Data((lines.first ?? "").utf8))
